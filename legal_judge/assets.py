@@ -1,0 +1,449 @@
+"""Versioned rubrics and prompt templates.
+
+Rubrics live in ``rubrics/<name>.v<N>.yaml`` and templates in ``prompts/<name>.v<N>.j2`` at the top of the
+repository; the wheel carries copies under ``legal_judge/_assets/``. A released version is never edited,
+only superseded by ``v<N+1>``. Every asset has a name, a version and the sha256 of its bytes; verdicts
+record them so "the judge changed" is a fact, not a guess.
+
+Templates are rendered with Jinja2's ``SandboxedEnvironment`` and ``StrictUndefined``: a missing variable
+or an attempt to reach Python internals is a :class:`~legal_judge.errors.TemplateError`, never a silently
+empty string.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import jinja2
+import yaml
+from jinja2.sandbox import SandboxedEnvironment
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from legal_judge.errors import ConfigError, InputError, Problem, TemplateError
+
+__all__ = [
+    "Assets",
+    "Bias",
+    "Rubric",
+    "RubricSet",
+    "Template",
+    "asset_root",
+    "load_assets",
+    "render_string",
+]
+
+_VERSIONED = re.compile(r"^(?P<name>[a-z][a-z0-9_]*)\.v(?P<version>\d+)\.(?P<ext>yaml|j2)$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Scale(_Strict):
+    """Numeric scale bounds (inclusive)."""
+
+    min: int
+    max: int
+
+
+class Rubric(_Strict):
+    """One rubric: numeric (0-5) or categorical (hallucination)."""
+
+    name: str
+    version: int
+    title: str
+    kind: Literal["numeric", "categorical"]
+    description: str
+    bias_guard: str
+    guide: dict[str, str]
+    scale: Scale | None = None
+    values: list[str] | None = None
+    severity: list[str] | None = None
+    applies_to_languages: list[str] | None = None
+    sha256: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _guide_keys_as_text(cls, data: Any) -> Any:
+        # YAML reads "5:" as an int key; the guide is text keyed by level either way.
+        if isinstance(data, dict) and isinstance(data.get("guide"), dict):
+            data = {**data, "guide": {str(k): v for k, v in data["guide"].items()}}
+        return data
+
+    @model_validator(mode="after")
+    def _check_kind(self) -> Rubric:
+        if self.kind == "numeric":
+            if self.scale is None:
+                raise ValueError("a numeric rubric needs 'scale: {min, max}'")
+            levels = {str(v) for v in range(self.scale.min, self.scale.max + 1)}
+            if set(self.guide) != levels:
+                raise ValueError(f"guide must describe every level {sorted(levels)}")
+        else:
+            if not self.values:
+                raise ValueError("a categorical rubric needs 'values'")
+            if set(self.guide) != set(self.values):
+                raise ValueError("guide must describe every value")
+            if self.severity is not None and sorted(self.severity) != sorted(self.values):
+                raise ValueError("severity must order exactly the values")
+        return self
+
+    @property
+    def id(self) -> str:
+        """``name@version``."""
+        return f"{self.name}@{self.version}"
+
+    def valid_score(self, value: float) -> bool:
+        """True when a numeric score lies on this rubric's scale."""
+        return self.scale is not None and self.scale.min <= value <= self.scale.max
+
+
+class FailCondition(_Strict):
+    """One condition of the pass/fail rule."""
+
+    rubric: str
+    equals: str | float | None = None
+    at_most: float | None = None
+    reason: str
+
+
+class PassFail(_Strict):
+    """Fail if any condition holds."""
+
+    fail_if: list[FailCondition]
+
+
+class OptionalRubric(_Strict):
+    """A rubric applied only to answers in some languages."""
+
+    rubric: str
+    when_language_in: list[str]
+
+
+class OverrideSet(_Strict):
+    """What an override sets."""
+
+    rubric: str
+    score: float
+
+
+class Override(_Strict):
+    """A documented rule-based override applied after the judges answered."""
+
+    name: str
+    when_check: Literal["citations_force_zero"]
+    set: OverrideSet
+    reason: str
+
+
+class RubricSet(_Strict):
+    """The active rubrics plus the rules that combine them, as data."""
+
+    name: str
+    version: int
+    title: str
+    rubrics: list[str]
+    optional_rubrics: list[OptionalRubric] = Field(default_factory=list)
+    pass_fail: PassFail
+    overrides: list[Override] = Field(default_factory=list)
+    sha256: str = ""
+
+    @property
+    def id(self) -> str:
+        """``name@version``."""
+        return f"{self.name}@{self.version}"
+
+    def fail_reasons(self, scores: dict[str, float], categorical: dict[str, str]) -> list[str]:
+        """Reasons the pass/fail rule fails these scores (empty list = pass)."""
+        reasons = []
+        for cond in self.pass_fail.fail_if:
+            value: float | str | None = scores.get(cond.rubric, categorical.get(cond.rubric))
+            if value is None:
+                continue
+            if cond.equals is not None and value == cond.equals:
+                reasons.append(cond.reason)
+            elif cond.at_most is not None and isinstance(value, int | float) and value <= cond.at_most:
+                reasons.append(cond.reason)
+        return reasons
+
+    def describe_rule(self) -> str:
+        """The pass/fail rule in words, for prompts and reports."""
+        return "fail if " + ", OR if ".join(c.reason for c in self.pass_fail.fail_if)
+
+
+@dataclass(frozen=True)
+class Template:
+    """A versioned Jinja template."""
+
+    name: str
+    version: int
+    source: str
+    sha256: str
+    path: str
+
+    @property
+    def id(self) -> str:
+        """``name@version``."""
+        return f"{self.name}@{self.version}"
+
+    def render(self, **variables: Any) -> str:
+        """Render with the sandbox and StrictUndefined; errors name the template and variable."""
+        return render_string(self.source, variables, name=self.id)
+
+
+@dataclass(frozen=True)
+class Bias:
+    """A named bias with the description used in warnings."""
+
+    name: str
+    description: str
+
+
+@dataclass
+class Assets:
+    """Every rubric, rubric set and template found, all versions, keyed by name then version."""
+
+    root: Path
+    rubrics: dict[str, dict[int, Rubric]] = field(default_factory=dict)
+    rubric_sets: dict[str, dict[int, RubricSet]] = field(default_factory=dict)
+    templates: dict[str, dict[int, Template]] = field(default_factory=dict)
+    biases: dict[str, Bias] = field(default_factory=dict)
+
+    def rubric(self, ref: str) -> Rubric:
+        """A rubric by ``name`` (latest version) or ``name@N``."""
+        return _pick(self.rubrics, ref, "rubric")
+
+    def rubric_set(self, ref: str = "legal_judge_set") -> RubricSet:
+        """A rubric set by ``name`` or ``name@N``."""
+        return _pick(self.rubric_sets, ref, "rubric set")
+
+    def template(self, ref: str) -> Template:
+        """A template by ``name`` (latest version) or ``name@N``."""
+        return _pick(self.templates, ref, "template")
+
+    def bias(self, name: str) -> Bias:
+        """A bias of the catalogue by name."""
+        try:
+            return self.biases[name]
+        except KeyError:
+            raise ConfigError(
+                f"unknown bias '{name}'", code="bias-unknown",
+                fix=f"use one of: {', '.join(sorted(self.biases))}",
+            ) from None
+
+    def active_rubrics(self, rubric_set: RubricSet, *, language: str | None = None) -> list[Rubric]:
+        """The rubrics a judge scores for an answer in ``language``."""
+        names = list(rubric_set.rubrics)
+        for opt in rubric_set.optional_rubrics:
+            if language and language in opt.when_language_in:
+                names.append(opt.rubric)
+        return [self.rubric(n) for n in names]
+
+    def listing(self) -> list[dict[str, str]]:
+        """One row per asset version: kind, name, version, sha256, path."""
+        rows: list[dict[str, str]] = []
+        for kind, table in (("rubric", self.rubrics), ("rubric_set", self.rubric_sets)):
+            for name, versions in sorted(table.items()):
+                for v, asset in sorted(versions.items()):
+                    rows.append({"kind": kind, "name": name, "version": str(v),
+                                 "sha256": asset.sha256, "path": f"rubrics/{name}.v{v}.yaml"})
+        for name, tversions in sorted(self.templates.items()):
+            for v, t in sorted(tversions.items()):
+                rows.append({"kind": "template", "name": name, "version": str(v),
+                             "sha256": t.sha256, "path": t.path})
+        return rows
+
+
+def _pick(table: dict[str, dict[int, Any]], ref: str, what: str) -> Any:
+    name, _, version = ref.partition("@")
+    versions = table.get(name)
+    if not versions:
+        raise ConfigError(
+            f"unknown {what} '{name}'", code=f"{what.replace(' ', '-')}-unknown",
+            fix=f"use one of: {', '.join(sorted(table)) or '(none found)'}; `legal-judge prompts list` shows them",
+        )
+    if not version:
+        return versions[max(versions)]
+    if not version.isdigit() or int(version) not in versions:
+        raise ConfigError(
+            f"{what} '{name}' has no version {version}", code=f"{what.replace(' ', '-')}-version",
+            fix=f"available versions: {', '.join(str(v) for v in sorted(versions))}",
+        )
+    return versions[int(version)]
+
+
+_ENV = SandboxedEnvironment(
+    undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False,
+    trim_blocks=False, lstrip_blocks=False,
+)
+
+
+@lru_cache(maxsize=256)
+def _compile(source: str) -> jinja2.Template:
+    # Compiling is ~100x the cost of rendering; templates are few and immutable.
+    return _ENV.from_string(source)
+
+
+def render_string(source: str, variables: dict[str, Any], *, name: str = "<template>") -> str:
+    """Render Jinja ``source`` in the sandbox with StrictUndefined.
+
+    Args:
+        source: The template text (from the repository, a user config or Langfuse).
+        variables: The variables the template may use.
+        name: Shown in error messages.
+
+    Raises:
+        TemplateError: missing variable, syntax error, or an unsafe attribute/call refused by the sandbox.
+    """
+    try:
+        return _compile(source).render(**variables)
+    except jinja2.UndefinedError as exc:
+        raise TemplateError(
+            f"template {name}: {exc.message}",
+            fix="pass the missing variable or remove it from the template",
+        ) from None
+    except jinja2.exceptions.SecurityError as exc:
+        raise TemplateError(
+            f"template {name} was refused by the sandbox: {exc}",
+            fix="templates may only use the variables they are given; remove attribute escapes and calls",
+        ) from None
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(
+            f"template {name}: syntax error on line {exc.lineno}: {exc.message}",
+            fix="fix the Jinja syntax on that line",
+        ) from None
+
+
+def asset_root() -> Path:
+    """Where ``rubrics/`` and ``prompts/`` are: ``$LEGAL_JUDGE_ASSETS``, the wheel copy, or the checkout."""
+    env = os.environ.get("LEGAL_JUDGE_ASSETS")
+    if env:
+        return Path(env)
+    packaged = Path(__file__).parent / "_assets"
+    if (packaged / "rubrics").is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_yaml(path: Path) -> tuple[Any, bytes]:
+    data = path.read_bytes()
+    try:
+        return yaml.safe_load(data.decode("utf-8")), data
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise InputError([Problem(str(path), line, None, f"invalid YAML: {exc}")]) from None
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(str(path), None, None, f"not UTF-8: {exc}")]) from None
+
+
+def _validation_problems(path: Path, exc: ValidationError) -> list[Problem]:
+    return [
+        Problem(str(path), None, ".".join(str(p) for p in err["loc"]) or None, err["msg"])
+        for err in exc.errors()
+    ]
+
+
+def _load_versioned(path: Path) -> tuple[str, int] | None:
+    match = _VERSIONED.match(path.name)
+    if not match:
+        return None
+    return match["name"], int(match["version"])
+
+
+def _load_rubric_file(path: Path, assets: Assets, problems: list[Problem]) -> None:
+    parsed = _load_versioned(path)
+    if parsed is None:
+        problems.append(Problem(str(path), None, None, "file name must be <name>.v<N>.yaml"))
+        return
+    name, version = parsed
+    data, raw = _read_yaml(path)
+    if not isinstance(data, dict):
+        problems.append(Problem(str(path), 1, None, "expected a mapping at the top level"))
+        return
+    if data.get("name") != name or data.get("version") != version:
+        problems.append(Problem(str(path), None, "name/version",
+                                f"must match the file name ({name}, {version})"))
+        return
+    model: type[_Strict] = RubricSet if "rubrics" in data else Rubric
+    try:
+        obj = model.model_validate({**data, "sha256": _sha256(raw)})
+    except ValidationError as exc:
+        problems.extend(_validation_problems(path, exc))
+        return
+    table: dict[str, dict[int, Any]] = (
+        assets.rubric_sets if isinstance(obj, RubricSet) else assets.rubrics
+    )
+    table.setdefault(name, {})[version] = obj
+
+
+def _check_sets(assets: Assets, problems: list[Problem]) -> None:
+    for name, versions in assets.rubric_sets.items():
+        for v, rs in versions.items():
+            refs = list(rs.rubrics) + [o.rubric for o in rs.optional_rubrics]
+            refs += [c.rubric for c in rs.pass_fail.fail_if] + [o.set.rubric for o in rs.overrides]
+            for ref in refs:
+                if ref.partition("@")[0] not in assets.rubrics:
+                    problems.append(Problem(f"rubrics/{name}.v{v}.yaml", None, "rubrics",
+                                            f"unknown rubric '{ref}'"))
+
+
+def _load_biases(path: Path, assets: Assets) -> None:
+    data, _ = _read_yaml(path)
+    for row in data.get("biases", []):
+        assets.biases[row["name"]] = Bias(name=row["name"], description=row["description"])
+
+
+@lru_cache(maxsize=4)
+def _load(root: Path) -> Assets:
+    assets = Assets(root=root)
+    problems: list[Problem] = []
+    for path in sorted((root / "rubrics").glob("*.yaml")):
+        _load_rubric_file(path, assets, problems)
+    for path in sorted((root / "prompts").glob("*.j2")):
+        parsed = _load_versioned(path)
+        if parsed is None:
+            problems.append(Problem(str(path), None, None, "file name must be <name>.v<N>.j2"))
+            continue
+        raw = path.read_bytes()
+        source = raw.decode("utf-8")
+        try:
+            _ENV.parse(source)
+        except jinja2.TemplateSyntaxError as exc:
+            problems.append(Problem(str(path), exc.lineno, None, f"Jinja syntax: {exc.message}"))
+            continue
+        name, version = parsed
+        assets.templates.setdefault(name, {})[version] = Template(
+            name=name, version=version, source=source, sha256=_sha256(raw),
+            path=f"prompts/{path.name}",
+        )
+    biases = sorted((root / "prompts").glob("biases.v*.yaml"))
+    if biases:
+        _load_biases(biases[-1], assets)
+    _check_sets(assets, problems)
+    if problems:
+        raise InputError(problems, fix="fix the rubric or template files listed above")
+    if not assets.rubric_sets or not assets.templates:
+        raise ConfigError(
+            f"no rubrics or prompts found under {root}", code="assets-missing",
+            fix="reinstall legal-judge, or set LEGAL_JUDGE_ASSETS to a folder with rubrics/ and prompts/",
+        )
+    return assets
+
+
+def load_assets(root: Path | None = None) -> Assets:
+    """Load and validate every rubric and template (cached per root).
+
+    Raises:
+        InputError: a rubric or template file is invalid; every problem is listed.
+    """
+    return _load((root or asset_root()).resolve())

@@ -1,0 +1,1 @@
+"""Click commands, one module per area; ``cli.py`` registers every module's ``COMMANDS``."""

@@ -1,0 +1,197 @@
+"""The three-judge ensemble: same-family weighting, aggregation, the vote, disagreement.
+
+Rules (DESIGN.md, from the seed):
+
+- **Same-family weighting.** When the system under test (SUT) shares a family with some judges, the
+  judges of other families together carry at least 60% of the weight (raised to 60% when equal weights
+  give less; left alone when they already carry more). A single-judge ensemble whose judge is
+  same-family is refused; an ensemble of only same-family judges is refused unless explicitly allowed,
+  and then warned about.
+- **Aggregation.** Numeric rubrics: weighted mean over judges with a valid verdict (weights
+  renormalised). Pass/fail: weighted majority of the judges' own pass/fail; a tie fails. Hallucination:
+  weighted plurality; a tie resolves to the more severe value. Fewer valid judges than the quorum makes
+  the item INCONCLUSIVE.
+- **Rule 1** (a fabricated or structurally invalid citation forces citation_quality = 0) is applied after
+  aggregation as a documented override, visible in the result.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from legal_judge.assets import RubricSet
+from legal_judge.errors import ConfigError
+from legal_judge.models import EnsembleResult, JudgeWeight, Verdict
+
+__all__ = ["EnsemblePolicy", "JudgeSlot", "aggregate", "check_policy", "compute_weights"]
+
+
+@dataclass(frozen=True)
+class JudgeSlot:
+    """What the weighting needs to know about one judge."""
+
+    name: str
+    family: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class EnsemblePolicy:
+    """Ensemble rules that are configuration, not code."""
+
+    quorum: int = 2
+    other_family_min_share: float = 0.6
+    allow_same_family_only: bool = False
+    disagreement_threshold: float = 2.0
+
+
+def _same(slot: JudgeSlot, sut_family: str | None) -> bool:
+    return sut_family is not None and sut_family not in ("unknown", "") and slot.family == sut_family
+
+
+def check_policy(slots: list[JudgeSlot], sut_family: str | None, policy: EnsemblePolicy) -> list[str]:
+    """Refuse configurations the same-family rule forbids; return warnings for allowed ones.
+
+    Raises:
+        ConfigError: a single same-family judge, or only same-family judges without permission.
+    """
+    same = [s for s in slots if _same(s, sut_family)]
+    if not same:
+        return []
+    if len(slots) == 1:
+        raise ConfigError(
+            f"the only judge ({slots[0].name}) is from the same family as the system under test "
+            f"({sut_family})", code="ensemble-same-family-single",
+            fix="use a judge from a different provider than the system under test",
+        )
+    if len(same) == len(slots):
+        if not policy.allow_same_family_only:
+            raise ConfigError(
+                f"every judge is from the same family as the system under test ({sut_family})",
+                code="ensemble-same-family-only",
+                fix="add at least one judge of another family, or set allow_same_family_only = true "
+                    "(every report will carry a warning)",
+            )
+        return [f"all judges share the system under test's family ({sut_family}): scores may be "
+                "inflated by self-preference"]
+    return []
+
+
+def compute_weights(slots: list[JudgeSlot], sut_family: str | None,
+                    policy: EnsemblePolicy) -> list[JudgeWeight]:
+    """Per-item weights (summing to 1) under the same-family rule, each with its reason."""
+    total = sum(s.weight for s in slots)
+    same = [_same(s, sut_family) for s in slots]
+    other_total = sum(s.weight for s, m in zip(slots, same, strict=True) if not m)
+    share = other_total / total
+    raise_others = any(same) and not all(same) and share < policy.other_family_min_share
+    out = []
+    for slot, is_same in zip(slots, same, strict=True):
+        if raise_others:
+            group_total = total - other_total if is_same else other_total
+            target = (1 - policy.other_family_min_share) if is_same else policy.other_family_min_share
+            weight = slot.weight / group_total * target
+            reason = (f"same family as the SUT ({sut_family}): other families raised to "
+                      f"{policy.other_family_min_share:.0%}")
+        else:
+            weight = slot.weight / total
+            if not any(same):
+                reason = "no judge shares the SUT's family: configured weights"
+            elif all(same):
+                reason = "all judges share the SUT's family (allowed by config): configured weights"
+            else:
+                reason = (f"other families already carry {share:.0%} >= "
+                          f"{policy.other_family_min_share:.0%}: configured weights")
+        out.append(JudgeWeight(judge=slot.name, family=slot.family, weight=round(weight, 10),
+                               same_family=is_same, reason=reason))
+    return out
+
+
+def _weighted_mean(values: list[tuple[float, float]]) -> float:
+    total = sum(w for _, w in values)
+    return sum(v * w for v, w in values) / total
+
+
+def _vote(valid: list[Verdict], weights: dict[str, float]) -> tuple[str, dict[str, float]]:
+    votes = {"pass": 0.0, "fail": 0.0}
+    for v in valid:
+        votes[v.overall or "fail"] += weights[v.judge]
+    overall = "pass" if votes["pass"] > votes["fail"] + 1e-12 else "fail"  # a tie fails
+    return overall, {k: round(x, 10) for k, x in votes.items()}
+
+
+def _plurality(valid: list[Verdict], weights: dict[str, float], severity: list[str]) -> str | None:
+    tally: dict[str, float] = defaultdict(float)
+    for v in valid:
+        if v.hallucination is not None:
+            tally[v.hallucination] += weights[v.judge]
+    if not tally:
+        return None
+    best = max(tally.values())
+    tied = [k for k, w in tally.items() if abs(w - best) < 1e-12]
+    return max(tied, key=severity.index)  # a tie resolves to the more severe value
+
+
+def _disagreement(valid: list[Verdict]) -> dict[str, dict[str, float]]:
+    by_rubric: dict[str, list[float]] = defaultdict(list)
+    for v in valid:
+        for rubric, score in v.scores.items():
+            by_rubric[rubric].append(score)
+    out = {}
+    for rubric, scores in by_rubric.items():
+        arr = np.asarray(scores, dtype=float)
+        out[rubric] = {"range": float(arr.max() - arr.min()),
+                       "sd": float(arr.std(ddof=1)) if arr.size > 1 else 0.0}
+    return out
+
+
+def aggregate(item_id: str, verdicts: list[Verdict], slots: list[JudgeSlot], *,
+              sut_family: str | None, policy: EnsemblePolicy, rubric_set: RubricSet,
+              severity: list[str], checks: dict[str, Any] | None = None) -> EnsembleResult:
+    """Combine the judges' verdicts on one item into the ensemble's result."""
+    checks = checks or {}
+    valid = [v for v in verdicts if v.status == "ok"]
+    valid_slots = [s for s in slots if any(v.judge == s.name for v in valid)]
+    all_weights = compute_weights(slots, sut_family, policy)
+    base = {"item_id": item_id, "weights": all_weights, "valid_judges": len(valid), "checks": checks}
+    if len(valid) < policy.quorum:
+        reasons = "; ".join(f"{v.judge}: {v.status} ({v.reason})" for v in verdicts if v.status != "ok")
+        return EnsembleResult(**base, status="inconclusive",
+                              reason=f"{len(valid)} valid verdict(s), quorum is {policy.quorum}"
+                                     + (f" — {reasons}" if reasons else ""))
+    weights_list = compute_weights(valid_slots, sut_family, policy)
+    weights = {w.judge: w.weight for w in weights_list}
+    flags: list[str] = []
+    if valid_slots and all(_same(s, sut_family) for s in valid_slots) and len(valid_slots) < len(slots):
+        flags.append("only same-family judges returned a valid verdict")
+    scores: dict[str, float] = {}
+    rubrics = {r for v in valid for r in v.scores}
+    for rubric in sorted(rubrics):
+        pairs = [(v.scores[rubric], weights[v.judge]) for v in valid if rubric in v.scores]
+        scores[rubric] = round(_weighted_mean(pairs), 4)
+    raw_scores = dict(scores)
+    overall, votes = _vote(valid, weights)
+    hallucination = _plurality(valid, weights, severity)
+    overrides = []
+    for rule in rubric_set.overrides:
+        if rule.when_check == "citations_force_zero" and checks.get("forces_citation_zero"):
+            if scores.get(rule.set.rubric) != rule.set.score:
+                scores[rule.set.rubric] = rule.set.score
+            detail = "; ".join(checks.get("reasons", [])[:3])
+            overrides.append(f"{rule.name}: {rule.reason}" + (f" ({detail})" if detail else ""))
+    disagreement = _disagreement(valid)
+    split = min(votes.values()) > 0
+    flagged = split or any(d["range"] >= policy.disagreement_threshold for d in disagreement.values())
+    if split:
+        flags.append("judges split on pass/fail")
+    flags += [f"{r}: judges {d['range']:.1f} points apart" for r, d in disagreement.items()
+              if d["range"] >= policy.disagreement_threshold]
+    return EnsembleResult(
+        **{**base, "weights": weights_list}, status="ok", scores=scores, raw_scores=raw_scores,
+        hallucination=hallucination, overall=overall, votes=votes,  # type: ignore[arg-type]
+        disagreement=disagreement, flagged_for_review=flagged, flags=flags, overrides=overrides,
+    )

@@ -1,0 +1,203 @@
+"""The legal-judge error tree.
+
+Every error a user can see is a :class:`LegalJudgeError`; the CLI turns it into a message that
+names the fix and an exit code (0 success, 1 a gate or check failed, 2 bad input or
+configuration, 3 an external service failed after retries)::
+
+    LegalJudgeError                    exit 2 unless a subclass says otherwise
+    ├── ConfigError(code)              settings, ensemble config, rubric/template problems
+    │   ├── InputError(problems)       a file with defects; every problem names file, line, field
+    │   ├── TemplateError              missing variable (StrictUndefined) or sandbox violation
+    │   ├── MissingKeyError(env_var)   an API key is not in the environment
+    │   └── MissingDependency(extra)   an optional package is not installed
+    ├── ProviderError(provider)        raised by provider adapters only, translated from SDK errors
+    │   ├── AuthError                  401/403: not retried; names the key variable (exit 2)
+    │   ├── RateLimitError(retry_after) 429: retried with backoff
+    │   ├── ProviderUnavailable        5xx, timeouts, resets: retried with backoff (exit 3)
+    │   └── BadRequestError            400/404/422: not retried (exit 2)
+    ├── StoreError                     the SQLite store is unusable (newer schema, locked)
+    ├── SyncError                      Langfuse refused or was unreachable after retries (exit 3)
+    ├── NotFoundError                  a run, audit or calibration id that is not in the store
+    └── GateFailure                    a CI gate decided "no" (exit 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "AuthError",
+    "BadRequestError",
+    "ConfigError",
+    "GateFailure",
+    "InputError",
+    "LegalJudgeError",
+    "MissingDependency",
+    "MissingKeyError",
+    "NotFoundError",
+    "Problem",
+    "ProviderError",
+    "ProviderUnavailable",
+    "RateLimitError",
+    "StoreError",
+    "SyncError",
+    "TemplateError",
+]
+
+
+class LegalJudgeError(Exception):
+    """Base of every error legal-judge raises on purpose."""
+
+    exit_code: int = 2
+
+    def __init__(self, message: str, *, fix: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+    def __str__(self) -> str:
+        if self.fix:
+            return f"{self.message}\n  fix: {self.fix}"
+        return self.message
+
+
+class ConfigError(LegalJudgeError):
+    """A configuration or asset problem; ``code`` is stable for tests and docs."""
+
+    def __init__(self, message: str, *, code: str = "config-invalid", fix: str | None = None) -> None:
+        super().__init__(message, fix=fix)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One defect in an input file."""
+
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.field:
+            where += f": field '{self.field}'"
+        return f"{where}: {self.message}"
+
+
+class InputError(ConfigError):
+    """One or more defects in an input file; all of them are reported at once."""
+
+    def __init__(self, problems: list[Problem], *, fix: str | None = None) -> None:
+        self.problems = list(problems)
+        n = len(self.problems)
+        head = f"{n} problem{'s' if n != 1 else ''} found"
+        body = "\n".join(f"  {p}" for p in self.problems[:200])
+        more = f"\n  ... and {n - 200} more" if n > 200 else ""
+        super().__init__(
+            f"{head}:\n{body}{more}",
+            code="input-invalid",
+            fix=fix or "correct the lines listed above and run the command again",
+        )
+
+
+class TemplateError(ConfigError):
+    """A template could not be rendered (missing variable, sandbox violation, syntax)."""
+
+    def __init__(self, message: str, *, fix: str | None = None) -> None:
+        super().__init__(message, code="template-invalid", fix=fix)
+
+
+class MissingKeyError(ConfigError):
+    """An API key or token is not set in the environment."""
+
+    def __init__(self, env_var: str, *, provider: str) -> None:
+        super().__init__(
+            f"no API key for provider '{provider}'",
+            code="missing-key",
+            fix=f"set {env_var} in the environment (keys are read from the environment only)",
+        )
+        self.env_var = env_var
+
+
+class MissingDependency(ConfigError):
+    """An optional dependency is not installed."""
+
+    def __init__(self, feature: str, *, package: str, extra: str) -> None:
+        super().__init__(
+            f"{feature} needs the package '{package}'",
+            code="missing-dependency",
+            fix=f"pip install 'legal-judge[{extra}]'",
+        )
+
+
+class ProviderError(LegalJudgeError):
+    """A provider call failed; raised by provider adapters only."""
+
+    exit_code = 3
+
+    def __init__(
+        self, message: str, *, provider: str, status: int | None = None, fix: str | None = None
+    ) -> None:
+        super().__init__(f"{provider}: {message}", fix=fix)
+        self.provider = provider
+        self.status = status
+
+
+class AuthError(ProviderError):
+    """The provider refused the credentials; never retried."""
+
+    exit_code = 2
+
+
+class RateLimitError(ProviderError):
+    """HTTP 429; retried after ``retry_after`` seconds when the provider says so."""
+
+    def __init__(
+        self, message: str, *, provider: str, retry_after: float | None = None, status: int = 429
+    ) -> None:
+        super().__init__(message, provider=provider, status=status)
+        self.retry_after = retry_after
+
+
+class ProviderUnavailable(ProviderError):
+    """5xx, timeout or connection failure; retried with backoff."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, provider=provider, status=status)
+        self.retry_after = retry_after
+
+
+class BadRequestError(ProviderError):
+    """The provider rejected the request itself (400, 404, 422); not retried."""
+
+    exit_code = 2
+
+
+class StoreError(LegalJudgeError):
+    """The local SQLite store cannot be used."""
+
+
+class SyncError(LegalJudgeError):
+    """Langfuse could not take the data; the outbox keeps it for ``legal-judge sync``."""
+
+    exit_code = 3
+
+
+class NotFoundError(LegalJudgeError):
+    """A run, audit, calibration or prompt id that does not exist."""
+
+
+class GateFailure(LegalJudgeError):
+    """A gate (bias severity, regression, audit needed) said no."""
+
+    exit_code = 1

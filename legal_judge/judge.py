@@ -1,0 +1,441 @@
+"""One judge: render the versioned prompt, call the provider, parse and validate, return a Verdict.
+
+The JSON retry policy is the seed's: temperature 0, then up to two more attempts at 0.2 and 0.4 with
+"Your previous output was not valid JSON. Ensure the response strictly conforms to the output schema."
+appended. After three invalid outputs the verdict is INCONCLUSIVE with the raw output kept and an alert
+emitted. A judge never invents a score: an invalid or out-of-scale score is never replaced by a default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from legal_judge.assets import Assets, Rubric, RubricSet, load_assets
+from legal_judge.errors import AuthError, BadRequestError, ConfigError, ProviderError
+from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message, Verdict
+from legal_judge.store import Store, canonical_json
+
+__all__ = [
+    "DebiasConfig",
+    "Judge",
+    "JudgeConfig",
+    "ParseError",
+    "fence_for",
+    "parse_verdict_json",
+    "verdict_schema",
+]
+
+log = logging.getLogger("legal_judge.judge")
+
+RETRY_TEMPERATURES = (0.0, 0.2, 0.4)
+DebiasMode = Literal["plain", "aware", "self", "aware+self"]
+
+
+class DebiasConfig(BaseModel):
+    """Bias mitigation inside the judge (see ``debias.py``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: DebiasMode = "plain"
+    bias: str = Field(default="generic", description="a bias name, 'generic', or 'all'")
+    criterion: str = "legal accuracy and completeness under the rubrics"
+
+
+class JudgeConfig(BaseModel):
+    """One judge as configured in an ensemble file (``[[judges]]``) or on the command line."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    spec: str
+    name: str | None = None
+    weight: float = Field(default=1.0, gt=0)
+    family: str | None = None
+    multilingual: bool = False
+    temperature: float = 0.0
+    max_tokens: int = Field(default=1500, gt=0)
+    options: dict[str, Any] = Field(default_factory=dict)
+    debias: DebiasConfig = Field(default_factory=DebiasConfig)
+    alert_webhook: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The judge's display name (``name`` or the spec)."""
+        return self.name or self.spec
+
+
+class ParseError(ValueError):
+    """The judge's output is not a valid verdict; the message goes into the retry instruction."""
+
+
+def fence_for(text: str) -> tuple[str, str]:
+    """Delimiters the fenced text cannot close: they carry a digest of the text itself."""
+    nonce = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return f"<<<UNTRUSTED_ANSWER {nonce}>>>", f"<<<END_UNTRUSTED_ANSWER {nonce}>>>"
+
+
+def verdict_schema(rubrics: list[Rubric]) -> dict[str, Any]:
+    """The JSON schema of a verdict for these rubrics (sent to providers that enforce schemas)."""
+    props: dict[str, Any] = {}
+    for r in rubrics:
+        if r.kind == "numeric":
+            assert r.scale is not None
+            props[r.name] = {
+                "type": "object",
+                "properties": {
+                    "score": {"type": "number", "minimum": r.scale.min, "maximum": r.scale.max},
+                    "rationale": {"type": "string"},
+                },
+                "required": ["score", "rationale"],
+                "additionalProperties": False,
+            }
+        else:
+            props[r.name] = {
+                "type": "object",
+                "properties": {"result": {"type": "string", "enum": list(r.values or [])},
+                               "notes": {"type": "string"}},
+                "required": ["result", "notes"],
+                "additionalProperties": False,
+            }
+    return {
+        "type": "object",
+        "properties": {
+            "rubrics": {"type": "object", "properties": props, "required": [r.name for r in rubrics],
+                        "additionalProperties": False},
+            "overall": {"type": "string", "enum": ["pass", "fail"]},
+            "summary": {"type": "string"},
+        },
+        "required": ["rubrics", "overall", "summary"],
+        "additionalProperties": False,
+    }
+
+
+_FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
+
+
+def _extract_json(text: str) -> Any:
+    candidate = text.strip()
+    match = _FENCED_JSON.search(candidate)
+    if match:
+        candidate = match.group(1)
+    elif not candidate.startswith("{"):
+        start, end = candidate.find("{"), candidate.rfind("}")
+        if start < 0 or end <= start:
+            raise ParseError("no JSON object found")
+        candidate = candidate[start : end + 1]
+    try:
+        return json.loads(candidate)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg} at position {exc.pos}") from None
+
+
+@dataclass
+class ParsedVerdict:
+    """The validated content of one judge answer."""
+
+    scores: dict[str, float] = field(default_factory=dict)
+    categorical: dict[str, str] = field(default_factory=dict)
+    rationales: dict[str, str] = field(default_factory=dict)
+    stated_overall: str = "fail"
+    summary: str = ""
+
+
+def _parse_numeric(r: Rubric, entry: dict[str, Any], out: ParsedVerdict) -> None:
+    score = entry.get("score")
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        raise ParseError(f"rubrics.{r.name}.score must be a number, got {score!r}")
+    if not r.valid_score(float(score)):
+        assert r.scale is not None
+        raise ParseError(f"rubrics.{r.name}.score {score} is outside {r.scale.min}-{r.scale.max}")
+    out.scores[r.name] = float(score)
+    out.rationales[r.name] = str(entry.get("rationale", ""))
+
+
+def _parse_categorical(r: Rubric, entry: dict[str, Any], out: ParsedVerdict) -> None:
+    result = entry.get("result")
+    if result not in (r.values or []):
+        raise ParseError(f"rubrics.{r.name}.result must be one of {r.values}, got {result!r}")
+    out.categorical[r.name] = str(result)
+    out.rationales[r.name] = str(entry.get("notes", ""))
+
+
+def parse_verdict_json(text: str, rubrics: list[Rubric]) -> ParsedVerdict:
+    """Parse and validate a judge's JSON answer against the active rubrics.
+
+    Raises:
+        ParseError: not JSON, a rubric missing, a score missing or out of scale, a bad category.
+    """
+    data = _extract_json(text)
+    if not isinstance(data, dict) or not isinstance(data.get("rubrics"), dict):
+        raise ParseError("the answer must be an object with a 'rubrics' object")
+    out = ParsedVerdict()
+    for r in rubrics:
+        entry = data["rubrics"].get(r.name)
+        if not isinstance(entry, dict):
+            raise ParseError(f"rubrics.{r.name} is missing")
+        (_parse_numeric if r.kind == "numeric" else _parse_categorical)(r, entry, out)
+    overall = data.get("overall")
+    if overall not in ("pass", "fail"):
+        raise ParseError(f"overall must be 'pass' or 'fail', got {overall!r}")
+    out.stated_overall = overall
+    out.summary = str(data.get("summary", ""))
+    return out
+
+
+def _cost(provider: str, model: str, resp: CompletionResponse) -> float | None:
+    from legal_judge.providers.pricing import cost_usd
+
+    if resp.cached:
+        return 0.0  # a cache hit makes no call
+    return cost_usd(model, resp.usage.input_tokens, resp.usage.output_tokens, provider=provider)
+
+
+@dataclass
+class _Attempts:
+    raw: list[str] = field(default_factory=list)
+    input_tokens: int | None = 0
+    output_tokens: int | None = 0
+    cost: float | None = 0.0
+    latency_ms: float = 0.0
+    cached: bool = True
+    calls: int = 0
+
+    def add(self, resp: CompletionResponse, cost: float | None) -> None:
+        self.calls += 1
+        self.raw.append(resp.text)
+        self.latency_ms += resp.latency_ms
+        self.cached = self.cached and resp.cached
+        self.input_tokens = _add(self.input_tokens, resp.usage.input_tokens)
+        self.output_tokens = _add(self.output_tokens, resp.usage.output_tokens)
+        self.cost = None if self.cost is None or cost is None else self.cost + cost
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
+
+
+class Judge:
+    """A configured judge bound to a provider, the assets and (optionally) the store.
+
+    Args:
+        config: The judge configuration.
+        provider: An object with ``spec``, ``family`` and ``async complete(request)``.
+        assets: Loaded rubrics and templates (default: :func:`load_assets`).
+        rubric_set: The rubric set reference (``name`` or ``name@N``).
+        store: Where calls are logged and responses cached; None disables both.
+        use_cache: Read the provider cache (writes happen whenever a store is given).
+    """
+
+    def __init__(self, config: JudgeConfig, provider: Any, *, assets: Assets | None = None,
+                 rubric_set: str = "legal_judge_set", store: Store | None = None,
+                 use_cache: bool = True) -> None:
+        self.config = config
+        self.provider = provider
+        self.assets = assets or load_assets()
+        self.rubric_set: RubricSet = self.assets.rubric_set(rubric_set)
+        self.store = store
+        self.use_cache = use_cache
+        self.family: str = config.family or provider.family
+        self.model: str = provider.spec.model
+        self.judge_id = self._compute_id()
+
+    @property
+    def label(self) -> str:
+        """The judge's display name."""
+        return self.config.label
+
+    def _templates_used(self) -> list[str]:
+        names = ["judge_system", "judge_user", "json_retry"]
+        if "aware" in self.config.debias.mode:
+            names.append("bias_warning")
+        if "self" in self.config.debias.mode:
+            names.append("self_debias")
+        return names
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that can change a verdict; its digest is the judge_id."""
+        all_rubrics = [self.assets.rubric(n) for n in self.rubric_set.rubrics] + [
+            self.assets.rubric(o.rubric) for o in self.rubric_set.optional_rubrics
+        ]
+        return {
+            "templates": {n: self.assets.template(n).sha256 for n in self._templates_used()},
+            "rubrics": {r.id: r.sha256 for r in all_rubrics},
+            "rubric_set": {self.rubric_set.id: self.rubric_set.sha256},
+            "provider": self.provider.spec.prefix,
+            "model": self.model,
+            "base_url": getattr(self.provider.spec, "base_url", None),
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.max_tokens,
+            "debias": self.config.debias.model_dump(),
+        }
+
+    def _compute_id(self) -> str:
+        digest = hashlib.sha256(canonical_json(self.identity()).encode()).hexdigest()
+        return digest[:12]
+
+    # prompt ------------------------------------------------------------------------------------
+    def messages(self, item: BenchmarkItem, *, evidence: str | None = None) -> list[Message]:
+        """The system and user messages for one item."""
+        from legal_judge.debias import warning_text
+
+        rubrics = self.active_rubrics(item)
+        fence_open, fence_close = fence_for(item.response)
+        rubric_vars = [_rubric_vars(r) for r in rubrics]
+        warning = (warning_text(self.assets, self.config.debias)
+                   if "aware" in self.config.debias.mode else "")
+        system = self.assets.template("judge_system").render(
+            rubrics=rubric_vars, pass_fail_rule=self.rubric_set.describe_rule(),
+            fence_open=fence_open, fence_close=fence_close, bias_warning=warning,
+        )
+        user = self.assets.template("judge_user").render(
+            prompt=item.prompt, response=item.response, jurisdiction=item.jurisdiction,
+            expected_signals=item.expected_signals, rubrics=rubric_vars, evidence=evidence or "",
+            fence_open=fence_open, fence_close=fence_close,
+        )
+        return [Message(role="system", content=system), Message(role="user", content=user)]
+
+    def active_rubrics(self, item: BenchmarkItem) -> list[Rubric]:
+        """Rubrics scored for this item (the language rubric only for Arabic/French answers)."""
+        language = item.metadata.get("language") if isinstance(item.metadata, dict) else None
+        return self.assets.active_rubrics(self.rubric_set, language=language)
+
+    # calls -------------------------------------------------------------------------------------
+    def cache_key(self, request: CompletionRequest) -> str:
+        """Key of what changes the output: provider, model, base URL, messages, parameters, schema."""
+        spec = self.provider.spec
+        payload = {"provider": spec.prefix, "base_url": getattr(spec, "base_url", None),
+                   "request": request.model_dump()}
+        return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+
+    async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
+                       purpose: str, attempt: int) -> CompletionResponse:
+        """One provider call through the cache, logged in the store."""
+        key = self.cache_key(request) if self.store is not None else ""
+        if self.store is not None and self.use_cache:
+            hit = self.store.cache_get(key)
+            if hit is not None:
+                resp = CompletionResponse.model_validate({**hit, "cached": True, "latency_ms": 0.0,
+                                                          "retries": 0})
+                self._log_call(run_id, item_id, purpose, attempt, request, resp, None)
+                return resp
+        try:
+            resp = await self.provider.complete(request)
+        except ProviderError as exc:
+            self._log_call(run_id, item_id, purpose, attempt, request, None, str(exc))
+            raise
+        if self.store is not None:
+            self.store.cache_put(key, provider=self.provider.spec.prefix, model=self.model,
+                                 response=resp.model_dump(exclude={"cached", "latency_ms", "retries"}))
+        self._log_call(run_id, item_id, purpose, attempt, request, resp, None)
+        return resp
+
+    def _log_call(self, run_id: str | None, item_id: str, purpose: str, attempt: int,
+                  request: CompletionRequest, resp: CompletionResponse | None, error: str | None) -> None:
+        if self.store is None or run_id is None:
+            return
+        self.store.record_call(
+            run_id, item_id, self.label, purpose=purpose, attempt=attempt,
+            request=request.model_dump(exclude={"messages"}) | {"n_messages": len(request.messages)},
+            response_text=resp.text if resp else None,
+            usage=resp.usage.model_dump() if resp else None,
+            latency_ms=resp.latency_ms if resp else None, cached=bool(resp and resp.cached),
+            retries=resp.retries if resp else 0, error=error,
+        )
+
+    async def judge(self, item: BenchmarkItem, *, run_id: str | None = None,
+                    evidence: str | None = None) -> Verdict:
+        """Judge one item. Provider failures after transport retries become an ``error`` verdict.
+
+        Raises:
+            AuthError, BadRequestError, ConfigError: configuration problems that no retry can fix.
+        """
+        rubrics = self.active_rubrics(item)
+        messages = self.messages(item, evidence=evidence)
+        try:
+            verdict = await self._judge_with_retries(item, rubrics, messages, run_id=run_id)
+            if verdict.status == "ok" and "self" in self.config.debias.mode:
+                from legal_judge.debias import self_debias_pass
+
+                verdict = await self_debias_pass(self, item, rubrics, messages, verdict, run_id=run_id)
+        except (AuthError, BadRequestError, ConfigError):
+            raise
+        except ProviderError as exc:
+            return self._verdict_error(f"provider failed after retries: {exc.message}")
+        return verdict
+
+    async def _judge_with_retries(self, item: BenchmarkItem, rubrics: list[Rubric],
+                                  messages: list[Message], *, run_id: str | None,
+                                  purpose: str = "verdict") -> Verdict:
+        schema = verdict_schema(rubrics)
+        acc = _Attempts()
+        convo = list(messages)
+        error = ""
+        for attempt, temperature in enumerate(RETRY_TEMPERATURES, start=1):
+            temp = self.config.temperature if attempt == 1 else temperature
+            request = CompletionRequest(
+                model=self.model, messages=convo, temperature=temp,
+                max_tokens=self.config.max_tokens, json_schema=schema,
+            )
+            resp = await self.complete(request, run_id=run_id, item_id=item.id, purpose=purpose,
+                                       attempt=attempt)
+            acc.add(resp, _cost(self.provider.spec.prefix, self.model, resp))
+            try:
+                if resp.finish_reason == "length":
+                    raise ParseError("the output was truncated at max_tokens")
+                parsed = parse_verdict_json(resp.text, rubrics)
+            except ParseError as exc:
+                error = str(exc)
+                if resp.refusal:
+                    error = f"the model refused: {resp.refusal}"
+                convo = [*convo, Message(role="assistant", content=resp.text or "(empty)"),
+                         Message(role="user",
+                                 content=self.assets.template("json_retry").render(error=error))]
+                continue
+            return self._verdict_ok(parsed, acc)
+        return self._verdict_inconclusive(error, acc, item_id=item.id)
+
+    def _verdict_ok(self, parsed: ParsedVerdict, acc: _Attempts) -> Verdict:
+        reasons = self.rubric_set.fail_reasons(parsed.scores, parsed.categorical)
+        return Verdict(
+            judge_id=self.judge_id, judge=self.label, family=self.family, status="ok",
+            scores=parsed.scores, hallucination=parsed.categorical.get("hallucination"),  # type: ignore[arg-type]
+            rationales=parsed.rationales, overall="fail" if reasons else "pass",
+            rule_fail_reasons=reasons, summary=parsed.summary, raw=acc.raw[-1], attempts=acc.calls,
+            input_tokens=acc.input_tokens, output_tokens=acc.output_tokens, cost_usd=acc.cost,
+            latency_ms=acc.latency_ms, cached=acc.cached,
+            extra={"stated_overall": parsed.stated_overall},
+        )
+
+    def _verdict_inconclusive(self, error: str, acc: _Attempts, *, item_id: str) -> Verdict:
+        log.warning("INCONCLUSIVE: judge %s on item %s after %d attempts: %s",
+                    self.label, item_id, acc.calls, error)
+        if self.config.alert_webhook:
+            from legal_judge.alerts import post_alert
+
+            post_alert(self.config.alert_webhook, judge=self.label, item_id=item_id, error=error)
+        return Verdict(
+            judge_id=self.judge_id, judge=self.label, family=self.family, status="inconclusive",
+            reason=f"invalid output after {acc.calls} attempts: {error}",
+            raw="\n---\n".join(acc.raw), attempts=acc.calls, input_tokens=acc.input_tokens,
+            output_tokens=acc.output_tokens, cost_usd=acc.cost, latency_ms=acc.latency_ms,
+            cached=acc.cached,
+        )
+
+    def _verdict_error(self, reason: str) -> Verdict:
+        return Verdict(judge_id=self.judge_id, judge=self.label, family=self.family,
+                       status="error", reason=reason)
+
+
+def _rubric_vars(r: Rubric) -> dict[str, Any]:
+    return {
+        "name": r.name, "title": r.title, "kind": r.kind, "description": r.description,
+        "bias_guard": r.bias_guard, "guide": list(r.guide.items()),
+        "scale_min": r.scale.min if r.scale else None, "scale_max": r.scale.max if r.scale else None,
+        "categories": r.values or [],
+    }

@@ -1,0 +1,143 @@
+"""Pydantic boundary types shared by every module.
+
+Files, SQLite rows, provider calls and JSON reports cross module boundaries as these types;
+inside a module plain dataclasses are fine.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "BenchmarkItem",
+    "CompletionRequest",
+    "CompletionResponse",
+    "EnsembleResult",
+    "JudgeWeight",
+    "Message",
+    "Usage",
+    "Verdict",
+]
+
+Role = Literal["system", "user", "assistant"]
+HallucinationResult = Literal["clean", "hallucinated", "uncertain"]
+Overall = Literal["pass", "fail"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BenchmarkItem(_Strict):
+    """One row of a benchmark dataset: a prompt and the answer of the system under test."""
+
+    id: str = Field(min_length=1, max_length=256)
+    prompt: str = Field(min_length=1)
+    response: str
+    jurisdiction: str | None = None
+    expected_signals: list[str] = Field(default_factory=list)
+    system_under_test: str | None = None
+    dataset: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Message(_Strict):
+    """One chat message sent to a provider."""
+
+    role: Role
+    content: str
+
+
+class CompletionRequest(_Strict):
+    """Everything a provider needs for one call; its canonical JSON is the cache key."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    messages: list[Message]
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    json_schema: dict[str, Any] | None = None
+    schema_name: str = "verdict"
+    seed: int | None = None
+
+
+class Usage(_Strict):
+    """Token usage reported by the provider (None when the provider did not say)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class CompletionResponse(_Strict):
+    """What a provider returned for one call."""
+
+    text: str
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+    finish_reason: str | None = None
+    refusal: str | None = None
+    latency_ms: float = 0.0
+    cached: bool = False
+    retries: int = 0
+    structured_mode: str | None = None
+
+
+class Verdict(_Strict):
+    """One judge's verdict on one item.
+
+    ``inconclusive``: three invalid outputs (raw kept); ``error``: the provider failed after transport
+    retries (retried by ``--resume``). Neither carries scores: a judge never invents a 0.
+    """
+
+    judge_id: str
+    judge: str
+    family: str
+    status: Literal["ok", "inconclusive", "error"]
+    scores: dict[str, float] = Field(default_factory=dict)
+    hallucination: HallucinationResult | None = None
+    rationales: dict[str, str] = Field(default_factory=dict)
+    overall: Overall | None = None
+    rule_fail_reasons: list[str] = Field(default_factory=list)
+    summary: str = ""
+    reason: str | None = None
+    raw: str = ""
+    attempts: int = 1
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_ms: float = 0.0
+    cached: bool = False
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class JudgeWeight(_Strict):
+    """The weight one judge carried on one item, and why."""
+
+    judge: str
+    family: str
+    weight: float
+    same_family: bool
+    reason: str
+
+
+class EnsembleResult(_Strict):
+    """The ensemble's decision on one item."""
+
+    item_id: str
+    status: Literal["ok", "inconclusive"]
+    scores: dict[str, float] = Field(default_factory=dict)
+    raw_scores: dict[str, float] = Field(default_factory=dict)
+    hallucination: HallucinationResult | None = None
+    overall: Overall | None = None
+    weights: list[JudgeWeight] = Field(default_factory=list)
+    votes: dict[str, float] = Field(default_factory=dict)
+    valid_judges: int = 0
+    disagreement: dict[str, dict[str, float]] = Field(default_factory=dict)
+    flagged_for_review: bool = False
+    flags: list[str] = Field(default_factory=list)
+    overrides: list[str] = Field(default_factory=list)
+    checks: dict[str, Any] = Field(default_factory=dict)
+    reason: str | None = None

@@ -1,0 +1,283 @@
+"""Score a benchmark with the ensemble: async orchestration, limits, cache, resume, progress.
+
+Every judge call is committed to the store as it completes, so Ctrl-C, a crash or a provider outage
+loses nothing: ``--resume RUN_ID`` finishes the run without repeating a completed call (verdicts are
+reused; a response that arrived but was not yet parsed comes back from the provider cache).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from legal_judge.assets import load_assets
+from legal_judge.ensemble import EnsemblePolicy, JudgeSlot, aggregate, check_policy
+from legal_judge.ensemble_config import EnsembleConfig
+from legal_judge.errors import ConfigError
+from legal_judge.judge import Judge
+from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
+from legal_judge.store import Store
+
+__all__ = ["RunOutcome", "RunProgress", "detect_language", "new_run_id", "run_benchmark"]
+
+_ARABIC = re.compile(r"[\u0600-\u06FF]")
+_FRENCH = re.compile(r"\b(?:le|la|les|des|du|est|une|dans|pour|qui|que|avec|selon|article)\b",
+                     re.IGNORECASE)
+
+
+def detect_language(item: BenchmarkItem) -> str:
+    """``metadata.language`` when given, else a script/stopword heuristic (en, fr, ar)."""
+    declared = item.metadata.get("language") if isinstance(item.metadata, dict) else None
+    if isinstance(declared, str) and declared:
+        return declared
+    text = item.response
+    if len(_ARABIC.findall(text)) > len(text) * 0.2:
+        return "ar"
+    words = max(1, len(text.split()))
+    return "fr" if len(_FRENCH.findall(text)) / words > 0.12 else "en"
+
+
+def new_run_id() -> str:
+    """A sortable, unique run id."""
+    return datetime.now(UTC).strftime("run-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+@dataclass
+class RunProgress:
+    """Live counters shown in the progress bar and returned at the end."""
+
+    items_total: int = 0
+    items_done: int = 0
+    calls: int = 0
+    cached: int = 0
+    retries: int = 0
+    failures: int = 0
+    inconclusive: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_unknown_calls: int = 0
+
+    def add(self, v: Verdict) -> None:
+        """Count one finished verdict."""
+        self.calls += v.attempts
+        self.cached += int(v.cached)
+        self.retries += max(0, v.attempts - 1)
+        self.failures += int(v.status == "error")
+        self.inconclusive += int(v.status == "inconclusive")
+        self.input_tokens += v.input_tokens or 0
+        self.output_tokens += v.output_tokens or 0
+        if v.cost_usd is None and v.status != "error":
+            self.cost_unknown_calls += 1
+        else:
+            self.cost_usd += v.cost_usd or 0.0
+
+
+@dataclass
+class RunOutcome:
+    """What ``run_benchmark`` returns."""
+
+    run_id: str
+    status: str
+    results: dict[str, EnsembleResult]
+    progress: RunProgress
+    warnings: list[str] = field(default_factory=list)
+
+
+class _CostLimit(Exception):
+    pass
+
+
+class _Run:
+    """State of one run; the functions below keep each step small."""
+
+    def __init__(self, config: EnsembleConfig, judges: list[Judge], store: Store, run_id: str,
+                 *, on_progress: Callable[[RunProgress], None] | None) -> None:
+        self.config = config
+        self.judges = judges
+        self.store = store
+        self.run_id = run_id
+        self.on_progress = on_progress
+        self.progress = RunProgress()
+        self.assets = load_assets()
+        self.rubric_set = self.assets.rubric_set(config.rubric_set)
+        self.severity = self.assets.rubric("hallucination").severity or []
+        self.policy = EnsemblePolicy(
+            quorum=config.quorum, other_family_min_share=config.other_family_min_share,
+            allow_same_family_only=config.allow_same_family_only,
+            disagreement_threshold=config.disagreement_threshold,
+        )
+        self.slots = [JudgeSlot(j.label, j.family, j.config.weight) for j in judges]
+        self.calls = asyncio.Semaphore(config.concurrency)
+        self.results: dict[str, EnsembleResult] = {}
+        self.warnings: list[str] = []
+        self.done = store.load_verdicts(run_id)
+
+    def sut_family(self, item: BenchmarkItem) -> str | None:
+        from legal_judge.providers.families import family_of
+
+        sut = self.config.system_under_test or item.system_under_test
+        return family_of(sut, overrides=self.config.family_overrides) if sut else None
+
+    async def judge_one(self, judge: Judge, item: BenchmarkItem, evidence: str | None) -> Verdict:
+        cached = self.done.get((item.id, judge.label))
+        if cached is not None and cached["status"] in ("ok", "inconclusive"):
+            return Verdict.model_validate(cached)
+        async with self.calls:
+            verdict = await judge.judge(item, run_id=self.run_id, evidence=evidence)
+        self.store.save_verdict(self.run_id, item.id, judge.label, verdict.model_dump())
+        self.progress.add(verdict)
+        if self.on_progress:
+            self.on_progress(self.progress)
+        limit = self.config.cost_limit_usd
+        if limit is not None and self.progress.cost_usd > limit:
+            raise _CostLimit(f"cost limit ${limit:.2f} reached (${self.progress.cost_usd:.2f} spent)")
+        return verdict
+
+    async def item(self, item: BenchmarkItem) -> None:
+        checks, evidence = run_item_checks(item) if self.config.run_checks else ({}, None)
+        verdicts = await asyncio.gather(*(self.judge_one(j, item, evidence) for j in self.judges))
+        language = detect_language(item)
+        if language != "en":
+            mono = [j.label for j in self.judges if not j.config.multilingual]
+            if mono:
+                self.warnings.append(f"{item.id} ({language}) was scored by non-multilingual "
+                                     f"judge(s): {', '.join(mono)}")
+        result = aggregate(item.id, list(verdicts), self.slots, sut_family=self.sut_family(item),
+                           policy=self.policy, rubric_set=self.rubric_set, severity=self.severity,
+                           checks=checks)
+        self.store.save_result(self.run_id, item.id, result.model_dump())
+        self.results[item.id] = result
+        self.progress.items_done += 1
+        if self.on_progress:
+            self.on_progress(self.progress)
+
+
+def run_item_checks(item: BenchmarkItem) -> tuple[dict[str, Any], str | None]:
+    """Rule-based checks for one item: the result dict kept with it and the evidence text for judges."""
+    from legal_judge.checks import run_checks
+
+    result = run_checks(item, today=datetime.now(UTC).date())
+    return ({"forces_citation_zero": result.forces_citation_zero, "reasons": result.reasons,
+             "findings": result.model_dump(mode="json")}, result.evidence_text() or None)
+
+
+def build_judges(config: EnsembleConfig, store: Store, *, use_cache: bool,
+                 http_client: Any = None) -> list[Judge]:
+    """Providers and judges for a config; missing keys fail here, before any call."""
+    from legal_judge.providers.base import ProviderOptions
+    from legal_judge.providers.registry import get_provider
+
+    judges = []
+    for jc in config.judges:
+        opts = dict(jc.options)
+        if jc.family:
+            opts.setdefault("family", jc.family)
+        if config.requests_per_minute and "requests_per_minute" not in opts:
+            opts["requests_per_minute"] = config.requests_per_minute
+        opts.setdefault("max_concurrency", config.concurrency)
+        try:
+            options = ProviderOptions(**opts)
+        except ValueError as exc:
+            raise ConfigError(f"judge {jc.label}: invalid options: {exc}",
+                              code="judge-options-invalid") from None
+        provider = get_provider(jc.spec, options=options, http_client=http_client)
+        judges.append(Judge(jc, provider, rubric_set=config.rubric_set, store=store,
+                            use_cache=use_cache))
+    return judges
+
+
+def _check_families(run: _Run, items: list[BenchmarkItem]) -> None:
+    seen: set[str | None] = set()
+    for item in items:
+        family = run.sut_family(item)
+        if family in seen:
+            continue
+        seen.add(family)
+        run.warnings += check_policy(run.slots, family, run.policy)
+
+
+async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store,
+                        run_id: str | None = None, resume: bool = False, use_cache: bool = True,
+                        http_client: Any = None,
+                        on_progress: Callable[[RunProgress], None] | None = None,
+                        extra_config: dict[str, Any] | None = None) -> RunOutcome:
+    """Score ``items`` with the ensemble and store everything.
+
+    Args:
+        items: Validated benchmark items (ignored on resume: the stored items are used).
+        config: The ensemble configuration.
+        store: The SQLite store.
+        run_id: Id for a new run, or the run to resume.
+        resume: Finish ``run_id`` without repeating completed calls.
+        use_cache: Read the provider cache.
+        http_client: An httpx.AsyncClient for the SDK providers (tests and benchmarks).
+        on_progress: Called after every verdict and item.
+        extra_config: Stored with the run (dataset path, CLI options).
+
+    Returns:
+        The run's outcome; ``status`` is ``completed``, ``interrupted`` or ``stopped``.
+
+    Raises:
+        ConfigError: a refused same-family configuration or a missing key, before any call.
+    """
+    run_id = run_id or new_run_id()
+    judges = build_judges(config, store, use_cache=use_cache, http_client=http_client)
+    if resume:
+        items = [BenchmarkItem.model_validate(x) for x in store.load_items(run_id)]
+    run = _Run(config, judges, store, run_id, on_progress=on_progress)
+    _check_families(run, items)
+    if not resume:
+        store.create_run(run_id, kind="run", config={
+            "ensemble": config.model_dump(), "judge_ids": {j.label: j.judge_id for j in judges},
+            "rubric_set": run.rubric_set.id, **(extra_config or {}),
+        })
+        store.save_items(run_id, [i.model_dump() for i in items])
+    run.progress.items_total = len(items)
+    status = "completed"
+    try:
+        await _drive(run, items)
+    except _CostLimit as exc:
+        status = "stopped"
+        run.warnings.append(str(exc))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        status = "interrupted"
+    finally:
+        for j in judges:
+            await j.provider.aclose()
+    from legal_judge.summary import summarize_run
+
+    summary = summarize_run(store, run_id) if status == "completed" else None
+    if summary is not None:
+        summary["warnings"] = run.warnings
+    store.finish_run(run_id, status=status, summary=summary)
+    return RunOutcome(run_id=run_id, status=status, results=run.results, progress=run.progress,
+                      warnings=run.warnings)
+
+
+async def _drive(run: _Run, items: list[BenchmarkItem]) -> None:
+    queue: asyncio.Queue[BenchmarkItem] = asyncio.Queue()
+    for item in items:
+        queue.put_nowait(item)
+
+    async def worker() -> None:
+        while True:
+            try:
+                item = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            await run.item(item)
+
+    workers = [asyncio.create_task(worker()) for _ in range(min(run.config.concurrency, len(items)))]
+    try:
+        await asyncio.gather(*workers)
+    except BaseException:
+        for w in workers:
+            w.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        raise

@@ -1,0 +1,383 @@
+"""The offline-first SQLite store.
+
+One file (``$LEGAL_JUDGE_HOME/store.sqlite3``) in WAL mode holds runs, items, every judge call (request,
+raw response, usage, latency, cached flag), verdicts, ensemble results, the provider cache, audits and
+their hash-chained log, calibrations, human labels and the Langfuse outbox. Migrations are an
+append-only numbered list applied on open, so an old store opens with new code and a store written by a
+newer version is refused rather than misread.
+
+Every judge call is committed as it completes: a killed run resumes from what is here.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from legal_judge.config import store_path
+from legal_judge.errors import NotFoundError, StoreError
+
+__all__ = ["Store", "canonical_json", "utcnow"]
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def migration(fn: Migration) -> Migration:
+    """Register a migration; names are ``mNNN_what`` and the list is append-only."""
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    # executescript() would COMMIT the migration transaction midway; run statements one by one.
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+@migration
+def m001_core(db: sqlite3.Connection) -> None:
+    _script(db, 
+        """
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY, kind TEXT NOT NULL, status TEXT NOT NULL,
+            created_at TEXT NOT NULL, finished_at TEXT,
+            config_json TEXT NOT NULL, summary_json TEXT
+        );
+        CREATE TABLE items (
+            run_id TEXT NOT NULL REFERENCES runs(id), item_id TEXT NOT NULL, position INTEGER NOT NULL,
+            item_json TEXT NOT NULL, PRIMARY KEY (run_id, item_id)
+        );
+        CREATE TABLE judge_calls (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, item_id TEXT NOT NULL,
+            judge TEXT NOT NULL, purpose TEXT NOT NULL, attempt INTEGER NOT NULL,
+            request_json TEXT NOT NULL, response_text TEXT, usage_json TEXT, latency_ms REAL,
+            cached INTEGER NOT NULL DEFAULT 0, retries INTEGER NOT NULL DEFAULT 0, error TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX judge_calls_item ON judge_calls(run_id, item_id, judge);
+        CREATE TABLE verdicts (
+            run_id TEXT NOT NULL, item_id TEXT NOT NULL, judge TEXT NOT NULL, judge_id TEXT NOT NULL,
+            status TEXT NOT NULL, verdict_json TEXT NOT NULL, created_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, item_id, judge)
+        );
+        CREATE TABLE ensemble_results (
+            run_id TEXT NOT NULL, item_id TEXT NOT NULL, status TEXT NOT NULL, overall TEXT,
+            result_json TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (run_id, item_id)
+        );
+        CREATE TABLE provider_cache (
+            key TEXT PRIMARY KEY, provider TEXT NOT NULL, model TEXT NOT NULL,
+            response_json TEXT NOT NULL, created_at TEXT NOT NULL
+        );
+        CREATE TABLE lookup_cache (
+            key TEXT PRIMARY KEY, value_json TEXT NOT NULL, created_at TEXT NOT NULL
+        );
+        """
+    )
+
+
+@migration
+def m002_audit_calibration_sync(db: sqlite3.Connection) -> None:
+    _script(db, 
+        """
+        CREATE TABLE audits (
+            id TEXT PRIMARY KEY, created_at TEXT NOT NULL, judge_id TEXT NOT NULL,
+            status TEXT NOT NULL, severity TEXT, config_json TEXT NOT NULL, report_json TEXT
+        );
+        CREATE TABLE audit_log (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, audit_id TEXT NOT NULL, kind TEXT NOT NULL,
+            payload_json TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE calibrations (
+            id TEXT PRIMARY KEY, run_id TEXT, quarter TEXT NOT NULL, judge_id TEXT,
+            rubric_set TEXT, created_at TEXT NOT NULL, report_json TEXT NOT NULL
+        );
+        CREATE TABLE corrections (
+            id TEXT PRIMARY KEY, calibration_id TEXT NOT NULL, created_at TEXT NOT NULL,
+            model_json TEXT NOT NULL
+        );
+        CREATE TABLE human_labels (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, item_id TEXT NOT NULL, run_id TEXT,
+            rubric TEXT NOT NULL, score TEXT NOT NULL, annotator TEXT NOT NULL,
+            labeled_at TEXT NOT NULL, source TEXT NOT NULL, created_at TEXT NOT NULL,
+            UNIQUE (item_id, rubric, annotator)
+        );
+        CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, entity_kind TEXT NOT NULL, entity_id TEXT NOT NULL,
+            payload_json TEXT NOT NULL, created_at TEXT NOT NULL, synced_at TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,
+            UNIQUE (entity_kind, entity_id)
+        );
+        CREATE TABLE debias_experiments (
+            id TEXT PRIMARY KEY, created_at TEXT NOT NULL, judge_id TEXT NOT NULL,
+            config_json TEXT NOT NULL, report_json TEXT
+        );
+        CREATE TABLE batches (
+            id TEXT PRIMARY KEY, run_id TEXT NOT NULL, provider TEXT NOT NULL,
+            status TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+            meta_json TEXT NOT NULL
+        );
+        """
+    )
+
+
+def utcnow() -> str:
+    """Current UTC time as ISO 8601 with microseconds."""
+    return datetime.now(UTC).isoformat()
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted, compact JSON: the form used for hashes and cache keys."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class Store:
+    """A connection to the store with the queries the core modules share.
+
+    Modules with their own tables (audit log, calibration, sync) query ``store.db`` directly inside
+    ``store.transaction()``.
+    """
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else store_path()
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None,
+                                      check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the store at {self.path}: {exc}",
+                             fix="check LEGAL_JUDGE_HOME points at a writable folder") from None
+        self.db.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self.transaction():
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            applied = {r[0] for r in self.db.execute("SELECT name FROM _migrations")}
+            known = {name for name, _ in MIGRATIONS}
+            if applied - known:
+                raise StoreError(
+                    f"the store at {self.path} was written by a newer legal-judge "
+                    f"(unknown migrations: {', '.join(sorted(applied - known))})",
+                    fix="upgrade legal-judge (pip install -U legal-judge) or point LEGAL_JUDGE_HOME elsewhere",
+                )
+            for name, fn in MIGRATIONS:
+                if name not in applied:
+                    fn(self.db)
+                    self.db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, utcnow()))
+
+    @property
+    def schema_version(self) -> int:
+        """How many migrations are applied."""
+        return int(self.db.execute("SELECT COUNT(*) FROM _migrations").fetchone()[0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on any exception."""
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    # runs -------------------------------------------------------------------------------------
+    def create_run(self, run_id: str, *, kind: str, config: dict[str, Any]) -> None:
+        """Record a new run."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO runs (id, kind, status, created_at, config_json) VALUES (?, ?, ?, ?, ?)",
+                (run_id, kind, "running", utcnow(), canonical_json(config)),
+            )
+
+    def finish_run(self, run_id: str, *, status: str, summary: dict[str, Any] | None) -> None:
+        """Set a run's final status and summary."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, summary_json = ? WHERE id = ?",
+                (status, utcnow(), canonical_json(summary) if summary is not None else None, run_id),
+            )
+
+    def get_run(self, run_id: str) -> dict[str, Any]:
+        """A run row with decoded config and summary."""
+        row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no run '{run_id}' in {self.path}",
+                                fix="`legal-judge runs list` shows the runs in this store")
+        out = dict(row)
+        out["config"] = json.loads(out.pop("config_json"))
+        summary = out.pop("summary_json")
+        out["summary"] = json.loads(summary) if summary else None
+        return out
+
+    def list_runs(self, *, limit: int = 50) -> list[dict[str, Any]]:
+        """Most recent runs first, with item and result counts."""
+        rows = self.db.execute(
+            """SELECT r.id, r.kind, r.status, r.created_at, r.finished_at,
+                      (SELECT COUNT(*) FROM items i WHERE i.run_id = r.id) AS items,
+                      (SELECT COUNT(*) FROM ensemble_results e WHERE e.run_id = r.id) AS results
+               FROM runs r ORDER BY r.created_at DESC LIMIT ?""",
+            (limit,),
+        )
+        return [dict(r) for r in rows]
+
+    def save_items(self, run_id: str, items: list[dict[str, Any]]) -> None:
+        """Store the run's items (idempotent)."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO items (run_id, item_id, position, item_json) VALUES (?, ?, ?, ?)",
+                [(run_id, it["id"], i, canonical_json(it)) for i, it in enumerate(items)],
+            )
+
+    def load_items(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's items in dataset order."""
+        rows = self.db.execute(
+            "SELECT item_json FROM items WHERE run_id = ? ORDER BY position", (run_id,)
+        )
+        return [json.loads(r[0]) for r in rows]
+
+    # judge calls and verdicts -----------------------------------------------------------------
+    def record_call(self, run_id: str, item_id: str, judge: str, *, purpose: str, attempt: int,
+                    request: dict[str, Any], response_text: str | None, usage: dict[str, Any] | None,
+                    latency_ms: float | None, cached: bool, retries: int, error: str | None) -> None:
+        """Append one provider call (successful or not) to the call log."""
+        with self.transaction() as db:
+            db.execute(
+                """INSERT INTO judge_calls (run_id, item_id, judge, purpose, attempt, request_json,
+                   response_text, usage_json, latency_ms, cached, retries, error, created_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (run_id, item_id, judge, purpose, attempt, canonical_json(request), response_text,
+                 canonical_json(usage) if usage is not None else None, latency_ms, int(cached),
+                 retries, error, utcnow()),
+            )
+
+    def save_verdict(self, run_id: str, item_id: str, judge: str, verdict: dict[str, Any]) -> None:
+        """Commit one judge's verdict on one item."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (run_id, item_id, judge, verdict["judge_id"], verdict["status"],
+                 canonical_json(verdict), utcnow()),
+            )
+
+    def load_verdicts(self, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
+        """Verdicts of a run keyed by (item_id, judge)."""
+        rows = self.db.execute(
+            "SELECT item_id, judge, verdict_json FROM verdicts WHERE run_id = ?", (run_id,)
+        )
+        return {(r[0], r[1]): json.loads(r[2]) for r in rows}
+
+    def save_result(self, run_id: str, item_id: str, result: dict[str, Any]) -> None:
+        """Commit the ensemble result of one item."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)",
+                (run_id, item_id, result["status"], result.get("overall"), canonical_json(result),
+                 utcnow()),
+            )
+
+    def load_results(self, run_id: str) -> dict[str, dict[str, Any]]:
+        """Ensemble results of a run keyed by item id."""
+        rows = self.db.execute(
+            "SELECT item_id, result_json FROM ensemble_results WHERE run_id = ?", (run_id,)
+        )
+        return {r[0]: json.loads(r[1]) for r in rows}
+
+    def call_counts(self, run_id: str) -> dict[str, int]:
+        """Provider calls of a run: total, cached, failed, retries."""
+        row = self.db.execute(
+            """SELECT COUNT(*), COALESCE(SUM(cached), 0), COALESCE(SUM(error IS NOT NULL), 0),
+                      COALESCE(SUM(retries), 0) FROM judge_calls WHERE run_id = ?""",
+            (run_id,),
+        ).fetchone()
+        return {"calls": row[0], "cached": row[1], "failed": row[2], "retries": row[3]}
+
+    # caches ------------------------------------------------------------------------------------
+    def cache_get(self, key: str) -> dict[str, Any] | None:
+        """A cached provider response, or None."""
+        row = self.db.execute(
+            "SELECT response_json FROM provider_cache WHERE key = ?", (key,)
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def cache_put(self, key: str, *, provider: str, model: str, response: dict[str, Any]) -> None:
+        """Remember a provider response under its request key."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
+                (key, provider, model, canonical_json(response), utcnow()),
+            )
+
+    def lookup_get(self, key: str) -> dict[str, Any] | None:
+        """A cached citation lookup (CourtListener), or None."""
+        row = self.db.execute("SELECT value_json FROM lookup_cache WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def lookup_put(self, key: str, value: dict[str, Any]) -> None:
+        """Remember a citation lookup."""
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO lookup_cache VALUES (?, ?, ?)",
+                       (key, canonical_json(value), utcnow()))
+
+    # outbox ------------------------------------------------------------------------------------
+    def outbox_put(self, kind: str, entity_id: str, payload: dict[str, Any]) -> None:
+        """Queue (or refresh) an entity for Langfuse; a refreshed entity is pending again."""
+        with self.transaction() as db:
+            db.execute(
+                """INSERT INTO outbox (entity_kind, entity_id, payload_json, created_at)
+                   VALUES (?, ?, ?, ?)
+                   ON CONFLICT (entity_kind, entity_id) DO UPDATE SET
+                     payload_json = excluded.payload_json, synced_at = NULL""",
+                (kind, entity_id, canonical_json(payload), utcnow()),
+            )
+
+    def outbox_pending(self, *, limit: int = 10_000) -> list[dict[str, Any]]:
+        """Entities not yet delivered, oldest first."""
+        rows = self.db.execute(
+            """SELECT id, entity_kind, entity_id, payload_json, attempts, last_error FROM outbox
+               WHERE synced_at IS NULL ORDER BY id LIMIT ?""",
+            (limit,),
+        )
+        return [{**dict(r), "payload": json.loads(r["payload_json"])} for r in rows]
+
+    def outbox_mark(self, ids: list[int], *, error: str | None = None) -> None:
+        """Mark outbox rows delivered (``error is None``) or failed once more."""
+        with self.transaction() as db:
+            if error is None:
+                db.executemany("UPDATE outbox SET synced_at = ?, last_error = NULL WHERE id = ?",
+                               [(utcnow(), i) for i in ids])
+            else:
+                db.executemany(
+                    "UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?",
+                    [(error[:500], i) for i in ids],
+                )
+
+    def outbox_status(self) -> dict[str, int]:
+        """Counts of pending and delivered outbox rows."""
+        row = self.db.execute(
+            "SELECT COALESCE(SUM(synced_at IS NULL), 0), COALESCE(SUM(synced_at IS NOT NULL), 0) FROM outbox"
+        ).fetchone()
+        return {"pending": row[0], "delivered": row[1]}
+
+    def integrity_check(self) -> str:
+        """``PRAGMA integrity_check`` result ("ok" when healthy)."""
+        return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])

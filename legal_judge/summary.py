@@ -1,0 +1,109 @@
+"""The run summary a team lead acts on, computed from the store (never from memory)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from legal_judge import stats
+from legal_judge.stats.means import mean_ci
+from legal_judge.store import Store
+
+__all__ = ["summarize_run"]
+
+
+def _rubric_means(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    by_rubric: dict[str, list[float]] = defaultdict(list)
+    for r in results.values():
+        if r["status"] == "ok":
+            for rubric, score in r["scores"].items():
+                by_rubric[rubric].append(score)
+    out = {}
+    for rubric, values in sorted(by_rubric.items()):
+        m = mean_ci(values)
+        out[rubric] = {"n": m.n, "mean": m.mean, "ci95": list(m.ci95)}
+    return out
+
+
+def _per_judge(verdicts: dict[tuple[str, str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = defaultdict(lambda: {"scores": defaultdict(list), "ok": 0,
+                                                          "inconclusive": 0, "error": 0,
+                                                          "pass": 0, "cost_usd": 0.0,
+                                                          "cost_unknown": 0, "judge_id": ""})
+    for (_, judge), v in verdicts.items():
+        row = rows[judge]
+        row["judge_id"] = v["judge_id"]
+        row[v["status"]] += 1
+        if v["status"] == "ok":
+            row["pass"] += int(v.get("overall") == "pass")
+            for rubric, s in v["scores"].items():
+                row["scores"][rubric].append(s)
+        if v.get("cost_usd") is None and v["status"] == "ok":
+            row["cost_unknown"] += 1
+        else:
+            row["cost_usd"] += v.get("cost_usd") or 0.0
+    out = {}
+    for judge, row in sorted(rows.items()):
+        means = {r: round(float(np.mean(s)), 4) for r, s in sorted(row["scores"].items())}
+        out[judge] = {k: row[k] for k in ("judge_id", "ok", "inconclusive", "error", "pass",
+                                          "cost_unknown")} | {
+            "means": means, "pass_rate": row["pass"] / row["ok"] if row["ok"] else None,
+            "cost_usd": round(row["cost_usd"], 6)}
+    return out
+
+
+def _alpha(verdicts: dict[tuple[str, str], dict[str, Any]], items: list[str]) -> dict[str, float | None]:
+    judges = sorted({j for _, j in verdicts})
+    rubrics = sorted({r for v in verdicts.values() if v["status"] == "ok" for r in v["scores"]})
+    out: dict[str, float | None] = {}
+    for rubric in rubrics:
+        matrix = np.full((len(judges), len(items)), np.nan)
+        for ji, judge in enumerate(judges):
+            for ii, item in enumerate(items):
+                v = verdicts.get((item, judge))
+                if v and v["status"] == "ok" and rubric in v["scores"]:
+                    matrix[ji, ii] = v["scores"][rubric]
+        try:
+            value = stats.krippendorff_alpha(matrix, level="interval")
+        except stats.StatisticsError:
+            value = None
+        out[rubric] = None if value is None or np.isnan(value) else round(float(value), 4)
+    return out
+
+
+def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
+    """Pass rate, rubric means with 95% CIs, per-judge figures, agreement, flags, tokens and cost."""
+    results = store.load_results(run_id)
+    verdicts = store.load_verdicts(run_id)
+    items = [i["id"] for i in store.load_items(run_id)]
+    ok = [r for r in results.values() if r["status"] == "ok"]
+    passed = sum(1 for r in ok if r["overall"] == "pass")
+    pass_ci = stats.proportion_ci(passed, len(ok)) if ok else None
+    flagged = sorted(i for i, r in results.items() if r.get("flagged_for_review"))
+    overridden = sorted(i for i, r in results.items() if r.get("overrides"))
+    tokens_in = sum(v.get("input_tokens") or 0 for v in verdicts.values())
+    tokens_out = sum(v.get("output_tokens") or 0 for v in verdicts.values())
+    unknown_cost = sum(1 for v in verdicts.values() if v["status"] == "ok" and v.get("cost_usd") is None)
+    cost = sum(v.get("cost_usd") or 0.0 for v in verdicts.values())
+    return {
+        "run_id": run_id,
+        "items": len(items),
+        "scored": len(ok),
+        "inconclusive": [i for i, r in sorted(results.items()) if r["status"] != "ok"],
+        "pass_rate": passed / len(ok) if ok else None,
+        "pass_rate_ci95": list(pass_ci) if pass_ci else None,
+        "rubrics": _rubric_means(results),
+        "judges": _per_judge(verdicts),
+        "krippendorff_alpha": _alpha(verdicts, items),
+        "flagged_for_review": flagged,
+        "citation_overrides": overridden,
+        "calls": store.call_counts(run_id),
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "cost_usd": round(cost, 6),
+        "cost_complete": unknown_cost == 0,
+        "simulated": any("simulated" in str(v.get("raw", ""))[:2000] or "simulated" in v["judge"]
+                         for v in verdicts.values()),
+    }
