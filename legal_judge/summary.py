@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from legal_judge import stats
-from legal_judge.stats.means import mean_ci
 from legal_judge.store import Store
 
 __all__ = ["summarize_run"]
@@ -22,7 +21,7 @@ def _rubric_means(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any
                 by_rubric[rubric].append(score)
     out = {}
     for rubric, values in sorted(by_rubric.items()):
-        m = mean_ci(values)
+        m = stats.mean_ci(values)
         out[rubric] = {"n": m.n, "mean": m.mean, "ci95": list(m.ci95)}
     return out
 

@@ -1,0 +1,93 @@
+"""The one statistics package of legal-judge: pure functions over numpy arrays and sequences.
+
+Everything here returns frozen dataclasses (``dataclasses.asdict`` gives pandas-ready rows) or
+plain floats; scipy does the statistics wherever scipy provides them. Conventions are fixed in
+DESIGN.md, "Statistics conventions". Undefined figures are ``None``; degenerate inputs are
+documented per function, never silently zero.
+"""
+
+from legal_judge.stats._common import StatisticsError, interpret_effect
+from legal_judge.stats.agreement import (
+    SpearmanResult,
+    cohen_kappa,
+    is_missing,
+    krippendorff_alpha,
+    spearman,
+)
+from legal_judge.stats.divergence import (
+    AgreementSummary,
+    Divergence,
+    PassFailConfusion,
+    agreement_summary,
+    confusion_matrix_pf,
+    mean_divergence,
+)
+from legal_judge.stats.groups import Dispersion, GroupResult, score_dispersion, two_group_test
+from legal_judge.stats.isotonic import IsotonicModel, apply_isotonic, fit_isotonic
+from legal_judge.stats.means import MeanCI, mean_ci
+from legal_judge.stats.multiple import adjust_pvalues, flag
+from legal_judge.stats.paired import (
+    NoiseFloor,
+    PairedResult,
+    minimum_detectable_effect,
+    noise_floor,
+    paired_test,
+    rank_biserial_paired,
+)
+from legal_judge.stats.pairwise import (
+    PositionResult,
+    position_consistency,
+    preference_fairness,
+    repetition_stability,
+)
+from legal_judge.stats.proportions import (
+    BinomialResult,
+    McNemarResult,
+    binomial_first_position,
+    mcnemar_exact,
+    mcnemar_from_outcomes,
+    proportion_ci,
+)
+
+__all__ = [
+    "AgreementSummary",
+    "BinomialResult",
+    "Dispersion",
+    "Divergence",
+    "GroupResult",
+    "IsotonicModel",
+    "McNemarResult",
+    "MeanCI",
+    "NoiseFloor",
+    "PairedResult",
+    "PassFailConfusion",
+    "PositionResult",
+    "SpearmanResult",
+    "StatisticsError",
+    "adjust_pvalues",
+    "agreement_summary",
+    "apply_isotonic",
+    "binomial_first_position",
+    "cohen_kappa",
+    "confusion_matrix_pf",
+    "fit_isotonic",
+    "flag",
+    "interpret_effect",
+    "is_missing",
+    "krippendorff_alpha",
+    "mcnemar_exact",
+    "mcnemar_from_outcomes",
+    "mean_ci",
+    "mean_divergence",
+    "minimum_detectable_effect",
+    "noise_floor",
+    "paired_test",
+    "position_consistency",
+    "preference_fairness",
+    "proportion_ci",
+    "rank_biserial_paired",
+    "repetition_stability",
+    "score_dispersion",
+    "spearman",
+    "two_group_test",
+]
