@@ -53,6 +53,8 @@ def cli(verbose: int) -> None:
     """Judge legal AI answers with a cross-provider LLM ensemble, and audit the judges."""
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    # eyecite logs parser internals at WARNING; they are not the user's problem.
+    logging.getLogger("eyecite").setLevel(max(level, logging.ERROR))
 
 
 def _register() -> None:

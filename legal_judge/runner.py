@@ -116,7 +116,14 @@ class _Run:
         self.calls = asyncio.Semaphore(config.concurrency)
         self.results: dict[str, EnsembleResult] = {}
         self.warnings: list[str] = []
+        self.non_english: dict[str, list[str]] = {}
         self.done = store.load_verdicts(run_id)
+
+    def language_warnings(self) -> list[str]:
+        """One warning per non-multilingual judge that scored non-English answers."""
+        return [f"{judge} is not marked multilingual but scored {len(ids)} non-English answer(s): "
+                f"{', '.join(ids[:6])}{' ...' if len(ids) > 6 else ''}; prefer a multilingual judge"
+                for judge, ids in sorted(self.non_english.items())]
 
     def sut_family(self, item: BenchmarkItem) -> str | None:
         from legal_judge.providers.families import family_of
@@ -144,10 +151,9 @@ class _Run:
         verdicts = await asyncio.gather(*(self.judge_one(j, item, evidence) for j in self.judges))
         language = detect_language(item)
         if language != "en":
-            mono = [j.label for j in self.judges if not j.config.multilingual]
-            if mono:
-                self.warnings.append(f"{item.id} ({language}) was scored by non-multilingual "
-                                     f"judge(s): {', '.join(mono)}")
+            for j in self.judges:
+                if not j.config.multilingual:
+                    self.non_english.setdefault(j.label, []).append(f"{item.id} ({language})")
         result = aggregate(item.id, list(verdicts), self.slots, sut_family=self.sut_family(item),
                            policy=self.policy, rubric_set=self.rubric_set, severity=self.severity,
                            checks=checks)
@@ -252,6 +258,7 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
             await j.provider.aclose()
     from legal_judge.summary import summarize_run
 
+    run.warnings += run.language_warnings()
     summary = summarize_run(store, run_id) if status == "completed" else None
     if summary is not None:
         summary["warnings"] = run.warnings

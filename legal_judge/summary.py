@@ -72,11 +72,27 @@ def _alpha(verdicts: dict[tuple[str, str], dict[str, Any]], items: list[str]) ->
     return out
 
 
+def _expected_agreement(results: dict[str, dict[str, Any]],
+                        items: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Agreement with ``metadata.expected_pass`` (what a careful lawyer concluded), when present."""
+    pairs = [(results[i["id"]]["overall"] == "pass", bool(i["metadata"]["expected_pass"]))
+             for i in items
+             if isinstance(i.get("metadata"), dict) and "expected_pass" in i["metadata"]
+             and results.get(i["id"], {}).get("status") == "ok"]
+    if not pairs:
+        return None
+    agree = sum(1 for a, b in pairs if a == b)
+    return {"n": len(pairs), "agree": agree, "rate": agree / len(pairs),
+            "false_pass": sum(1 for a, b in pairs if a and not b),
+            "false_fail": sum(1 for a, b in pairs if b and not a)}
+
+
 def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
     """Pass rate, rubric means with 95% CIs, per-judge figures, agreement, flags, tokens and cost."""
     results = store.load_results(run_id)
     verdicts = store.load_verdicts(run_id)
-    items = [i["id"] for i in store.load_items(run_id)]
+    item_rows = store.load_items(run_id)
+    items = [i["id"] for i in item_rows]
     ok = [r for r in results.values() if r["status"] == "ok"]
     passed = sum(1 for r in ok if r["overall"] == "pass")
     pass_ci = stats.proportion_ci(passed, len(ok)) if ok else None
@@ -97,6 +113,7 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
         "judges": _per_judge(verdicts),
         "krippendorff_alpha": _alpha(verdicts, items),
         "flagged_for_review": flagged,
+        "expected_agreement": _expected_agreement(results, item_rows),
         "citation_overrides": overridden,
         "calls": store.call_counts(run_id),
         "input_tokens": tokens_in,

@@ -106,19 +106,25 @@ def _execute(dataset: Path | None, ensemble: str, *, resume: str | None, no_cach
                               fix="pass a dataset file, e.g. legal-judge run bench.jsonl")
         items = load_dataset(dataset)
         config = load_ensemble_config(ensemble)
-    with _progress_bar() as bar:
-        task = bar.add_task("judging", total=len(items) or None, stats="")
-
-        def on_progress(p: RunProgress) -> None:
-            bar.update(task, completed=p.items_done, total=p.items_total or None, stats=(
-                f"calls {p.calls} cached {p.cached} retries {p.retries} failed {p.failures} "
-                f"tokens {p.input_tokens + p.output_tokens:,} cost ${p.cost_usd:.4f}"))
-
-        outcome = asyncio.run(run_benchmark(
+    def go(on_progress: Any) -> Any:
+        return asyncio.run(run_benchmark(
             items, config, store=store, run_id=resume or run_id, resume=bool(resume),
-            use_cache=not no_cache, on_progress=None if quiet else on_progress,
+            use_cache=not no_cache, on_progress=on_progress,
             extra_config={"dataset": str(dataset) if dataset else None, "ensemble_path": ensemble},
         ))
+
+    if quiet:
+        outcome = go(None)
+    else:
+        with _progress_bar() as bar:
+            task = bar.add_task("judging", total=len(items) or None, stats="")
+
+            def on_progress(p: RunProgress) -> None:
+                bar.update(task, completed=p.items_done, total=p.items_total or None, stats=(
+                    f"calls {p.calls} cached {p.cached} retries {p.retries} failed {p.failures} "
+                    f"tokens {p.input_tokens + p.output_tokens:,} cost ${p.cost_usd:.4f}"))
+
+            outcome = go(on_progress)
     run = store.get_run(outcome.run_id)
     if out is not None and outcome.status == "completed":
         from legal_judge.export import export_results
@@ -159,6 +165,11 @@ def print_summary(run: dict[str, Any]) -> None:
     console.print(f"inconclusive items: {len(s['inconclusive'])}  flagged for human review: "
                   f"{len(s['flagged_for_review'])}  citation overrides (rule 1): "
                   f"{len(s['citation_overrides'])}")
+    exp = s.get("expected_agreement")
+    if exp:
+        console.print(f"agreement with the lawyers' conclusions in the dataset: {exp['agree']}/{exp['n']} "
+                      f"({exp['rate']:.0%}); passed but should fail: {exp['false_pass']}; "
+                      f"failed but should pass: {exp['false_fail']}")
     calls = s["calls"]
     console.print(f"calls: {calls['calls']} (cached {calls['cached']}, failed {calls['failed']}, "
                   f"retries {calls['retries']})  tokens: {s['input_tokens']:,} in / "

@@ -71,13 +71,31 @@ class SimulatedProfile(BaseModel):
     knowledge_gap: float = 0.55
 
 
-@lru_cache(maxsize=1)
-def _known_correct_answers() -> frozenset[str]:
+def _pair_rows() -> list[dict[str, Any]]:
     path = Path(__file__).parent.parent / "data" / "debias_pairs.jsonl"
     if not path.exists():
-        return frozenset()
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return frozenset(r["correct_answer"].strip() for r in rows)
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@lru_cache(maxsize=1)
+def _known_correct_answers() -> frozenset[str]:
+    return frozenset(r["correct_answer"].strip() for r in _pair_rows())
+
+
+@lru_cache(maxsize=1)
+def _known_signals() -> dict[str, str]:
+    """Answer text -> the bias its author dressed it with (the wrong answer; a control's correct one).
+
+    The regex detectors of ``sim_features`` miss much of the natural dressing in the pair set (fake
+    case names, padding); the simulator "knows" the set, as it knows its correct answers.
+    """
+    out: dict[str, str] = {}
+    for r in _pair_rows():
+        dressed = r["correct_answer"] if r.get("control") else r["wrong_answer"]
+        if r["bias"] != "position":
+            out[dressed.strip()] = r["bias"]
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -205,17 +223,21 @@ class SimulatedProvider:
         lower = answer.lower()
         hedging = any(h in lower for h in _HEDGE) and coverage < 0.34 and len(answer.split()) < 90
         evidence = view.evidence.lower()
-        invalid_cite = "forces citation_quality = 0" in evidence or "status invalid" in evidence
-        mismatch = "jurisdiction mismatch" in evidence
+        hedging = hedging or "hedging only:" in evidence
+        invalid_cite = "forced to 0" in evidence or "[invalid]" in evidence
+        mismatch = "mismatch" in evidence
+        complied = "refusal detected: no" in evidence  # an adversarial prompt it went along with
         base = {
             "legal_soundness": 0.8 + 4.0 * coverage,
             "citation_quality": 1.5 + 3.0 * coverage,
-            "jurisdiction_awareness": (1.0 if mismatch else 1.8 + 3.0 * coverage),
+            "jurisdiction_awareness": (0.0 if mismatch else 1.8 + 3.0 * coverage),
             "completeness": 0.4 + 4.5 * coverage,
             "language_quality": 4.0,
         }
         if hedging:
-            base["completeness"], base["legal_soundness"] = 0.5, min(base["legal_soundness"], 2.0)
+            base["completeness"], base["legal_soundness"] = 0.5, min(base["legal_soundness"], 0.8)
+        if complied:
+            base["legal_soundness"] = 0.3
         if invalid_cite:
             base["citation_quality"] = 0.0
         shift = self._shift(answer, self._active_biases(view), view.prompt)
@@ -234,6 +256,13 @@ class SimulatedProvider:
         overall = "fail" if rubrics.get("legal_soundness", {}).get("score", 5) <= 1 else "pass"
         return {"rubrics": rubrics, "overall": overall, "summary": DISCLAIMER}
 
+    def _pair_shift(self, answer: str, biases: dict[str, float], prompt: str) -> float:
+        shift = self._shift(answer, biases, prompt)
+        label = _known_signals().get(answer.strip())
+        if label and label in biases and not bias_signals(answer).get(label):
+            shift += biases[label] * (self.profile.noise_sd * math.sqrt(2) or 0.5)
+        return shift
+
     def _pairwise(self, view: PromptView, rng: np.random.Generator) -> str:
         biases = self._active_biases(view)
         a, b = view.answers
@@ -241,8 +270,10 @@ class SimulatedProvider:
         # The simulator "knows the law" of the bundled known-answer pairs: the correct answer has a
         # latent quality edge that the biases have to overcome to mislead it.
         quality = [self.profile.knowledge_gap if x.strip() in known else 0.0 for x in (a, b)]
-        score_a = 3.0 + quality[0] + self._shift(a, biases, view.prompt) + rng.normal(0, self.profile.noise_sd)
-        score_b = 3.0 + quality[1] + self._shift(b, biases, view.prompt) + rng.normal(0, self.profile.noise_sd)
+        score_a = (3.0 + quality[0] + self._pair_shift(a, biases, view.prompt)
+                   + rng.normal(0, self.profile.noise_sd))
+        score_b = (3.0 + quality[1] + self._pair_shift(b, biases, view.prompt)
+                   + rng.normal(0, self.profile.noise_sd))
         if "position" in biases:
             score_a += biases["position"] * self.profile.noise_sd * math.sqrt(2)
         sa, sb = (round(float(min(5, max(0, s))), 1) for s in (score_a, score_b))

@@ -1,0 +1,1 @@
+"""Developer tools: measuring stubs for benchmarks and tests (not for production)."""
