@@ -1,0 +1,50 @@
+"""CLI exit codes, error messages that name the fix, and the README's two commands."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from legal_judge.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_python_dash_m_works() -> None:
+    out = subprocess.run([sys.executable, "-m", "legal_judge", "--version"], capture_output=True,
+                         text=True, check=True)
+    assert "legal-judge" in out.stdout
+
+
+def test_missing_key_is_exit_2_and_names_the_variable() -> None:
+    result = CliRunner().invoke(cli, ["judge", "--judge", "openai:gpt-4o", "--item", "us-ca-001"])
+    assert result.exit_code == 2
+    assert "OPENAI_API_KEY" in result.output
+
+
+def test_unknown_run_is_exit_2_with_fix() -> None:
+    result = CliRunner().invoke(cli, ["runs", "show", "nope"])
+    assert result.exit_code == 2 and "legal-judge runs list" in result.output
+
+
+def test_bad_ensemble_config_exit_2_names_file_and_field(tmp_path: Path) -> None:
+    cfg = tmp_path / "e.toml"
+    cfg.write_text('[[judges]]\nspec = "simulated:fair"\nwieght = 2\n')
+    bench = tmp_path / "b.jsonl"
+    bench.write_text('{"id": "a", "prompt": "p", "response": "r"}\n')
+    result = CliRunner().invoke(cli, ["run", str(bench), "--ensemble", str(cfg), "--quiet"])
+    assert result.exit_code == 2
+    assert "e.toml" in result.output and "judges.0.wieght" in result.output
+
+
+def test_readme_starts_with_the_two_commands_and_ci_runs_the_second() -> None:
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)\n```", readme, re.DOTALL)
+    install_demo, install_test = blocks[0].strip(), blocks[1].strip()
+    assert install_demo.endswith("legal-judge demo") and "pip install -e ." in install_demo
+    assert "pytest" in install_test and "[dev,local]" in install_test
+    assert install_test in (ROOT / ".ci" / "run").read_text()
