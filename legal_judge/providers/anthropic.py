@@ -1,0 +1,250 @@
+"""Anthropic, through the official ``anthropic`` SDK (key: ``ANTHROPIC_API_KEY``).
+
+* System messages go to the ``system`` parameter (joined by blank lines); the rest are sent in
+  order.
+* Structured output is forced tool use: one tool named ``request.schema_name`` whose
+  ``input_schema`` is the schema, ``tool_choice={"type": "tool", "name": ...}``; the tool input
+  comes back as JSON text with ``structured_mode="tool_use"``.
+* ``stop_reason="refusal"`` fills ``CompletionResponse.refusal``; ``max_tokens`` maps to
+  ``finish_reason="length"``.
+* The SDK no longer exposes ``temperature``; it is sent in the request body, and when the API
+  rejects it for a model the provider stops sending it for that model (logged once).
+* This SDK only accepts ``httpx2`` clients. An ``httpx.AsyncClient`` given by the caller (tests
+  over ``httpx.MockTransport``, a shared client in the runner) is bridged by
+  :class:`LegacyHttpxTransport`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+import anthropic
+import httpx
+import httpx2
+from anthropic.types import Message
+
+from legal_judge.errors import BadRequestError, ProviderError, ProviderUnavailable
+from legal_judge.models import CompletionRequest, CompletionResponse, Usage
+from legal_judge.providers.base import (
+    CallGate,
+    ProviderOptions,
+    ProviderSpec,
+    elapsed_ms,
+    normalize_finish_reason,
+    read_key,
+    redact,
+)
+from legal_judge.providers.families import family_of
+from legal_judge.providers.registry import register_provider
+from legal_judge.providers.retry import RetryPolicy, error_for_status
+
+__all__ = ["KEY_ENV", "AnthropicProvider", "LegacyHttpxTransport"]
+
+logger = logging.getLogger(__name__)
+
+KEY_ENV = "ANTHROPIC_API_KEY"
+_NO_TEMPERATURE: set[str] = set()
+# Hop-by-hop and encoding headers describe the legacy response's wire form, not its decoded body.
+_DROP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+class LegacyHttpxTransport(httpx2.AsyncBaseTransport):
+    """Sends ``httpx2`` requests through an ``httpx.AsyncClient`` (whose owner closes it)."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self._client = client
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Forward one request and convert the response back to ``httpx2``."""
+        body = await request.aread()
+        legacy = self._client.build_request(
+            request.method,
+            str(request.url),
+            headers=list(request.headers.multi_items()),
+            content=body,
+            extensions={k: v for k, v in request.extensions.items() if k == "timeout"},
+        )
+        try:
+            response = await self._client.send(legacy)
+            content = await response.aread()
+            await response.aclose()
+        except httpx.TimeoutException as exc:
+            raise httpx2.ReadTimeout(str(exc), request=request) from exc
+        except httpx.TransportError as exc:
+            raise httpx2.ConnectError(str(exc), request=request) from exc
+        headers = [(k, v) for k, v in response.headers.multi_items() if k not in _DROP_HEADERS]
+        return httpx2.Response(
+            response.status_code, headers=headers, content=content, request=request
+        )
+
+
+class AnthropicProvider:
+    """A judge served by Anthropic's Messages API."""
+
+    def __init__(
+        self,
+        spec: ProviderSpec,
+        options: ProviderOptions | None = None,
+        *,
+        http_client: httpx.AsyncClient | httpx2.AsyncClient | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        options = options or ProviderOptions()
+        self.spec = spec
+        self.name = f"{spec.prefix}:{spec.model}"
+        self.family = options.family or family_of(spec.model)
+        self.key_env = options.api_key_env or KEY_ENV
+        self.base_url = options.base_url or spec.base_url
+        self.timeout_s = options.timeout_s
+        api_key = read_key(self.key_env, provider=self.name)
+        self.gate = CallGate(options, retry=retry)
+        self._secret = api_key
+        self._owns_client = http_client is None
+        # A bridge wraps the caller's client; closing the bridge does not close that client.
+        self._bridge: httpx2.AsyncClient | None = None
+        sdk_http: httpx2.AsyncClient | None = None
+        if isinstance(http_client, httpx2.AsyncClient):
+            sdk_http = http_client
+        elif http_client is not None:
+            transport = LegacyHttpxTransport(http_client)
+            self._bridge = sdk_http = httpx2.AsyncClient(transport=transport, timeout=None)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=self.base_url,
+            timeout=options.timeout_s,
+            max_retries=0,  # our RetryPolicy is the only retry layer, so retries are counted
+            http_client=sdk_http,
+        )
+
+    def __repr__(self) -> str:
+        return f"AnthropicProvider({self.spec.raw!r}, family={self.family!r})"
+
+    async def complete(self, request: CompletionRequest) -> CompletionResponse:
+        """Run one Messages API call with limits and transport retries."""
+        start = time.perf_counter()
+        message, retries = await self.gate.run(lambda: self._call(request))
+        return self._to_response(message, request, retries, elapsed_ms(start))
+
+    async def aclose(self) -> None:
+        """Close the SDK client (or only the bridge, when the caller owns the HTTP client)."""
+        if self._owns_client:
+            await self._client.close()
+        elif self._bridge is not None:
+            await self._bridge.aclose()
+
+    async def _call(self, request: CompletionRequest) -> Message:
+        send_temperature = request.model not in _NO_TEMPERATURE
+        try:
+            return await self._create(request, send_temperature=send_temperature)
+        except ProviderError as exc:
+            if not (send_temperature and _rejects_temperature(exc)):
+                raise
+        _NO_TEMPERATURE.add(request.model)
+        logger.warning("%s does not accept 'temperature'; sending requests without it", self.name)
+        return await self._create(request, send_temperature=False)
+
+    async def _create(self, request: CompletionRequest, *, send_temperature: bool) -> Message:
+        kwargs = _request_kwargs(request)
+        if send_temperature:
+            kwargs["extra_body"] = {"temperature": request.temperature}
+        try:
+            return await self._client.messages.create(**kwargs)
+        except anthropic.APIError as exc:
+            raise self._translate(exc) from exc
+
+    def _translate(self, exc: anthropic.APIError) -> ProviderError:
+        if isinstance(exc, anthropic.APITimeoutError):
+            return ProviderUnavailable(f"timed out after {self.timeout_s:g}s", provider=self.name)
+        if isinstance(exc, anthropic.APIConnectionError):
+            cause = redact(str(exc.__cause__ or exc), self._secret)
+            return ProviderUnavailable(f"connection failed: {cause}", provider=self.name)
+        if isinstance(exc, anthropic.APIStatusError):
+            message = exc.api_message or exc.message
+            return error_for_status(
+                exc.status_code,
+                redact(message, self._secret),
+                provider=self.name,
+                headers=exc.response.headers,
+                key_env=self.key_env,
+            )
+        return ProviderError(
+            f"unexpected response: {redact(str(exc), self._secret)}", provider=self.name
+        )
+
+    def _to_response(
+        self, message: Message, request: CompletionRequest, retries: int, latency_ms: float
+    ) -> CompletionResponse:
+        text_parts = [block.text for block in message.content if block.type == "text"]
+        tool_input = next(
+            (
+                block.input
+                for block in message.content
+                if block.type == "tool_use" and block.name == request.schema_name
+            ),
+            None,
+        )
+        text = json.dumps(tool_input) if tool_input is not None else "".join(text_parts)
+        refusal = None
+        if message.stop_reason == "refusal":
+            refusal = "".join(text_parts) or "the model declined to answer (stop_reason=refusal)"
+        usage = message.usage
+        return CompletionResponse(
+            text=text,
+            model=message.model or request.model,
+            usage=Usage(input_tokens=_input_tokens(usage), output_tokens=usage.output_tokens),
+            finish_reason=normalize_finish_reason(message.stop_reason),
+            refusal=refusal,
+            latency_ms=latency_ms,
+            retries=retries,
+            structured_mode="tool_use" if request.json_schema is not None else None,
+        )
+
+
+def _request_kwargs(request: CompletionRequest) -> dict[str, Any]:
+    system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+    kwargs: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "messages": [
+            {"role": m.role, "content": m.content} for m in request.messages if m.role != "system"
+        ],
+    }
+    if system:
+        kwargs["system"] = system
+    if request.json_schema is not None:
+        kwargs["tools"] = [
+            {
+                "name": request.schema_name,
+                "description": "Record the verdict. Call this tool exactly once.",
+                "input_schema": request.json_schema,
+            }
+        ]
+        kwargs["tool_choice"] = {"type": "tool", "name": request.schema_name}
+    return kwargs
+
+
+def _rejects_temperature(error: ProviderError) -> bool:
+    return isinstance(error, BadRequestError) and "temperature" in error.message.lower()
+
+
+def _input_tokens(usage: Any) -> int | None:
+    # Prompt-cache reads and writes are input tokens too (billed at other rates we do not model).
+    parts = [
+        usage.input_tokens,
+        getattr(usage, "cache_creation_input_tokens", None),
+        getattr(usage, "cache_read_input_tokens", None),
+    ]
+    known = [p for p in parts if p is not None]
+    return sum(known) if known else None
+
+
+def _factory(
+    spec: ProviderSpec, options: ProviderOptions, http_client: httpx.AsyncClient | None
+) -> AnthropicProvider:
+    return AnthropicProvider(spec, options, http_client=http_client)
+
+
+register_provider("anthropic", _factory)
