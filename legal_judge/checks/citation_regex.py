@@ -1,0 +1,181 @@
+"""Regex layer for US citations eyecite misses: unknown reporters (eyecite drops them
+silently), U.S. Const., Federal Rules and public laws eyecite did not already parse."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from legal_judge.checks.citation_rules import RuleContext, current_congress
+from legal_judge.checks.report import CitationKind, RuleHit
+from legal_judge.checks.rules_data import known_abbreviations, squash
+
+__all__ = ["RegexCite", "find_us_regex", "overlaps", "roman_to_int"]
+
+
+@dataclass
+class RegexCite:
+    """One citation found by a regex, with spans in the cleaned text."""
+
+    kind: CitationKind
+    text: str
+    span: tuple[int, int]
+    normalized: str
+    hits: list[RuleHit] = field(default_factory=list)
+    year: int | None = None
+    court: str | None = None
+
+
+def overlaps(span: tuple[int, int], taken: Iterable[tuple[int, int]]) -> bool:
+    """True when ``span`` intersects any span in ``taken``."""
+    return any(span[0] < end and start < span[1] for start, end in taken)
+
+
+def roman_to_int(text: str) -> int | None:
+    """Parse a Roman (XIV) or Arabic (14) numeral; None when it is neither."""
+    if text.isdigit():
+        return int(text)
+    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+    if not text or any(c not in values for c in text.upper()):
+        return None
+    total = 0
+    digits = [values[c] for c in text.upper()]
+    for i, v in enumerate(digits):
+        total += -v if i + 1 < len(digits) and digits[i + 1] > v else v
+    return total
+
+
+def _err(rule: str, message: str) -> RuleHit:
+    return RuleHit(rule=rule, severity="error", message=message)
+
+
+# A reporter-shaped string: volume, an abbreviation whose first word ends in a period, page,
+# then a parenthetical ending in a year. Only flagged after a case name ("X v. Y,", "In re").
+_REPORTER_SHAPE = re.compile(
+    r"(?P<vol>\b\d{1,4})\s+"
+    r"(?P<abbr>[A-Z][A-Za-z'’]*\.(?:\s?(?:[A-Z][A-Za-z'’]*\.?|\d(?:d|nd|rd|th)\.?|&)){0,5})"
+    r"\s+(?P<page>\d{1,5})\b(?:,\s*\d{1,5}(?:[-–]\d+)?)?\s*"
+    r"\((?P<paren>[^()]{0,40}?)\b(?P<year>1[6-9]\d\d|20\d\d)\)"
+)
+_CASE_CONTEXT = re.compile(r"(?:\bv\.?\s|\bIn re\s|\bEx parte\s)[^;]{0,150}$")
+
+
+def _unknown_reporters(
+    text: str, taken: list[tuple[int, int]], ctx: RuleContext
+) -> list[RegexCite]:
+    found = []
+    for m in _REPORTER_SHAPE.finditer(text):
+        if overlaps(m.span(), taken) or not _CASE_CONTEXT.search(
+            text[max(0, m.start() - 160) : m.start()]
+        ):
+            continue
+        abbr = m["abbr"].strip()
+        if squash(abbr) in known_abbreviations():
+            continue
+        found.append(
+            RegexCite(
+                kind="case",
+                text=m.group(0),
+                span=m.span(),
+                normalized=f"{m['vol']} {abbr} {m['page']}",
+                hits=[_err("unknown_reporter", f"'{abbr}' is not a reporter")],
+                year=int(m["year"]),
+                court=m["paren"].strip() or None,
+            )
+        )
+    return found
+
+
+_CONST = re.compile(
+    r"\bU\.\s?S\.\s?Const\.?,?\s+(?P<part>art|amend)\.?\s+(?P<num>[IVXLCDM]+|\d+)\b"
+)
+
+
+def _us_const(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list[RegexCite]:
+    limits = ctx.rules.get("us_const")
+    found = []
+    for m in _CONST.finditer(text):
+        num = roman_to_int(m["num"])
+        part = "articles" if m["part"] == "art" else "amendments"
+        hits = []
+        if num is None or not 1 <= num <= limits[part]:
+            hits.append(
+                _err("us_const", f"the Constitution has {limits[part]} {part}, not {m['num']}")
+            )
+        found.append(
+            RegexCite(
+                "constitution", m.group(0), m.span(), f"U.S. Const. {m['part']}. {m['num']}", hits
+            )
+        )
+    return found
+
+
+_FED_RULE = re.compile(
+    r"\bFed\.\s?R\.\s?(?P<set>Civ\.\s?P\.|Crim\.\s?P\.|App\.\s?P\.|Evid\.|Bankr\.\s?P\.)\s*(?P<num>\d+)(?:\.\d+)?"
+)
+
+
+def _fed_rules(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list[RegexCite]:
+    table = {squash(k): (k, v) for k, v in ctx.rules.get("federal_rules").items()}
+    found = []
+    for m in _FED_RULE.finditer(text):
+        name, spec = table[squash(m["set"])]
+        num = int(m["num"])
+        hits = []
+        if not spec["min"] <= num <= spec["max"]:
+            hits.append(
+                _err("fed_rule", f"Fed. R. {name} has rules {spec['min']}-{spec['max']}, not {num}")
+            )
+        found.append(RegexCite("rule", m.group(0), m.span(), f"Fed. R. {name} {num}", hits))
+    return found
+
+
+_PUB_L = re.compile(r"\bPub\.\s?L\.\s?(?:No\.\s?)?(?P<congress>\d{1,3})[-–](?P<law>\d{1,4})\b")
+
+
+def _public_laws(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list[RegexCite]:
+    found = []
+    for m in _PUB_L.finditer(text):
+        if overlaps(m.span(), taken):
+            continue  # eyecite parsed it; the law rules already ran
+        congress = int(m["congress"])
+        hits = []
+        if congress > current_congress(ctx.today):
+            hits.append(
+                _err(
+                    "future_congress",
+                    f"Congress {congress} has not sat (Congress {current_congress(ctx.today)} sits now)",
+                )
+            )
+        found.append(
+            RegexCite(
+                "public_law", m.group(0), m.span(), f"Pub. L. No. {congress}-{m['law']}", hits
+            )
+        )
+    return found
+
+
+_FINDERS: list[Callable[[str, list[tuple[int, int]], RuleContext], list[RegexCite]]] = [
+    _unknown_reporters,
+    _us_const,
+    _fed_rules,
+    _public_laws,
+]
+
+
+def find_us_regex(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list[RegexCite]:
+    """Run the US regex finders over cleaned text.
+
+    Args:
+        text: whitespace-cleaned text.
+        taken: spans (in the cleaned text) eyecite already reported.
+        ctx: rules and today's date.
+
+    Returns:
+        The citations found, each with the rules that fired on it.
+    """
+    found: list[RegexCite] = []
+    for finder in _FINDERS:
+        found.extend(finder(text, taken, ctx))
+    return found

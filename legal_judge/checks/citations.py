@@ -1,0 +1,253 @@
+"""Citation verification: text in, a :class:`CitationReport` out.
+
+Pipeline: collapse whitespace (keeping an offset map) -> eyecite (court lookup memoised) ->
+rules from ``citation_rules.v1.yaml`` -> regex layer for what eyecite misses -> optional online
+lookup (CourtListener) for case citations that passed offline. Offline, a well-formed
+citation is ``unverifiable``: offline rules can prove a citation impossible, never real.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from legal_judge.checks.citation_regex import RegexCite, find_us_regex
+from legal_judge.checks.citation_rules import CASE_RULES, LAW_RULES, RuleContext, resolve_court
+from legal_judge.checks.eyecite_layer import CleanText, EyeciteRecord, clean_whitespace, extract
+from legal_judge.checks.foreign_regex import find_foreign_regex
+from legal_judge.checks.report import (
+    FORCING_STATUSES,
+    CitationFinding,
+    CitationKind,
+    CitationReport,
+    CitationStatus,
+    LookupInfo,
+    RuleHit,
+)
+from legal_judge.checks.rules_data import load_rules
+
+__all__ = ["CitationLookup", "LookupQuery", "check_citations", "checker_version"]
+
+_STATUSES: tuple[CitationStatus, ...] = (
+    "invalid",
+    "mismatch",
+    "not_found",
+    "suspicious",
+    "ambiguous",
+    "unverifiable",
+    "verified",
+)
+
+
+class LookupQuery(BaseModel):
+    """One case citation to look up online."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    normalized: str
+    reporter: str
+    case_name: str | None = None
+
+
+class CitationLookup(Protocol):
+    """An online citation database (CourtListener, or a fake in tests)."""
+
+    def lookup(self, queries: Sequence[LookupQuery]) -> dict[str, LookupInfo]:
+        """Return what the database says, keyed by ``LookupQuery.normalized``."""
+        ...
+
+
+@cache
+def checker_version() -> str:
+    """Version string of the checker and the libraries whose data it depends on."""
+    parts = ["legal-judge-checks/1"]
+    for pkg in ("eyecite", "reporters-db", "courts-db"):
+        try:
+            parts.append(f"{pkg}/{version(pkg)}")
+        except PackageNotFoundError:
+            parts.append(f"{pkg}/?")
+    return " ".join(parts)
+
+
+def _status_from_hits(hits: list[RuleHit]) -> CitationStatus:
+    if any(h.severity == "error" for h in hits):
+        return "invalid"
+    if any(h.severity == "warning" for h in hits):
+        return "suspicious"
+    return "unverifiable"
+
+
+_LAW_KINDS: dict[str, CitationKind] = {
+    "C.F.R.": "regulation",
+    "FR": "regulation",
+    "Fed. Reg.": "regulation",
+    "Pub. L.": "public_law",
+}
+
+
+def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) -> CitationFinding:
+    rules = CASE_RULES if rec.kind == "case" else LAW_RULES if rec.kind == "law" else []
+    hits = [hit for rule in rules for hit in rule(rec, ctx)]
+    kind: CitationKind = (
+        "case"
+        if rec.kind == "case"
+        else "journal"
+        if rec.kind == "journal"
+        else _LAW_KINDS.get(rec.reporter, "statute")
+    )
+    court = resolve_court(rec.court_text, ctx.rules) if rec.court_text else None
+    return CitationFinding(
+        text=rec.text,
+        span=rec.span,
+        normalized=rec.normalized,
+        kind=kind,
+        source="eyecite",
+        status=_status_from_hits(hits),
+        reasons=hits,
+        case_name=rec.case_name,
+        year=rec.year,
+        court=court or rec.court_text,
+        parallel_to=parallel_to,
+    )
+
+
+def _from_regex(cite: RegexCite, clean: CleanText) -> CitationFinding:
+    return CitationFinding(
+        text=cite.text,
+        span=clean.original_span(*cite.span),
+        normalized=cite.normalized,
+        kind=cite.kind,
+        source="regex",
+        status=_status_from_hits(cite.hits),
+        reasons=cite.hits,
+        year=cite.year,
+        court=cite.court,
+    )
+
+
+def _offline_findings(clean: CleanText, ctx: RuleContext) -> list[CitationFinding]:
+    records = extract(clean)
+    findings: list[CitationFinding] = []
+    group_head: int | None = None
+    for rec in records:
+        parallel_to = group_head if rec.parallel else None
+        if rec.kind == "case" and not rec.parallel:
+            group_head = len(findings)
+        # Parallel citations share the year in the closing parenthetical; give it to each.
+        if rec.parallel and rec.year is None and parallel_to is not None:
+            rec.year = findings[parallel_to].year
+        findings.append(_from_record(rec, ctx, parallel_to))
+    taken = [rec.clean_span for rec in records]
+    regex_cites = find_us_regex(clean.text, taken, ctx) + find_foreign_regex(clean.text, ctx)
+    findings.extend(_from_regex(c, clean) for c in regex_cites)
+    findings.sort(key=lambda f: f.span)
+    return findings
+
+
+def _lookup_status(finding: CitationFinding, info: LookupInfo, weak: set[str]) -> CitationStatus:
+    reporter = finding.normalized.split(" ", 1)[-1].rsplit(" ", 1)[0]
+    if info.http_status == 200:
+        return "mismatch" if info.name_match is False else "verified"
+    if info.http_status == 300:
+        if info.name_match is False:
+            return "mismatch"
+        return "verified" if len(info.matched_cluster_ids) == 1 else "ambiguous"
+    if info.http_status == 404:
+        return "unverifiable" if reporter in weak else "not_found"
+    return finding.status
+
+
+def _lookup_reason(status: CitationStatus, info: LookupInfo) -> RuleHit | None:
+    if status == "not_found":
+        return RuleHit(
+            rule="lookup_not_found",
+            severity="error",
+            message=info.message or "not in CourtListener",
+        )
+    if status == "mismatch":
+        names = "; ".join(info.case_names[:3]) or "another case"
+        return RuleHit(
+            rule="lookup_mismatch", severity="error", message=f"this volume/page is {names}"
+        )
+    if info.message:
+        return RuleHit(rule="lookup", severity="info", message=info.message)
+    return None
+
+
+def _apply_lookup(
+    findings: list[CitationFinding], lookup: CitationLookup, ctx: RuleContext
+) -> None:
+    todo = [
+        f for f in findings if f.kind == "case" and f.source == "eyecite" and f.status != "invalid"
+    ]
+    if not todo:
+        return
+    queries = [
+        LookupQuery(
+            normalized=f.normalized,
+            reporter=f.normalized.split(" ", 1)[-1].rsplit(" ", 1)[0],
+            case_name=f.case_name,
+        )
+        for f in todo
+    ]
+    answers = lookup.lookup(queries)
+    weak = set(ctx.rules.get("lookup")["weak_coverage_reporters"])
+    for finding in todo:
+        info = answers.get(finding.normalized)
+        if info is None:
+            continue
+        finding.lookup = info
+        status = _lookup_status(finding, info, weak)
+        reason = _lookup_reason(status, info)
+        if reason:
+            finding.reasons.append(reason)
+        finding.status = status
+
+
+def _summarise(
+    findings: list[CitationFinding], lookup_used: bool, ctx: RuleContext
+) -> CitationReport:
+    counts: dict[str, int] = {s: 0 for s in _STATUSES}
+    for f in findings:
+        counts[f.status] += 1
+    forcing = []
+    for f in findings:
+        if f.status in FORCING_STATUSES:
+            why = "; ".join(h.message for h in f.reasons if h.severity == "error") or f.status
+            forcing.append(f"{f.status}: {f.text} ({why})")
+    return CitationReport(
+        findings=findings,
+        counts=counts,
+        forces_zero=bool(forcing),
+        forcing_reasons=forcing,
+        lookup_used=lookup_used,
+        checker_version=checker_version(),
+        rules_version=ctx.rules.version,
+    )
+
+
+def check_citations(
+    text: str, *, today: date, lookup: CitationLookup | None = None
+) -> CitationReport:
+    """Find every legal citation in ``text`` and decide what can be known about it.
+
+    Args:
+        text: the answer (or any legal text) to check.
+        today: the date the rules treat as "now" (future years, the sitting Congress).
+        lookup: an online database client; None checks offline only.
+
+    Returns:
+        One finding per citation (spans in ``text``), counts by status, and ``forces_zero``
+        when any citation is invalid, mismatched or not found.
+    """
+    ctx = RuleContext(rules=load_rules(), today=today)
+    clean = clean_whitespace(text)
+    findings = _offline_findings(clean, ctx)
+    if lookup is not None:
+        _apply_lookup(findings, lookup, ctx)
+    return _summarise(findings, lookup is not None, ctx)

@@ -1,0 +1,237 @@
+"""eyecite in one place: whitespace cleaning with an offset map, the memoised court lookup,
+and a flat record per citation with the year and court taken from the right parenthetical."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import eyecite.helpers as _eyecite_helpers
+from eyecite import get_citations
+from eyecite.models import (
+    CitationBase,
+    FullCaseCitation,
+    FullJournalCitation,
+    FullLawCitation,
+)
+
+__all__ = [
+    "COURT_HELPER_NAME",
+    "CleanText",
+    "EditionInfo",
+    "EyeciteRecord",
+    "clean_whitespace",
+    "extract",
+    "install_court_memo",
+]
+
+# The eyecite helper that maps "2d Cir." to a court id. It regex-substitutes over all 2,809
+# courts on every call (~73% of eyecite's time on a long brief), so it is memoised here and
+# nowhere else; tests/checks/test_eyecite_layer.py fails if eyecite renames it.
+COURT_HELPER_NAME = "get_court_by_paren"
+_WS = re.compile(r"\s+")
+
+
+def install_court_memo() -> None:
+    """Replace eyecite's court lookup with a memoised wrapper of itself (identical output).
+
+    Raises:
+        RuntimeError: eyecite no longer has the helper; update COURT_HELPER_NAME.
+    """
+    original = getattr(_eyecite_helpers, COURT_HELPER_NAME, None)
+    if original is None:
+        raise RuntimeError(
+            f"eyecite.helpers.{COURT_HELPER_NAME} is gone; update legal_judge/checks/eyecite_layer.py"
+        )
+    if getattr(original, "_legal_judge_memo", False):
+        return
+    memo: Any = lru_cache(maxsize=4096)(original)
+    memo._legal_judge_memo = True
+    setattr(_eyecite_helpers, COURT_HELPER_NAME, memo)
+
+
+install_court_memo()
+
+
+@dataclass(frozen=True)
+class CleanText:
+    """Text with whitespace runs collapsed, and the map back to offsets in the original."""
+
+    text: str
+    offsets: list[int]
+    original_length: int
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        """Map a [start, end) span of the cleaned text back to the original text."""
+        if end <= start:
+            return (self.offsets[start], self.offsets[start]) if self.offsets else (0, 0)
+        return self.offsets[start], self.offsets[end - 1] + 1
+
+
+def clean_whitespace(text: str) -> CleanText:
+    """Collapse whitespace (a citation broken across lines is missed otherwise), keep offsets.
+
+    Args:
+        text: the original text.
+
+    Returns:
+        The cleaned text with a per-character offset map into ``text``.
+    """
+    out: list[str] = []
+    offsets: list[int] = []
+    pos = 0
+    for m in _WS.finditer(text):
+        out.append(text[pos : m.start()])
+        offsets.extend(range(pos, m.start()))
+        out.append(" ")
+        offsets.append(m.start())
+        pos = m.end()
+    out.append(text[pos:])
+    offsets.extend(range(pos, len(text)))
+    return CleanText(text="".join(out), offsets=offsets, original_length=len(text))
+
+
+@dataclass(frozen=True)
+class EditionInfo:
+    """One reporters-db edition a citation may belong to."""
+
+    short_name: str
+    reporter: str
+    cite_type: str
+    start_year: int | None
+    end_year: int | None
+
+
+@dataclass
+class EyeciteRecord:
+    """The facts the rules need about one full citation eyecite found."""
+
+    kind: str  # case | law | journal
+    text: str
+    span: tuple[int, int]
+    clean_span: tuple[int, int]
+    groups: dict[str, str | None]
+    reporter: str
+    normalized: str
+    editions: list[EditionInfo] = field(default_factory=list)
+    year: int | None = None
+    year_text: str | None = None
+    court_text: str | None = None
+    case_name: str | None = None
+    parallel: bool = False
+    publisher: str | None = None
+
+
+def _editions(cite: Any) -> list[EditionInfo]:
+    result = []
+    for ed in cite.exact_editions or cite.variation_editions or ():
+        result.append(
+            EditionInfo(
+                short_name=ed.short_name,
+                reporter=ed.reporter.short_name,
+                cite_type=ed.reporter.cite_type,
+                start_year=ed.start.year if ed.start else None,
+                end_year=ed.end.year if ed.end else None,
+            )
+        )
+    return result
+
+
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|June?|July?|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.?"
+# The parenthetical right after a citation: pin cites and parallel citations may come first
+# (never a parenthesis or a semicolon), then "(court month day, year)".
+_POST = re.compile(
+    rf"(?P<extra>[^(;]{{0,160}}?)\((?:(?P<court>[^()]{{0,40}}?)\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+)?"
+    r"(?P<year>1[6-9]\d\d|20\d\d)(?:[-–]\d{2})?\)"
+)
+_PROSE = re.compile(
+    r"\b(?!cert\b|denied\b|dismissed\b|granted\b|modified\b|aff'd\b|rev'd\b)[a-z]{4,}\b"
+)
+
+
+def _post_paren(text: str, end: int) -> tuple[str | None, str | None]:
+    """(year, court) from the parenthetical right after the citation, or (None, None).
+
+    eyecite's own metadata.year can come from text before the citation or from a later
+    parenthetical (its court group runs lazily across brackets up to the next year), so the
+    year and court are read here from the cleaned text after the citation instead.
+    """
+    m = _POST.match(text, end, min(len(text), end + 260))
+    if not m or _PROSE.search(m["extra"]):
+        return None, None
+    court = (m["court"] or "").strip(" ,") or None
+    return m["year"], court
+
+
+def _case_name(cite: FullCaseCitation) -> str | None:
+    plaintiff = (cite.metadata.plaintiff or "").strip()
+    defendant = (cite.metadata.defendant or "").strip()
+    if plaintiff and defendant:
+        return f"{plaintiff} v. {defendant}"
+    return None
+
+
+def _case_record(cite: FullCaseCitation, previous: Any, clean: CleanText) -> EyeciteRecord:
+    start, end = cite.span()
+    year_text, court_text = _post_paren(clean.text, end)
+    parallel = (
+        isinstance(previous, FullCaseCitation)
+        and cite.full_span_start is not None
+        and previous.full_span_start == cite.full_span_start
+    )
+    reporter = cite.corrected_reporter()
+    return EyeciteRecord(
+        kind="case",
+        text=clean.text[start:end],
+        span=clean.original_span(start, end),
+        clean_span=(start, end),
+        groups=dict(cite.groups),
+        reporter=reporter,
+        normalized=" ".join(
+            p for p in (cite.groups.get("volume"), reporter, cite.groups.get("page")) if p
+        ),
+        editions=_editions(cite),
+        year=int(year_text) if year_text else None,
+        year_text=year_text,
+        court_text=court_text,
+        case_name=_case_name(cite),
+        parallel=parallel,
+    )
+
+
+def _law_record(cite: FullLawCitation | FullJournalCitation, clean: CleanText) -> EyeciteRecord:
+    start, end = cite.span()
+    year_text = cite.metadata.year
+    return EyeciteRecord(
+        kind="law" if isinstance(cite, FullLawCitation) else "journal",
+        text=clean.text[start:end],
+        span=clean.original_span(start, end),
+        clean_span=(start, end),
+        groups=dict(cite.groups),
+        reporter=cite.corrected_reporter(),
+        normalized=cite.corrected_citation(),
+        editions=_editions(cite),
+        year=int(year_text[:4]) if year_text and year_text[:4].isdigit() else None,
+        year_text=year_text,
+        publisher=getattr(cite.metadata, "publisher", None),
+    )
+
+
+def extract(clean: CleanText) -> list[EyeciteRecord]:
+    """Run eyecite on cleaned text and return one record per full citation, in text order.
+
+    Short forms, id., supra and bare section signs are skipped: they point back at a full
+    citation that is checked itself.
+    """
+    records: list[EyeciteRecord] = []
+    previous: CitationBase | None = None
+    for cite in get_citations(clean.text):
+        if isinstance(cite, FullCaseCitation):
+            if cite.groups.get("page"):
+                records.append(_case_record(cite, previous, clean))
+            previous = cite
+        elif isinstance(cite, FullLawCitation | FullJournalCitation):
+            records.append(_law_record(cite, clean))
+    return records
