@@ -1,0 +1,605 @@
+"""The only module that imports ``langfuse`` (SDK v5): delivery, prompts, datasets, evaluators.
+
+Configuration is the SDK's: ``LANGFUSE_PUBLIC_KEY``, ``LANGFUSE_SECRET_KEY``, ``LANGFUSE_BASE_URL``
+(``LANGFUSE_TIMEOUT`` seconds per request, default 5). The rest of the package talks to
+:mod:`legal_judge.sink`, which calls :func:`deliver_outbox` here.
+
+Delivery is synchronous and bounded: spans go through a recording OTLP exporter (so a failed export
+is known, not only logged), ``force_flush`` gets the remaining time, scores are posted with
+``api.scores.create`` (``max_retries=0``, per-request timeout) so a 207 rejection or an outage leaves
+the outbox row pending. Observation ids are derived from seeds through a deterministic OpenTelemetry
+id generator and start/end times come from the store, so a resend updates instead of duplicating.
+
+Evaluator adapter example (``run_experiment`` calls it once per item)::
+
+    from langfuse import get_client
+    from legal_judge.langfuse_sync import ensemble_evaluator
+
+    def score_fn(item):            # BenchmarkItem -> EnsembleResult, e.g. the runner's ensemble
+        return my_ensemble.judge_one(item)
+
+    get_client().run_experiment(
+        name="legal-judge-smoke",
+        data=[{"input": {"id": "q1", "prompt": "Is a verbal lease valid?"}}],
+        task=lambda *, item, **kw: my_system_under_test(item["input"]["prompt"]),
+        evaluators=[ensemble_evaluator(score_fn)],
+    )
+"""
+
+from __future__ import annotations
+
+import base64
+import contextvars
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+from urllib.parse import quote
+
+from langfuse import Evaluation, Langfuse, LangfuseOtelSpanAttributes, propagate_attributes
+from langfuse.api import ConfigCategory, CreateTextPromptRequest, Prompt_Text
+from langfuse.api.commons.errors import NotFoundError as LfNotFound
+from langfuse.api.scores import CreateScoreRequest
+from langfuse.model import TextPromptClient
+from opentelemetry import context as otel_context
+from opentelemetry import trace as otel_trace
+from opentelemetry.exporter.otlp.proto.http import Compression
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
+
+from legal_judge.assets import load_assets
+from legal_judge.errors import ConfigError, InputError, Problem, SyncError
+from legal_judge.models import BenchmarkItem, EnsembleResult
+from legal_judge.store import Store
+from legal_judge.sync.mask import Masker, load_masker
+from legal_judge.sync.plan import (
+    ObsPlan,
+    ScoreConfigSpec,
+    ScorePlan,
+    TracePlan,
+    det_id,
+    run_plans,
+    score_config_specs,
+    span_id,
+)
+from legal_judge.sync.plan_other import audit_plan, calibration_plan, label_scores
+from legal_judge.sync.prompts import (
+    judge_prompt_name,
+    local_prompts,
+    remote_matches,
+    rubric_label,
+)
+
+__all__ = [
+    "LangfuseSettings", "configured", "require_settings", "deliver_outbox", "diff_prompts", "ensemble_evaluator",
+    "evaluations_from_result", "load_langfuse_dataset", "promote_prompt", "pull_prompt",
+    "push_dataset", "push_prompts", "resolve_prompt_versions", "settings_from_env",
+]
+
+_NEXT_SPAN_ID: contextvars.ContextVar[int | None] = contextvars.ContextVar("lj_span_id", default=None)
+
+
+@dataclass(frozen=True)
+class LangfuseSettings:
+    """Where and how to reach Langfuse."""
+
+    public_key: str
+    secret_key: str
+    base_url: str
+    timeout_s: float = 5.0
+
+
+def settings_from_env() -> LangfuseSettings | None:
+    """Settings from the SDK's environment variables, or None when any of the three is missing."""
+    pk, sk = os.environ.get("LANGFUSE_PUBLIC_KEY"), os.environ.get("LANGFUSE_SECRET_KEY")
+    url = os.environ.get("LANGFUSE_BASE_URL") or os.environ.get("LANGFUSE_HOST")
+    if not (pk and sk and url):
+        return None
+    return LangfuseSettings(pk, sk, url.rstrip("/"), float(os.environ.get("LANGFUSE_TIMEOUT", 5)))
+
+
+def configured() -> bool:
+    """True when LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_BASE_URL are set."""
+    return settings_from_env() is not None
+
+
+def require_settings() -> LangfuseSettings:
+    """The settings, or a ConfigError that names the missing variables."""
+    s = settings_from_env()
+    if s is None:
+        raise ConfigError("Langfuse is not configured", code="langfuse-unconfigured",
+                          fix="set LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_BASE_URL")
+    return s
+
+
+# client ----------------------------------------------------------------------------------------
+class _SeededIds(IdGenerator):
+    """Span ids from a context variable when set (deterministic observations), else random."""
+
+    def __init__(self) -> None:
+        self._random = RandomIdGenerator()
+
+    def generate_span_id(self) -> int:
+        return _NEXT_SPAN_ID.get() or self._random.generate_span_id()
+
+    def generate_trace_id(self) -> int:
+        return self._random.generate_trace_id()
+
+
+class _RecordingExporter(SpanExporter):
+    """The SDK's OTLP exporter, counting exports that failed (the SDK only logs them)."""
+
+    def __init__(self, inner: SpanExporter) -> None:
+        self.inner, self.failures, self.exported = inner, 0, 0
+
+    def export(self, spans: Any) -> SpanExportResult:
+        try:
+            result = self.inner.export(spans)
+        except Exception:  # transport errors must count as failures, never escape the BSP thread
+            result = SpanExportResult.FAILURE
+        if result == SpanExportResult.SUCCESS:
+            self.exported += len(spans)
+        else:
+            self.failures += 1
+        return result
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+@dataclass
+class _Client:
+    settings: LangfuseSettings
+    lf: Langfuse
+    provider: TracerProvider
+    exporter: _RecordingExporter
+
+
+_CLIENT: _Client | None = None
+
+
+def _client(settings: LangfuseSettings) -> _Client:
+    """One client per settings; a change of settings shuts the old one down (SDK singletons)."""
+    global _CLIENT
+    if _CLIENT is not None and _CLIENT.settings == settings:
+        return _CLIENT
+    if _CLIENT is not None:
+        from langfuse._client.resource_manager import LangfuseResourceManager  # private: reset
+
+        _CLIENT.provider.shutdown()
+        LangfuseResourceManager.reset()
+    auth = base64.b64encode(f"{settings.public_key}:{settings.secret_key}".encode()).decode()
+    from langfuse._version import __version__ as sdk_version
+
+    # the same endpoint and headers the SDK's own exporter uses
+    otlp = OTLPSpanExporter(
+        endpoint=f"{settings.base_url}/api/public/otel/v1/traces",
+        headers={"Authorization": f"Basic {auth}", "x-langfuse-sdk-name": "python",
+                 "x-langfuse-sdk-version": sdk_version, "x-langfuse-public-key": settings.public_key,
+                 "x-langfuse-ingestion-version": "4"},
+        timeout=settings.timeout_s, compression=Compression.Gzip)
+    exporter = _RecordingExporter(otlp)
+    provider = TracerProvider(id_generator=_SeededIds())
+    lf = Langfuse(public_key=settings.public_key, secret_key=settings.secret_key,
+                  base_url=settings.base_url, timeout=math.ceil(settings.timeout_s),
+                  tracer_provider=provider, span_exporter=exporter, sample_rate=1.0,
+                  flush_interval=0.2)
+    _CLIENT = _Client(settings, lf, provider, exporter)
+    return _CLIENT
+
+
+class _Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return self.end - time.monotonic()
+
+    def options(self) -> Any:
+        left = self.left()
+        if left <= 0:
+            raise TimeoutError("flush timeout reached")
+        return {"timeout_in_seconds": max(1, math.ceil(left)), "max_retries": 0}
+
+
+# traces and scores -----------------------------------------------------------------------------
+def _ns(dt: Any) -> int:
+    return int(dt.timestamp() * 1e9)
+
+
+def _start(c: _Client, tid: str, o: ObsPlan, parent: Any, base: Any) -> Any:
+    ctx = otel_trace.set_span_in_context(parent, base)
+    token = _NEXT_SPAN_ID.set(int(span_id(tid, o.key), 16))
+    try:
+        # private SDK helpers: the public API cannot set start times or span ids
+        otel_span = c.lf._otel_tracer.start_span(o.name, context=ctx, start_time=_ns(o.start))
+    finally:
+        _NEXT_SPAN_ID.reset(token)
+    if o.parent is None:
+        otel_span.set_attribute(LangfuseOtelSpanAttributes.AS_ROOT, True)
+    prompt = None
+    if o.prompt is not None:
+        prompt = TextPromptClient(Prompt_Text(name=o.prompt[0], version=o.prompt[1], prompt="",
+                                              config={}, labels=[], tags=[]))
+    extra: dict[str, Any] = {}
+    if o.as_type == "generation":
+        extra = {"model": o.model, "model_parameters": o.model_parameters,
+                 "usage_details": o.usage, "cost_details": o.cost, "prompt": prompt}
+    return c.lf._create_observation_from_otel_span(
+        otel_span=otel_span, as_type=cast(Any, o.as_type), input=o.input, output=o.output,
+        metadata=o.metadata, level=cast(Any, o.level), status_message=o.status_message, **extra)
+
+
+def _emit(c: _Client, plan: TracePlan) -> None:
+    tid = plan.trace_id
+    remote = otel_trace.NonRecordingSpan(otel_trace.SpanContext(
+        trace_id=int(tid, 16), span_id=int(span_id(tid, "__remote_parent__"), 16), is_remote=True,
+        trace_flags=otel_trace.TraceFlags(otel_trace.TraceFlags.SAMPLED)))
+    with propagate_attributes(session_id=plan.session_id, trace_name=plan.name, tags=plan.tags,
+                              metadata={k: str(v)[:200] for k, v in plan.metadata.items()}):
+        base = otel_context.get_current()
+        made: dict[str, Any] = {}
+        for o in plan.observations:
+            parent = made[o.parent]._otel_span if o.parent else remote
+            made[o.key] = _start(c, tid, o, parent, base)
+        for o in reversed(plan.observations):
+            made[o.key].end(end_time=_ns(o.end))
+
+
+def _score_request(s: ScorePlan, config_ids: dict[str, str]) -> CreateScoreRequest:
+    cid = config_ids.get(s.config) if s.config else None
+    return CreateScoreRequest(
+        id=s.id, trace_id=s.trace_id, name=s.name, value=s.value, data_type=cast(Any, s.data_type),
+        observation_id=span_id(s.trace_id, s.observation_key) if s.observation_key else None,
+        comment=s.comment, metadata=s.metadata, config_id=cid, source=cast(Any, s.source),
+        timestamp=s.timestamp)
+
+
+def _post_scores(c: _Client, scores: list[ScorePlan], config_ids: dict[str, str],
+                 dl: _Deadline) -> None:
+    for i in range(0, len(scores), 100):
+        batch = [_score_request(s, config_ids) for s in scores[i:i + 100]]
+        resp = c.lf.api.scores.create(request=batch, request_options=dl.options())
+        if getattr(resp, "rejected", 0):
+            msgs = "; ".join(e.message for e in resp.errors[:3])
+            raise SyncError(f"Langfuse rejected {resp.rejected} scores: {msgs}",
+                            fix="check the score configs in Langfuse match the rubrics")
+
+
+def ensure_score_configs(c: _Client, specs: list[ScoreConfigSpec],
+                         dl: _Deadline) -> dict[str, tuple[str, str]]:
+    """Score config ids by name (created once: existing configs are reused by name)."""
+    existing: dict[str, tuple[str, str]] = {}
+    page = 1
+    while True:
+        got = c.lf.api.score_configs.get(page=page, limit=100, request_options=dl.options())
+        existing.update({cfg.name: (cfg.id, str(cfg.data_type)) for cfg in got.data
+                         if not cfg.is_archived})
+        if page >= (got.meta.total_pages or 1):
+            break
+        page += 1
+    for s in specs:
+        if s.name in existing:
+            continue
+        kwargs: dict[str, Any] = {"description": s.description}
+        if s.min_value is not None:
+            kwargs.update(min_value=s.min_value, max_value=s.max_value)
+        if s.categories:
+            kwargs["categories"] = [ConfigCategory(label=lb, value=v) for lb, v in s.categories]
+        cfg = c.lf.api.score_configs.create(name=s.name, data_type=s.data_type,
+                                            request_options=dl.options(), **kwargs)
+        existing[s.name] = (cfg.id, str(cfg.data_type))
+    return existing
+
+
+def _flush_spans(c: _Client, dl: _Deadline) -> None:
+    before = c.exporter.failures
+    left = dl.left()
+    if left <= 0 or not c.provider.force_flush(timeout_millis=int(left * 1000)):
+        raise TimeoutError("span export did not finish within the flush timeout")
+    if c.exporter.failures != before:
+        raise SyncError("Langfuse did not accept the span export (OTLP)",
+                        fix="check LANGFUSE_BASE_URL and the keys; `legal-judge sync` retries")
+
+
+@dataclass
+class DeliveryResult:
+    """What one delivery attempt did."""
+
+    delivered: list[int] = field(default_factory=list)
+    failed: dict[int, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    timed_out: bool = False
+
+
+def _plans_for(row: dict[str, Any], store: Store, masker: Masker,
+               configs: dict[str, tuple[str, str]]) -> tuple[list[TracePlan], list[ScorePlan],
+                                                              list[str]]:
+    kind, eid = row["entity_kind"], row["entity_id"]
+    if kind == "run":
+        return run_plans(store, eid, masker=masker, configs=set(configs),
+                         judge_name=judge_prompt_name()), [], []
+    if kind == "audit":
+        return [audit_plan(store, eid, masker=masker)], [], []
+    if kind == "calibration":
+        return [calibration_plan(store, eid, masker=masker)], [], []
+    if kind in ("human_labels", "labels"):
+        scores, skipped = label_scores(store, eid, masker=masker,
+                                       kinds={k: v[1] for k, v in configs.items()})
+        return [], scores, [f"label not mapped to a score config: {s}" for s in skipped]
+    raise SyncError(f"unknown outbox entity kind '{kind}'", fix="upgrade legal-judge")
+
+
+def deliver_outbox(store: Store, *, timeout_s: float = 10.0,
+                   masker: Masker | None = None) -> DeliveryResult:
+    """Deliver every pending outbox row to Langfuse within ``timeout_s`` (plus at most ~1 s).
+
+    Rows delivered are marked synced; a failed row is marked with its error and stays pending.
+    Never raises for Langfuse being down or slow.
+    """
+    result = DeliveryResult()
+    rows = store.outbox_pending()
+    if not rows:
+        return result
+    masker = masker if masker is not None else load_masker()
+    dl = _Deadline(timeout_s)
+    try:
+        c = _client(require_settings())
+        configs = ensure_score_configs(c, score_config_specs(load_assets()), dl)
+    except Exception as exc:  # outage, auth, timeout: nothing delivered, the outbox stays
+        _fail(store, result, [r["id"] for r in rows], exc)
+        return result
+    config_ids = {k: v[0] for k, v in configs.items()}
+    for row in rows:
+        try:
+            traces, scores, notes = _plans_for(row, store, masker, configs)
+            for plan in traces:
+                _emit(c, plan)
+                scores = [*scores, *plan.scores]
+            _flush_spans(c, dl)
+            _post_scores(c, scores, config_ids, dl)
+        except Exception as exc:
+            _fail(store, result, [row["id"]], exc)
+            if result.timed_out:
+                rest = [r["id"] for r in rows if r["id"] not in result.failed]
+                _fail(store, result, rest, exc)
+                break
+            continue
+        result.notes += notes
+        store.outbox_mark([row["id"]])
+        result.delivered.append(row["id"])
+    return result
+
+
+def _fail(store: Store, result: DeliveryResult, ids: list[int], exc: BaseException) -> None:
+    if not ids:
+        return
+    message = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, TimeoutError) or "timed out" in str(exc).lower() or "Timeout" in message:
+        result.timed_out = True
+    store.outbox_mark(ids, error=message)
+    result.failed.update({i: message for i in ids})
+
+
+# prompts ---------------------------------------------------------------------------------------
+def _enc(name: str) -> str:
+    return quote(name, safe="")
+
+
+def _get(c: _Client, name: str, *, label: str | None = None, version: int | None = None,
+         resolve: bool = True) -> Any:
+    try:
+        return c.lf.api.prompts.get(_enc(name), label=label, version=version,
+                                    resolve=None if resolve else False,
+                                    request_options={"max_retries": 0})
+    except LfNotFound:
+        return None
+
+
+def push_prompts(*, label: str | None = None, judge_name: str | None = None) -> list[dict[str, Any]]:
+    """Create a Langfuse version for each repository prompt whose content hash changed.
+
+    Returns:
+        One row per prompt: name, kind, action (``created``/``unchanged``), version, sha256.
+
+    Raises:
+        SyncError: Langfuse refused or was unreachable.
+    """
+    c = _client(require_settings())
+    rows = []
+    ref_label = rubric_label()
+    try:
+        for lp in local_prompts(load_assets(), judge_name=judge_name, label=ref_label):
+            cur = _get(c, lp.name, label="latest", resolve=False)
+            if cur is not None and remote_matches(lp, cur.prompt, cur.config):
+                rows.append({"name": lp.name, "kind": lp.kind, "action": "unchanged",
+                             "version": cur.version, "sha256": lp.sha256})
+                continue
+            labels = [label] if label else []
+            if lp.kind == "rubric" and _get(c, lp.name, label=ref_label, resolve=False) is None:
+                labels.append(ref_label)  # bootstrap: the judge prompt's references must resolve
+            made = c.lf.api.prompts.create(request=CreateTextPromptRequest(
+                name=lp.name, prompt=lp.text, config=lp.config, labels=sorted(set(labels)),
+                tags=["legal_judge", lp.kind],
+                commit_message=f"legal-judge push ({lp.config['legal_judge']['asset']})"))
+            rows.append({"name": lp.name, "kind": lp.kind, "action": "created",
+                         "version": made.version, "sha256": lp.sha256})
+    except (ConfigError, SyncError):
+        raise
+    except Exception as exc:
+        raise SyncError(f"prompt push failed: {exc}",
+                        fix="check LANGFUSE_BASE_URL and the keys, then run it again") from None
+    return rows
+
+
+def pull_prompt(name: str, *, label: str | None = "production",
+                version: int | None = None) -> dict[str, Any]:
+    """One prompt version (references resolved) as a dict."""
+    c = _client(require_settings())
+    try:
+        got = _get(c, name, label=None if version else label, version=version)
+    except Exception as exc:
+        raise SyncError(f"cannot fetch prompt {name}: {exc}", fix="check LANGFUSE_BASE_URL") from None
+    if got is None:
+        from legal_judge.errors import NotFoundError
+
+        raise NotFoundError(f"no Langfuse prompt {name} with {'version ' + str(version) if version else 'label ' + str(label)}",
+                            fix="`legal-judge prompts diff` lists the prompts and their versions")
+    return {"name": got.name, "version": got.version, "labels": list(got.labels),
+            "prompt": got.prompt, "config": got.config}
+
+
+def promote_prompt(name: str, version: int, *, label: str = "production") -> list[str]:
+    """Move ``label`` to ``version`` of ``name``; returns that version's labels."""
+    c = _client(require_settings())
+    try:
+        got = c.lf.api.prompt_version.update(name=_enc(name), version=version, new_labels=[label])
+    except LfNotFound:
+        from legal_judge.errors import NotFoundError
+
+        raise NotFoundError(f"no Langfuse prompt {name} version {version}",
+                            fix="`legal-judge prompts diff` shows the versions") from None
+    except Exception as exc:
+        raise SyncError(f"promote failed: {exc}", fix="check LANGFUSE_BASE_URL") from None
+    return list(got.labels)
+
+
+def diff_prompts(*, label: str = "latest") -> list[dict[str, Any]]:
+    """Repository prompts against Langfuse's ``label`` version: same / changed / missing."""
+    c = _client(require_settings())
+    out = []
+    try:
+        for lp in local_prompts(load_assets()):
+            cur = _get(c, lp.name, label=label, resolve=False)
+            remote = (cur.config or {}).get("sha256") if cur is not None else None
+            out.append({"name": lp.name, "local_sha256": lp.sha256, "remote_version":
+                        cur.version if cur else None, "remote_sha256": remote,
+                        "status": "missing" if cur is None else
+                        ("same" if remote_matches(lp, cur.prompt, cur.config) else "changed")})
+    except Exception as exc:
+        raise SyncError(f"prompt diff failed: {exc}", fix="check LANGFUSE_BASE_URL") from None
+    return out
+
+
+def resolve_prompt_versions(*, label: str = "production",
+                            judge_name: str | None = None) -> dict[str, int]:
+    """The composed prompt versions a run uses: the judge prompt and each rubric it references.
+
+    The runner records the result in its run config under ``langfuse_prompts`` (generations then
+    link to that judge prompt version; old runs keep theirs).
+    """
+    c = _client(require_settings())
+    name = judge_name or judge_prompt_name()
+    import re
+
+    try:
+        judge = _get(c, name, label=label, resolve=False)
+        if judge is None:
+            raise SyncError(f"no Langfuse prompt {name} with label {label}",
+                            fix="run `legal-judge prompts push` and promote a version")
+        versions = {name: int(judge.version)}
+        for tag in re.findall(r"@@@langfusePrompt:(.*?)@@@", judge.prompt):
+            params = dict(p.split("=", 1) for p in tag.split("|") if "=" in p)
+            dep = _get(c, params["name"], label=params.get("label"),
+                       version=int(params["version"]) if "version" in params else None,
+                       resolve=False)
+            if dep is not None:
+                versions[dep.name] = int(dep.version)
+    except SyncError:
+        raise
+    except Exception as exc:
+        raise SyncError(f"cannot resolve prompt versions: {exc}", fix="check LANGFUSE_BASE_URL") from None
+    return versions
+
+
+# datasets --------------------------------------------------------------------------------------
+def push_dataset(path: str | Path, *, name: str, masker: Masker | None = None) -> int:
+    """Upload a benchmark file as a Langfuse dataset (item ids derive from name + item id)."""
+    from legal_judge.dataset import load_dataset
+
+    items = load_dataset(path)
+    masker = masker if masker is not None else load_masker()
+    c = _client(require_settings())
+    try:
+        c.lf.create_dataset(name=name, description=f"legal-judge benchmark from {Path(path).name}",
+                            metadata={"source": "legal-judge"})
+        for it in items:
+            c.lf.create_dataset_item(
+                dataset_name=name, id=det_id(f"dataset:{name}:{it.id}"),
+                input=masker.deep({"prompt": it.prompt, "response": it.response,
+                                   "jurisdiction": it.jurisdiction,
+                                   "system_under_test": it.system_under_test}),
+                expected_output=masker.deep({"expected_signals": it.expected_signals}),
+                metadata=masker.deep({"item_id": it.id, **it.metadata}))
+    except Exception as exc:
+        raise SyncError(f"dataset push failed: {exc}", fix="check LANGFUSE_BASE_URL") from None
+    return len(items)
+
+
+def load_langfuse_dataset(name: str) -> list[BenchmarkItem]:
+    """A Langfuse dataset as benchmark items (for ``legal-judge run --dataset langfuse:NAME``)."""
+    c = _client(require_settings())
+    try:
+        ds = c.lf.get_dataset(name)
+    except LfNotFound:
+        from legal_judge.errors import NotFoundError
+
+        raise NotFoundError(f"no Langfuse dataset {name}",
+                            fix="`legal-judge datasets push FILE --name NAME` creates it") from None
+    except Exception as exc:
+        raise SyncError(f"cannot load dataset {name}: {exc}", fix="check LANGFUSE_BASE_URL") from None
+    out, problems = [], []
+    for i, it in enumerate(ds.items, start=1):
+        inp = it.input if isinstance(it.input, dict) else {"prompt": it.input}
+        meta = dict(it.metadata) if isinstance(it.metadata, dict) else {}
+        exp = it.expected_output if isinstance(it.expected_output, dict) else {}
+        try:
+            out.append(BenchmarkItem(
+                id=str(meta.pop("item_id", it.id)), prompt=str(inp.get("prompt") or ""),
+                response=inp.get("response") or "", jurisdiction=inp.get("jurisdiction"),
+                system_under_test=inp.get("system_under_test"), dataset=f"langfuse:{name}",
+                expected_signals=exp.get("expected_signals") or [], metadata=meta))
+        except Exception as exc:
+            problems.append(Problem(f"langfuse:{name}", i, None, f"item {it.id}: {exc}"))
+    if problems:
+        raise InputError(problems, fix="items need input.prompt and input.response")
+    return out
+
+
+# experiments -----------------------------------------------------------------------------------
+def evaluations_from_result(result: EnsembleResult) -> list[Evaluation]:
+    """The ensemble's decision as Langfuse ``Evaluation`` objects (one per rubric + overall)."""
+    evals = [Evaluation(name=k, value=float(v), metadata={"level": "ensemble"})
+             for k, v in sorted(result.scores.items())]
+    if result.hallucination:
+        evals.append(Evaluation(name="hallucination", value=result.hallucination,
+                                data_type="CATEGORICAL"))
+    if result.overall:
+        evals.append(Evaluation(name="overall", value=1.0 if result.overall == "pass" else 0.0,
+                                data_type="BOOLEAN", comment=result.reason,
+                                metadata={"valid_judges": result.valid_judges}))
+    return evals
+
+
+def ensemble_evaluator(score_fn: Callable[[BenchmarkItem], EnsembleResult]
+                       ) -> Callable[..., list[Evaluation]]:
+    """An evaluator for ``run_experiment(evaluators=[...])`` that runs ``score_fn`` on each item."""
+    def evaluator(*, input: Any, output: Any, expected_output: Any = None,  # noqa: A002
+                  metadata: Any = None, **_: Any) -> list[Evaluation]:
+        inp = input if isinstance(input, dict) else {"prompt": str(input)}
+        exp = expected_output if isinstance(expected_output, dict) else {}
+        item = BenchmarkItem(
+            id=str(inp.get("id") or (metadata or {}).get("item_id") or det_id(str(inp))),
+            prompt=str(inp.get("prompt") or input), response=str(output),
+            jurisdiction=inp.get("jurisdiction"),
+            expected_signals=list(exp.get("expected_signals") or []))
+        return evaluations_from_result(score_fn(item))
+    return evaluator

@@ -1,0 +1,117 @@
+"""The small interface the runner, audit and calibration use to send things to Langfuse.
+
+Everything is stored locally first; a sink only queues a reference in the store's outbox
+(``outbox_put``) and :meth:`Sink.flush` delivers the outbox when Langfuse is configured
+(``LANGFUSE_PUBLIC_KEY``, ``LANGFUSE_SECRET_KEY``, ``LANGFUSE_BASE_URL``), within a bounded timeout.
+An outage leaves the rows pending with their error; ``legal-judge sync`` delivers them later. This
+module never imports ``langfuse``; delivery lives in :mod:`legal_judge.langfuse_sync`.
+
+Typical use at the end of a run::
+
+    sink = get_sink()
+    sink.enqueue_run(store, run_id)
+    report = sink.flush(store, timeout_s=10)   # never raises for Langfuse being down
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from legal_judge.store import Store
+from legal_judge.sync.mask import Masker, load_masker
+
+__all__ = ["OutboxSink", "Sink", "SyncReport", "get_sink", "langfuse_configured", "sync_now"]
+
+_ENV = ("LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL")
+
+
+@dataclass
+class SyncReport:
+    """What a flush did."""
+
+    configured: bool
+    delivered: int = 0
+    failed: int = 0
+    pending: int = 0
+    timed_out: bool = False
+    elapsed_s: float = 0.0
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class Sink(Protocol):
+    """Where the core modules report what they stored."""
+
+    def enqueue_run(self, store: Store, run_id: str) -> None:
+        """Queue a run (its items, judge calls, verdicts, results) for delivery."""
+
+    def enqueue_audit(self, store: Store, audit_id: str) -> None:
+        """Queue a bias audit."""
+
+    def enqueue_calibration(self, store: Store, calibration_id: str) -> None:
+        """Queue a calibration."""
+
+    def enqueue_labels(self, store: Store, run_id: str) -> None:
+        """Queue the human labels of a run's items (scores on the judged items' traces)."""
+
+    def flush(self, store: Store, *, timeout_s: float = 10.0) -> SyncReport:
+        """Deliver what is queued, within ``timeout_s``; never raises for Langfuse being down."""
+
+
+def langfuse_configured() -> bool:
+    """True when the three Langfuse environment variables are set."""
+    return all(os.environ.get(k) for k in _ENV) or bool(
+        os.environ.get("LANGFUSE_PUBLIC_KEY") and os.environ.get("LANGFUSE_SECRET_KEY")
+        and os.environ.get("LANGFUSE_HOST"))
+
+
+class OutboxSink:
+    """Writes outbox rows; delivers them on :meth:`flush` when ``deliver`` is true."""
+
+    def __init__(self, *, deliver: bool, masker: Masker | None = None) -> None:
+        self.deliver = deliver
+        self.masker = masker
+
+    def enqueue_run(self, store: Store, run_id: str) -> None:
+        store.outbox_put("run", run_id, {"run_id": run_id})
+
+    def enqueue_audit(self, store: Store, audit_id: str) -> None:
+        store.outbox_put("audit", audit_id, {"audit_id": audit_id})
+
+    def enqueue_calibration(self, store: Store, calibration_id: str) -> None:
+        store.outbox_put("calibration", calibration_id, {"calibration_id": calibration_id})
+
+    def enqueue_labels(self, store: Store, run_id: str) -> None:
+        store.outbox_put("human_labels", run_id, {"run_id": run_id})
+
+    def flush(self, store: Store, *, timeout_s: float = 10.0) -> SyncReport:
+        if not self.deliver:
+            return SyncReport(configured=False, pending=store.outbox_status()["pending"])
+        return sync_now(store, timeout_s=timeout_s, masker=self.masker)
+
+
+def sync_now(store: Store, *, timeout_s: float = 30.0, masker: Masker | None = None) -> SyncReport:
+    """Deliver the outbox to Langfuse now (what ``legal-judge sync`` runs).
+
+    Raises:
+        ConfigError: Langfuse is not configured or the mask file is invalid.
+    """
+    from legal_judge import langfuse_sync
+
+    langfuse_sync.require_settings()
+    t0 = time.monotonic()
+    res = langfuse_sync.deliver_outbox(store, timeout_s=timeout_s,
+                                       masker=masker if masker is not None else load_masker())
+    return SyncReport(
+        configured=True, delivered=len(res.delivered), failed=len(res.failed),
+        pending=store.outbox_status()["pending"], timed_out=res.timed_out,
+        elapsed_s=time.monotonic() - t0,
+        errors=sorted(set(res.failed.values()))[:10], notes=res.notes)
+
+
+def get_sink(*, masker: Masker | None = None) -> OutboxSink:
+    """The sink for this process: delivering when Langfuse is configured, queue-only otherwise."""
+    return OutboxSink(deliver=langfuse_configured(), masker=masker)

@@ -1,0 +1,135 @@
+"""The repository's prompts and rubrics as Langfuse text prompts (pure; no langfuse import).
+
+Naming: the judge system prompt is ``llm-judge-v2`` (``LEGAL_JUDGE_JUDGE_PROMPT`` overrides it),
+each rubric is ``legal-judge/rubric/<name>`` and every other template ``legal-judge/template/<name>``.
+The judge prompt binds the rubrics with Langfuse prompt references
+``@@@langfusePrompt:name=legal-judge/rubric/<name>|label=<rubric label>@@@`` (the label defaults to
+``production``; ``LEGAL_JUDGE_RUBRIC_LABEL`` overrides it), so a rubric edited and promoted in
+Langfuse is picked up by the judge prompt on the next fetch without a code change.
+
+Each prompt's ``config`` carries ``sha256``: the hash of its text and the rest of its config. A push
+creates a Langfuse version only when that hash differs from the newest version's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from legal_judge.assets import Assets, Rubric
+from legal_judge.store import canonical_json
+
+__all__ = [
+    "DEFAULT_JUDGE_PROMPT",
+    "LocalPrompt",
+    "content_hash",
+    "judge_prompt_name",
+    "local_prompts",
+    "prompt_reference",
+    "remote_matches",
+    "rubric_label",
+    "rubric_prompt_name",
+]
+
+DEFAULT_JUDGE_PROMPT = "llm-judge-v2"
+JUDGE_TEMPLATE = "judge_system"
+
+
+@dataclass(frozen=True)
+class LocalPrompt:
+    """One prompt as the repository defines it."""
+
+    name: str
+    kind: str  # "judge" | "rubric" | "template"
+    text: str
+    config: dict[str, Any]
+    dependencies: tuple[str, ...] = ()
+
+    @property
+    def sha256(self) -> str:
+        """The content hash stored in the Langfuse prompt's config."""
+        return str(self.config["sha256"])
+
+
+def judge_prompt_name() -> str:
+    """The Langfuse name of the judge system prompt."""
+    return os.environ.get("LEGAL_JUDGE_JUDGE_PROMPT") or DEFAULT_JUDGE_PROMPT
+
+
+def rubric_label() -> str:
+    """The label the judge prompt's rubric references follow."""
+    return os.environ.get("LEGAL_JUDGE_RUBRIC_LABEL") or "production"
+
+
+def rubric_prompt_name(rubric: str) -> str:
+    """The Langfuse name of a rubric prompt."""
+    return f"legal-judge/rubric/{rubric}"
+
+
+def prompt_reference(name: str, *, label: str) -> str:
+    """A Langfuse prompt reference tag."""
+    return f"@@@langfusePrompt:name={name}|label={label}@@@"
+
+
+def content_hash(text: str, config: Any) -> str:
+    """The hash of a prompt's text and config (the config's own ``sha256`` left out)."""
+    cfg = {k: v for k, v in config.items() if k != "sha256"} if isinstance(config, dict) else config
+    return hashlib.sha256(canonical_json({"prompt": text, "config": cfg}).encode()).hexdigest()
+
+
+def remote_matches(local: LocalPrompt, text: Any, config: Any) -> bool:
+    """True when a Langfuse version holds exactly this content.
+
+    The stored hash alone is not enough: an edit in the Langfuse UI copies the config (and its
+    hash) into the new version, so the text is hashed again here.
+    """
+    stored = config.get("sha256") if isinstance(config, dict) else None
+    return stored == local.sha256 and content_hash(str(text), config) == local.sha256
+
+
+def _with_hash(text: str, config: dict[str, Any]) -> dict[str, Any]:
+    return {**config, "sha256": content_hash(text, config)}
+
+
+def _rubric_text(r: Rubric) -> str:
+    lines = [f"### {r.name} ({r.title})", r.description.strip(), f"Bias guard: {r.bias_guard.strip()}",
+             "Scoring guide:"]
+    lines += [f"- {level}: {text}" for level, text in r.guide.items()]
+    return "\n".join(lines)
+
+
+def _rubric_prompt(r: Rubric) -> LocalPrompt:
+    cfg: dict[str, Any] = {"legal_judge": {
+        "kind": "rubric", "asset": r.id, "asset_sha256": r.sha256, "rubric_kind": r.kind,
+        "scale": r.scale.model_dump() if r.scale else None, "values": r.values}}
+    text = _rubric_text(r)
+    return LocalPrompt(rubric_prompt_name(r.name), "rubric", text, _with_hash(text, cfg))
+
+
+def local_prompts(assets: Assets, *, judge_name: str | None = None,
+                  label: str | None = None) -> list[LocalPrompt]:
+    """Every prompt to push, dependencies (rubrics) before the judge prompt that references them."""
+    judge_name = judge_name or judge_prompt_name()
+    label = label or rubric_label()
+    rubric_set = assets.rubric_set()
+    names = list(rubric_set.rubrics) + [o.rubric for o in rubric_set.optional_rubrics]
+    rubrics = [_rubric_prompt(assets.rubric(n)) for n in dict.fromkeys(names)]
+    template = assets.template(JUDGE_TEMPLATE)
+    refs = [prompt_reference(p.name, label=label) for p in rubrics]
+    text = template.source.rstrip() + "\n\n## Rubric definitions\n\n" + "\n\n".join(refs) + "\n"
+    cfg = {"legal_judge": {"kind": "judge", "asset": template.id, "asset_sha256": template.sha256,
+                           "rubric_set": rubric_set.id, "rubric_label": label,
+                           "rubrics": [p.name for p in rubrics]}}
+    judge = LocalPrompt(judge_name, "judge", text, _with_hash(text, cfg),
+                        tuple(p.name for p in rubrics))
+    others = []
+    for name in sorted(assets.templates):
+        if name == JUDGE_TEMPLATE:
+            continue
+        t = assets.template(name)
+        tcfg = {"legal_judge": {"kind": "template", "asset": t.id, "asset_sha256": t.sha256}}
+        others.append(LocalPrompt(f"legal-judge/template/{name}", "template", t.source,
+                                  _with_hash(t.source, tcfg)))
+    return [*rubrics, judge, *others]

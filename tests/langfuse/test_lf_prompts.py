@@ -1,0 +1,105 @@
+"""Prompt push/pull/promote/diff and composed versions against the stand-in."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from standin import LangfuseStandin
+
+from legal_judge.commands.langfuse import COMMANDS, prompts
+from legal_judge.errors import NotFoundError
+from legal_judge.langfuse_sync import (
+    diff_prompts,
+    promote_prompt,
+    pull_prompt,
+    push_prompts,
+    resolve_prompt_versions,
+)
+from legal_judge.sync.prompts import prompt_reference
+
+
+def _versions(standin: LangfuseStandin, name: str) -> list[dict]:
+    return standin.state.prompts.get(name, [])
+
+
+def _ui_edit(standin: LangfuseStandin, name: str, text: str | None = None) -> int:
+    """What an edit in the Langfuse UI does: a new version (config copied) that takes ``latest``."""
+    versions = standin.state.prompts[name]
+    for p in versions:
+        p["labels"] = [lb for lb in p["labels"] if lb != "latest"]
+    new = {**versions[-1], "version": len(versions) + 1, "labels": ["latest"]}
+    if text is not None:
+        new["prompt"] = text
+    versions.append(new)
+    return int(new["version"])
+
+
+def test_push_twice_creates_one_version(standin: LangfuseStandin) -> None:
+    first = push_prompts(label="staging")
+    assert {r["action"] for r in first} == {"created"}
+    second = push_prompts(label="staging")
+    assert {r["action"] for r in second} == {"unchanged"}
+    judge = _versions(standin, "llm-judge-v2")
+    assert len(judge) == 1 and "staging" in judge[0]["labels"] and "latest" in judge[0]["labels"]
+    rubric = _versions(standin, "legal-judge/rubric/legal_soundness")
+    assert len(rubric) == 1
+    # first rubric version also carries the reference label, so the judge's references resolve
+    assert set(rubric[0]["labels"]) == {"staging", "production", "latest"}
+    assert prompt_reference("legal-judge/rubric/legal_soundness", label="production") in \
+        judge[0]["prompt"]
+    assert judge[0]["config"]["sha256"] == first[[r["name"] for r in first].index(
+        "llm-judge-v2")]["sha256"]
+    assert not standin.state.rejected
+
+
+def test_changed_content_creates_a_version_and_rubric_edits_flow_into_the_judge(
+        standin: LangfuseStandin, monkeypatch: pytest.MonkeyPatch) -> None:
+    push_prompts(label="production")
+    # a lawyer edits a rubric in Langfuse and promotes it: the judge prompt picks it up unchanged
+    name = "legal-judge/rubric/completeness"
+    assert _ui_edit(standin, name, "EDITED COMPLETENESS") == 2
+    promote_prompt(name, 2, label="production")
+    got = pull_prompt("llm-judge-v2", label="production")
+    assert "EDITED COMPLETENESS" in got["prompt"] and "@@@langfusePrompt" not in got["prompt"]
+    versions = resolve_prompt_versions(label="production")
+    assert versions["llm-judge-v2"] == 1 and versions[name] == 2
+    assert versions["legal-judge/rubric/legal_soundness"] == 1
+    rows = {r["name"]: r for r in diff_prompts()}
+    assert rows[name]["status"] == "changed" and rows["llm-judge-v2"]["status"] == "same"
+    # the repository is the source of truth: the next push restores the repo text as v3
+    pushed = {r["name"]: r for r in push_prompts()}
+    assert pushed[name]["action"] == "created" and pushed[name]["version"] == 3
+    # a renamed judge prompt is a new prompt
+    monkeypatch.setenv("LEGAL_JUDGE_JUDGE_PROMPT", "legal-judge/judge")
+    assert {r["name"]: r["action"] for r in push_prompts()}["legal-judge/judge"] == "created"
+
+
+def test_promote_moves_the_label(standin: LangfuseStandin) -> None:
+    push_prompts()
+    name = "legal-judge/template/json_retry"
+    _ui_edit(standin, name)
+    assert "production" in promote_prompt(name, 2)
+    labels = {p["version"]: p["labels"] for p in standin.state.prompts[name]}
+    assert "production" not in labels[1] and "production" in labels[2]
+    with pytest.raises(NotFoundError):
+        promote_prompt(name, 9)
+    with pytest.raises(NotFoundError):
+        pull_prompt("no-such-prompt")
+
+
+def test_cli_prompts(standin: LangfuseStandin) -> None:
+    assert {c.name for c in COMMANDS} == {"prompts", "sync", "datasets"}
+    runner = CliRunner()
+    out = runner.invoke(prompts, ["list"])
+    assert out.exit_code == 0, out.output
+    assert "legal_soundness" in out.output and "judge_system" in out.output
+    out = runner.invoke(prompts, ["push", "--label", "staging"])
+    assert out.exit_code == 0 and "created" in out.output, out.output
+    out = runner.invoke(prompts, ["push", "--label", "staging"])
+    assert "created" not in out.output and "unchanged" in out.output
+    out = runner.invoke(prompts, ["promote", "llm-judge-v2", "1", "--label", "production"])
+    assert out.exit_code == 0, out.output
+    out = runner.invoke(prompts, ["pull", "llm-judge-v2", "--label", "production"])
+    assert out.exit_code == 0 and "senior legal AI quality evaluator" in out.output
+    out = runner.invoke(prompts, ["diff"])
+    assert out.exit_code == 0 and "same" in out.output
