@@ -1,0 +1,254 @@
+"""The quarterly comparison: per rubric and per judge, how far the judges are from the lawyers.
+
+Numeric rubrics: signed divergence (judge - human) with its 95% t CI, mean absolute divergence,
+Cohen's kappa (unweighted, linear, quadratic) and ordinal alpha on scores rounded to the scale's
+levels, interval alpha and Spearman on the raw scores (``legal_judge.stats.agreement_summary``).
+Categorical rubrics (hallucination) use severity indexes for kappa and alpha; a mean divergence
+is not defined there, so they never raise the recalibration flag. The human score of an item is
+the annotators' mean (mode for a category).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import UTC, datetime
+
+import numpy as np
+
+from legal_judge.calibration.data import ENSEMBLE, ComparisonData, human_pass, human_scores
+from legal_judge.calibration.hooks import enqueue_calibration
+from legal_judge.calibration.rubrics import RubricSpec
+from legal_judge.calibration.schema import (
+    QUARTERLY_STANDARD,
+    AgreementRow,
+    CalibrationReport,
+    DisagreementItem,
+    InterAnnotator,
+    Pair,
+    PassFailRow,
+    RubricComparison,
+)
+from legal_judge.errors import ConfigError
+from legal_judge.stats import (
+    agreement_summary,
+    cohen_kappa,
+    confusion_matrix_pf,
+    krippendorff_alpha,
+    spearman,
+)
+from legal_judge.store import Store, canonical_json, utcnow
+
+__all__ = ["compare", "current_quarter", "save_calibration"]
+
+_QUARTER = re.compile(r"^\d{4}-Q[1-4]$")
+Score = float | str
+
+
+def current_quarter(now: datetime | None = None) -> str:
+    """``YYYY-Qn`` of ``now`` (UTC today by default)."""
+    now = now or datetime.now(UTC)
+    return f"{now.year}-Q{(now.month - 1) // 3 + 1}"
+
+
+def check_quarter(quarter: str) -> str:
+    """Validate a ``YYYY-Qn`` quarter label."""
+    if not _QUARTER.match(quarter):
+        raise ConfigError(f"bad quarter '{quarter}'", code="calibration-quarter",
+                          fix="write the quarter as YYYY-Qn, e.g. 2026-Q4")
+    return quarter
+
+
+def _vectors(spec: RubricSpec, judge: dict[str, Score], human: dict[str, Score],
+             items: list[str]) -> tuple[list[float | None], list[float]]:
+    j = [spec.code(judge[i]) if i in judge else None for i in items]
+    return j, [spec.code(human[i]) for i in items]
+
+
+def _empty_row(judge: str, judge_id: str | None, n_unpaired: int) -> AgreementRow:
+    return AgreementRow(judge=judge, judge_id=judge_id, n=0, n_unpaired=n_unpaired,
+                        mean_divergence=None, ci95=None, mean_abs_divergence=None, kappa=None,
+                        kappa_linear=None, kappa_quadratic=None, alpha_ordinal=None,
+                        alpha_interval=None, spearman=None, spearman_p=None, recalibrate=False)
+
+
+def _numeric_row(spec: RubricSpec, judge: str, judge_id: str | None, j: list[float | None],
+                 h: list[float], threshold: float) -> AgreementRow:
+    s = agreement_summary(j, h, labels=[int(v) for v in spec.scale])
+    d = s.divergence
+    return AgreementRow(
+        judge=judge, judge_id=judge_id, n=s.n, n_unpaired=len(h) - s.n,
+        mean_divergence=d.mean_signed, ci95=d.ci95, mean_abs_divergence=d.mean_absolute,
+        kappa=s.kappa, kappa_linear=s.kappa_linear, kappa_quadratic=s.kappa_quadratic,
+        alpha_ordinal=s.alpha_ordinal, alpha_interval=s.alpha_interval,
+        spearman=s.spearman_rho, spearman_p=s.spearman_p,
+        recalibrate=abs(d.mean_signed) > threshold,
+    )
+
+
+def _categorical_row(spec: RubricSpec, judge: str, judge_id: str | None, j: list[float | None],
+                     h: list[float]) -> AgreementRow:
+    levels = [float(i) for i in range(len(spec.values))]
+    paired = [(a, b) for a, b in zip(j, h, strict=True) if a is not None]
+    ja, ha = [a for a, _ in paired], [b for _, b in paired]
+    rho = spearman(ja, ha)
+    return AgreementRow(
+        judge=judge, judge_id=judge_id, n=len(paired), n_unpaired=len(h) - len(paired),
+        mean_divergence=None, ci95=None, mean_abs_divergence=None,
+        kappa=cohen_kappa(ja, ha, labels=levels),
+        kappa_linear=cohen_kappa(ja, ha, weights="linear", labels=levels),
+        kappa_quadratic=cohen_kappa(ja, ha, weights="quadratic", labels=levels),
+        alpha_ordinal=krippendorff_alpha([ja, ha], level="ordinal"),
+        alpha_interval=None,  # the categories are ordered, not evenly spaced
+        alpha_nominal=krippendorff_alpha([ja, ha], level="nominal"),
+        spearman=rho.rho, spearman_p=rho.p_value, recalibrate=False,
+    )
+
+
+def _inter_annotator(data: ComparisonData, spec: RubricSpec) -> InterAnnotator | None:
+    labels = [x for x in data.labels if x.rubric == spec.name]
+    annotators = sorted({x.annotator for x in labels})
+    items = sorted({x.item_id for x in labels})
+    if len(annotators) < 2:
+        return None
+    matrix = np.full((len(annotators), len(items)), np.nan)
+    for x in labels:
+        matrix[annotators.index(x.annotator), items.index(x.item_id)] = spec.code(x.score)
+    multi = int(np.sum(np.sum(~np.isnan(matrix), axis=0) >= 2))
+    if multi == 0:
+        return None
+    numeric = spec.kind == "numeric"
+    return InterAnnotator(
+        annotators=annotators, items_multi=multi,
+        alpha_ordinal=krippendorff_alpha(matrix, level="ordinal"),
+        alpha_interval=krippendorff_alpha(matrix, level="interval") if numeric else None,
+        alpha_nominal=krippendorff_alpha(matrix, level="nominal"),
+    )
+
+
+def _rubric(data: ComparisonData, spec: RubricSpec, human: dict[str, Score],
+            threshold: float) -> tuple[RubricComparison, list[Pair]]:
+    items = sorted(human)
+    rows, pairs = [], []
+    for judge in data.judges:
+        col = data.scores[judge].get(spec.name, {})
+        j, h = _vectors(spec, col, human, items)
+        pairs += [Pair(item_id=i, rubric=spec.name, judge=judge, judge_score=a, human_score=b)
+                  for i, a, b in zip(items, j, h, strict=True)]
+        if all(a is None for a in j):
+            if col or judge == ENSEMBLE:
+                rows.append(_empty_row(judge, data.judge_ids.get(judge), len(items)))
+            continue
+        rows.append(_numeric_row(spec, judge, data.judge_ids.get(judge), j, h, threshold)
+                    if spec.kind == "numeric"
+                    else _categorical_row(spec, judge, data.judge_ids.get(judge), j, h))
+    comp = RubricComparison(
+        rubric=spec.name, kind="numeric" if spec.kind == "numeric" else "categorical",
+        scale=spec.scale, n_labelled=len(items), judges=rows,
+        inter_annotator=_inter_annotator(data, spec), recalibrate=any(r.recalibrate for r in rows),
+    )
+    return comp, pairs
+
+
+def _pass_fail(data: ComparisonData, humans: dict[str, dict[str, Score]]) -> dict[str, PassFailRow]:
+    lawyers = human_pass(data.rubric_set, humans)
+    items = sorted(i for i, v in lawyers.items() if v is not None)
+    out = {}
+    for judge in data.judges:
+        decided = data.judge_pass.get(judge, {})
+        j = [decided.get(i) for i in items]
+        if not any(v is not None for v in j):
+            continue
+        c = confusion_matrix_pf(j, [lawyers[i] for i in items])
+        out[judge] = PassFailRow(
+            n=c.n, both_pass=c.both_pass, judge_pass_human_fail=c.judge_pass_human_fail,
+            judge_fail_human_pass=c.judge_fail_human_pass, both_fail=c.both_fail,
+            agreement=c.agreement, kappa=c.kappa, source=data.pass_source,
+        )
+    return out
+
+
+def _largest(pairs: list[Pair], data: ComparisonData, top: int) -> list[DisagreementItem]:
+    numeric = {r for r, s in data.specs.items() if s.kind == "numeric"}
+    focus = ENSEMBLE if any(p.judge == ENSEMBLE for p in pairs) else None
+    scored = [p for p in pairs if p.judge_score is not None and p.rubric in numeric
+              and (focus is None or p.judge == focus)]
+    scored.sort(key=lambda p: (-abs(p.judge_score - p.human_score), p.item_id, p.rubric, p.judge))  # type: ignore[operator]
+    return [DisagreementItem(item_id=p.item_id, rubric=p.rubric, judge=p.judge,
+                             judge_score=p.judge_score, human_score=p.human_score,  # type: ignore[arg-type]
+                             difference=p.judge_score - p.human_score)  # type: ignore[operator]
+            for p in scored[:top]]
+
+
+_FLAT = ("n", "mean_divergence", "mean_abs_divergence", "kappa", "kappa_linear", "kappa_quadratic",
+         "alpha_ordinal", "alpha_interval", "spearman", "recalibrate")
+
+
+def _flat(rubrics: list[RubricComparison]) -> dict[str, dict[str, float | bool | None]]:
+    """``rubric -> {"<judge>.<metric>": value}``: the shape the Langfuse sync turns into scores."""
+    return {c.rubric: {f"{row.judge}.{m}": getattr(row, m) for row in c.judges for m in _FLAT}
+            for c in rubrics}
+
+
+def compare(
+    data: ComparisonData, *, quarter: str | None = None, threshold: float = 0.5, top: int = 10,
+) -> CalibrationReport:
+    """Compare judges with lawyers on every labelled rubric.
+
+    Args:
+        data: Scores and labels from :func:`~legal_judge.calibration.data.from_store` or
+            :func:`~legal_judge.calibration.data.from_files`.
+        quarter: ``YYYY-Qn``; the current quarter by default.
+        threshold: Recalibrate when ``|mean signed divergence|`` exceeds this (points).
+        top: How many (item, rubric) pairs with the largest ensemble disagreement to list.
+
+    Returns:
+        A :class:`CalibrationReport` (not yet stored: see :func:`save_calibration`).
+
+    Raises:
+        ConfigError: no label matches a judged item, or a bad quarter.
+    """
+    quarter = check_quarter(quarter or current_quarter())
+    humans = human_scores(data.labels, data.specs)
+    if not data.labels:
+        raise ConfigError("no lawyer label matches an item of this comparison",
+                          code="calibration-no-labels",
+                          fix="import labels first: legal-judge calibrate import LABELS")
+    rubrics, pairs = [], []
+    for name, spec in data.specs.items():
+        if name in humans:
+            comp, found = _rubric(data, spec, humans[name], threshold)
+            rubrics.append(comp)
+            pairs += found
+    n_items = len({x.item_id for x in data.labels})
+    notes = []
+    if n_items < QUARTERLY_STANDARD:
+        notes.append(f"only {n_items} labelled items: below the quarterly standard of "
+                     f"{QUARTERLY_STANDARD}; treat the figures as indicative")
+    if any(c.kind == "categorical" for c in rubrics):
+        notes.append("categorical rubrics have no mean divergence; see kappa and pass/fail")
+    flagged = [c.rubric for c in rubrics if c.recalibrate]
+    return CalibrationReport(
+        created_at=utcnow(), quarter=quarter, run_id=data.run_id, source=data.source,
+        rubric_set=data.rubric_set.id, ensemble_judge_id=data.judge_ids.get(ENSEMBLE),
+        judge_ids=dict(sorted(data.judge_ids.items())), threshold=threshold,
+        n_labelled_items=n_items, annotators=sorted({x.annotator for x in data.labels}),
+        below_quarterly_standard=n_items < QUARTERLY_STANDARD, recalibrate=bool(flagged),
+        recalibrate_rubrics=flagged, rubrics=rubrics, per_rubric=_flat(rubrics), pass_fail=_pass_fail(data, humans),
+        largest_disagreements=_largest(pairs, data, top), pairs=pairs, notes=notes,
+    )
+
+
+def save_calibration(store: Store, report: CalibrationReport) -> CalibrationReport:
+    """Store a calibration (and queue it for Langfuse) in one transaction; returns it with its id."""
+    cal_id = f"cal-{report.quarter}-{uuid.uuid4().hex[:8]}"
+    stored = report.model_copy(update={"calibration_id": cal_id})
+    with store.transaction() as db:
+        db.execute(
+            "INSERT INTO calibrations (id, run_id, quarter, judge_id, rubric_set, created_at, "
+            "report_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (cal_id, stored.run_id, stored.quarter, stored.ensemble_judge_id, stored.rubric_set,
+             stored.created_at, canonical_json(stored.model_dump(mode="json"))),
+        )
+        enqueue_calibration(db, cal_id, stored.quarter)
+    return stored

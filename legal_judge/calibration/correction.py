@@ -1,0 +1,216 @@
+"""A fitted monotone correction from judge scores to lawyers' scores, and applying it.
+
+``fit_correction`` learns one isotonic map per numeric rubric per judge_id from a stored
+calibration's pairs and stores it, versioned, in ``corrections``. The runner applies it to later
+runs with ``--calibration ID`` through :func:`correct_result`, which keeps the raw scores beside the
+corrected ones and labels the result ``calibrated:<correction id>``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from legal_judge.calibration.data import ENSEMBLE
+from legal_judge.calibration.rubrics import rubric_specs
+from legal_judge.calibration.schema import CalibrationReport, Correction, IsotonicMap
+from legal_judge.errors import ConfigError, NotFoundError
+from legal_judge.stats import IsotonicModel, apply_isotonic, fit_isotonic
+from legal_judge.store import Store, canonical_json, utcnow
+
+__all__ = [
+    "MIN_PAIRS",
+    "apply_correction",
+    "correct_result",
+    "correct_verdict",
+    "fit_correction",
+    "load_calibration",
+    "load_correction",
+]
+
+# Below this many labelled pairs an isotonic fit mostly memorises noise; the rubric is skipped.
+MIN_PAIRS = 5
+
+
+def load_calibration(store: Store, calibration_id: str) -> CalibrationReport:
+    """A stored calibration report.
+
+    Raises:
+        NotFoundError: no such calibration.
+    """
+    row = store.db.execute("SELECT report_json FROM calibrations WHERE id = ?",
+                           (calibration_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no calibration '{calibration_id}' in {store.path}",
+                            fix="`legal-judge calibrate history` lists the calibrations")
+    return CalibrationReport.model_validate(json.loads(row[0]))
+
+
+def load_correction(store: Store, correction_id: str) -> Correction:
+    """A stored correction by id, or the latest correction of a calibration id.
+
+    Raises:
+        NotFoundError: neither a correction nor a calibration with a fitted correction.
+    """
+    row = store.db.execute("SELECT model_json FROM corrections WHERE id = ?",
+                           (correction_id,)).fetchone()
+    if row is None:
+        row = store.db.execute(
+            "SELECT model_json FROM corrections WHERE calibration_id = ? "
+            "ORDER BY created_at DESC, id DESC LIMIT 1", (correction_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no correction '{correction_id}' in {store.path}",
+                            fix="fit one first: legal-judge calibrate fit CALIBRATION_ID")
+    return Correction.model_validate(json.loads(row[0]))
+
+
+def fit_correction(store: Store, calibration_id: str, *, min_pairs: int = MIN_PAIRS) -> Correction:
+    """Fit and store an isotonic correction per numeric rubric per judge_id of a calibration.
+
+    Args:
+        store: The store holding the calibration.
+        calibration_id: The calibration to learn from.
+        min_pairs: Rubrics of a judge with fewer labelled pairs are skipped (listed in
+            ``skipped``).
+
+    Returns:
+        The stored :class:`Correction` (``version`` counts the fits of this calibration).
+    """
+    report = load_calibration(store, calibration_id)
+    _, specs = rubric_specs(report.rubric_set)
+    grouped: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+    for p in report.pairs:
+        spec = specs.get(p.rubric)
+        if spec is not None and spec.kind == "numeric" and p.judge_score is not None:
+            grouped[(p.judge, p.rubric)].append((p.judge_score, p.human_score))
+    maps: dict[str, dict[str, IsotonicMap]] = defaultdict(dict)
+    judges: dict[str, str] = {}
+    skipped = []
+    for (judge, rubric), pairs in sorted(grouped.items()):
+        judge_id = report.judge_ids.get(judge) or judge
+        if len(pairs) < min_pairs:
+            skipped.append(f"{judge}/{rubric}: {len(pairs)} pairs < {min_pairs}")
+            continue
+        x, y = zip(*pairs, strict=True)
+        spec = specs[rubric]
+        model = fit_isotonic(list(x), list(y), scale=(spec.low, spec.high))
+        maps[judge_id][rubric] = IsotonicMap(x_knots=list(model.x_knots), y_knots=list(model.y_knots),
+                                             scale_min=model.scale_min, scale_max=model.scale_max,
+                                             n=model.n)
+        judges[judge_id] = judge
+    if not maps:
+        raise ConfigError(f"calibration '{calibration_id}' has too few labelled pairs to fit",
+                          code="calibration-fit",
+                          fix=f"label at least {min_pairs} items per rubric and compare again")
+    with store.transaction() as db:
+        version = 1 + db.execute("SELECT COUNT(*) FROM corrections WHERE calibration_id = ?",
+                                 (calibration_id,)).fetchone()[0]
+        correction = Correction(
+            id=f"corr-{calibration_id}-v{version}", version=version, calibration_id=calibration_id,
+            quarter=report.quarter, rubric_set=report.rubric_set, created_at=utcnow(),
+            ensemble_judge_id=report.judge_ids.get(ENSEMBLE), judges=judges, maps=dict(maps),
+            skipped=skipped,
+        )
+        db.execute("INSERT INTO corrections (id, calibration_id, created_at, model_json) "
+                   "VALUES (?, ?, ?, ?)", (correction.id, calibration_id, correction.created_at,
+                                           canonical_json(correction.model_dump(mode="json"))))
+    return correction
+
+
+def _model(correction: Correction, rubric: str, judge_id: str) -> IsotonicModel | None:
+    m = correction.maps.get(judge_id, {}).get(rubric)
+    if m is None:
+        return None
+    return IsotonicModel(tuple(m.x_knots), tuple(m.y_knots), m.scale_min, m.scale_max, m.n)
+
+
+def apply_correction(correction: Correction, rubric: str, judge_id: str, score: float) -> float:
+    """The corrected score of one judge on one rubric.
+
+    Raises:
+        ConfigError: the correction has no map for this judge_id and rubric (it was fitted for
+            another judge: a changed judge needs a new calibration).
+    """
+    model = _model(correction, rubric, judge_id)
+    if model is None:
+        raise ConfigError(
+            f"correction {correction.id} has no map for judge_id {judge_id} on {rubric}",
+            code="calibration-mismatch",
+            fix="calibrate this judge (calibrate compare + fit) or run without --calibration",
+        )
+    return float(apply_isotonic(model, np.array([score], dtype=float))[0])
+
+
+def _pinned(correction: Correction, overrides: list[str]) -> set[str]:
+    """Rubrics a rule-based override fixed (e.g. Rule 1's citation_quality = 0): never corrected."""
+    if not overrides:
+        return set()
+    rset, _ = rubric_specs(correction.rubric_set)
+    # The ensemble records an override as "<override name>: <reason> (<detail>)".
+    names = {text.split(":", 1)[0].strip() for text in overrides}
+    return {o.set.rubric for o in rset.overrides if o.name in names}
+
+
+def _corrected(scores: dict[str, float], correction: Correction, judge_id: str,
+               pinned: set[str] | None = None) -> tuple[dict[str, float], list[str]]:
+    out, done = dict(scores), []
+    for rubric, value in scores.items():
+        if rubric not in (pinned or set()) and _model(correction, rubric, judge_id) is not None:
+            out[rubric] = apply_correction(correction, rubric, judge_id, value)
+            done.append(rubric)
+    return out, done
+
+
+def correct_result(result: dict[str, Any], correction: Correction, *,
+                   judge_id: str | None = None) -> dict[str, Any]:
+    """An ensemble result with corrected ``scores``; the uncorrected ones stay in ``raw_scores``.
+
+    Only rubrics with a fitted map change, except those a rule-based override fixed (Rule 1's
+    citation_quality = 0 stays 0); ``flags`` gains ``calibrated:<correction id>``. The pass/fail
+    vote is the judges' own and is left as it was.
+
+    Args:
+        result: An ``EnsembleResult`` as a dict.
+        correction: From :func:`load_correction`.
+        judge_id: The run's ensemble judge_id; when given it must be the one calibrated.
+
+    Raises:
+        ConfigError: another judge_id, no map for the ensemble, or a result already corrected.
+    """
+    ens_id = correction.ensemble_judge_id or ENSEMBLE
+    if judge_id is not None and judge_id != ens_id:
+        raise ConfigError(
+            f"correction {correction.id} was fitted for judge_id {ens_id}, this run's is {judge_id}",
+            code="calibration-mismatch", fix="calibrate the current judge before applying a correction")
+    if ens_id not in correction.maps:
+        raise ConfigError(f"correction {correction.id} has no map for the ensemble",
+                          code="calibration-mismatch", fix="compare the ensemble with labels, then fit")
+    flags = list(result.get("flags", []))
+    if any(f.startswith("calibrated:") for f in flags):
+        raise ConfigError("this result is already calibrated", code="calibration-twice",
+                          fix="apply the correction to the raw scores (raw_scores) only once")
+    pinned = _pinned(correction, list(result.get("overrides", [])))
+    scores, done = _corrected(dict(result.get("scores", {})), correction, ens_id, pinned)
+    if not done:
+        return dict(result)
+    # The ensemble already keeps the judges' uncorrected aggregate in raw_scores (before rule
+    # overrides, which stay pinned above); it is filled here only when a producer left it empty.
+    raw = dict(result.get("raw_scores") or result.get("scores", {}))
+    return {**result, "raw_scores": raw, "scores": scores,
+            "flags": [*flags, f"calibrated:{correction.id}"]}
+
+
+def correct_verdict(verdict: dict[str, Any], correction: Correction) -> dict[str, Any]:
+    """A judge verdict with corrected scores by its own judge_id; raw scores go to ``extra``.
+
+    Unchanged when the correction has no map for the verdict's judge_id.
+    """
+    scores, done = _corrected(dict(verdict.get("scores", {})), correction, verdict["judge_id"])
+    if not done:
+        return dict(verdict)
+    extra = {**verdict.get("extra", {}), "raw_scores": dict(verdict.get("scores", {})),
+             "calibrated": correction.id}
+    return {**verdict, "scores": scores, "extra": extra}

@@ -1,0 +1,328 @@
+"""Read, validate and store lawyers' labels.
+
+Two layouts are accepted, as CSV or JSONL: the long format (one row per item, rubric and annotator:
+``item_id, rubric, score, annotator, labeled_at`` plus an optional ``run_id``) and the wide template
+written by ``calibrate sample`` (one row per item and annotator, one column per rubric). Every defect
+is collected with its line and field and raised as one :class:`InputError`; nothing is stored then.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from legal_judge.calibration.hooks import enqueue_labels
+from legal_judge.calibration.rubrics import RubricSpec
+from legal_judge.calibration.sample import TAIL_COLUMNS, TEXT_COLUMNS
+from legal_judge.calibration.schema import ImportSummary
+from legal_judge.errors import InputError, Problem
+from legal_judge.store import Store, utcnow
+
+__all__ = ["Label", "RawLabel", "import_labels", "load_labels", "read_label_file", "validate_labels"]
+
+_LONG = {"item_id", "rubric", "score"}
+_KNOWN_WIDE = {*TEXT_COLUMNS, *TAIL_COLUMNS, "comment", "notes"}
+
+
+@dataclass(frozen=True)
+class RawLabel:
+    """One score cell as read from a file, before validation."""
+
+    line: int
+    item_id: str
+    run_id: str | None
+    rubric: str
+    score: object
+    annotator: str
+    labeled_at: str
+
+
+@dataclass(frozen=True)
+class Label:
+    """One validated lawyer's score."""
+
+    item_id: str
+    run_id: str | None
+    rubric: str
+    score: float | str
+    annotator: str
+    labeled_at: str
+    line: int = 0
+
+
+def _cell(value: object) -> str:
+    """A cell as text, with the quote that neutralised a formula on export removed again."""
+    text = "" if value is None else str(value).strip()
+    if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r":
+        return text[1:]
+    return text
+
+
+def _from_record(line: int, rec: dict[str, Any], specs: dict[str, RubricSpec],
+                 long: bool) -> Iterator[RawLabel]:
+    item_id, run_id = _cell(rec.get("item_id")), _cell(rec.get("run_id")) or None
+    annotator, labeled_at = _cell(rec.get("annotator")), _cell(rec.get("labeled_at"))
+    if long:
+        yield RawLabel(line, item_id, run_id, _cell(rec.get("rubric")), rec.get("score"),
+                       annotator, labeled_at)
+        return
+    for key, value in rec.items():
+        if key in specs and _cell(value):
+            yield RawLabel(line, item_id, run_id, key, value, annotator, labeled_at)
+
+
+def _unknown_columns(file: str, columns: list[str], specs: dict[str, RubricSpec]) -> list[Problem]:
+    return [Problem(file, 1, c, f"unknown column '{c}': not a rubric ({', '.join(specs)}) "
+                                "nor a template column") for c in columns
+            if c not in specs and c not in _KNOWN_WIDE]
+
+
+def _read_csv(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel], list[Problem]]:
+    file = str(path)
+    out: list[RawLabel] = []
+    problems: list[Problem] = []
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        reader = csv.DictReader(fh)
+        header = [c.strip() for c in (reader.fieldnames or [])]
+        reader.fieldnames = header
+        long = set(header) >= _LONG
+        if not long:
+            problems += _unknown_columns(file, header, specs)
+        start = reader.line_num + 1
+        for rec in reader:
+            if None in rec:
+                problems.append(Problem(file, start, None, "more cells than header columns"))
+            out += _from_record(start, {k: v for k, v in rec.items() if k is not None}, specs, long)
+            start = reader.line_num + 1
+    return out, problems
+
+
+def _read_jsonl(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel], list[Problem]]:
+    file = str(path)
+    out: list[RawLabel] = []
+    problems: list[Problem] = []
+    for line_no, text in enumerate(path.read_text("utf-8-sig").splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            rec = json.loads(text)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(file, line_no, None, f"invalid JSON: {exc.msg}"))
+            continue
+        if not isinstance(rec, dict):
+            problems.append(Problem(file, line_no, None, "expected a JSON object"))
+            continue
+        long = "rubric" in rec
+        if not long:
+            problems += [Problem(file, line_no, p.field, p.message)
+                         for p in _unknown_columns(file, list(rec), specs)]
+        out += _from_record(line_no, rec, specs, long)
+    return out, problems
+
+
+def read_label_file(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel], list[Problem]]:
+    """Read every score cell of a CSV or JSONL label file (long or wide layout).
+
+    Returns:
+        The raw labels and the structural problems (bad JSON, unknown columns).
+
+    Raises:
+        InputError: the file is missing, not UTF-8 or has an unsupported extension.
+    """
+    if not path.is_file():
+        raise InputError([Problem(str(path), None, None, "file not found")])
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".jsonl"):
+        raise InputError([Problem(str(path), None, None, f"unsupported format '{suffix}'")],
+                         fix="give the labels as .csv or .jsonl")
+    try:
+        return _read_csv(path, specs) if suffix == ".csv" else _read_jsonl(path, specs)
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(str(path), None, None, f"not UTF-8: {exc}")],
+                         fix="save the file as UTF-8 (CSV UTF-8 in spreadsheet programs)") from None
+
+
+def _parse_date(text: str) -> str | None:
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    # A date without a zone is the lawyer's day or time; it is recorded as UTC.
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
+
+
+def _check_one(raw: RawLabel, file: str, specs: dict[str, RubricSpec],
+               known: dict[str, set[str]]) -> tuple[Label | None, list[Problem]]:
+    problems = []
+    if not raw.item_id:
+        problems.append(Problem(file, raw.line, "item_id", "item_id is empty"))
+    elif raw.item_id not in known:
+        problems.append(Problem(file, raw.line, "item_id", f"unknown item '{raw.item_id}'"))
+    elif raw.run_id and raw.run_id not in known[raw.item_id]:
+        problems.append(Problem(file, raw.line, "run_id",
+                                f"item '{raw.item_id}' is not in run '{raw.run_id}'"))
+    spec = specs.get(raw.rubric)
+    score: float | str | None = None
+    if spec is None:
+        problems.append(Problem(file, raw.line, "rubric", f"unknown rubric '{raw.rubric}' "
+                                f"(known: {', '.join(specs)})"))
+    else:
+        score, why = spec.parse(raw.score)
+        if why:
+            problems.append(Problem(file, raw.line, raw.rubric if raw.rubric else "score", why))
+    if not raw.annotator:
+        problems.append(Problem(file, raw.line, "annotator", "annotator is missing"))
+    labeled_at = _parse_date(raw.labeled_at) if raw.labeled_at else None
+    if labeled_at is None:
+        problems.append(Problem(file, raw.line, "labeled_at",
+                                f"bad date '{raw.labeled_at}': use ISO 8601, e.g. 2026-11-03"))
+    if problems or score is None or labeled_at is None:
+        return None, problems
+    runs = known[raw.item_id]
+    run_id = raw.run_id or (next(iter(runs)) if len(runs) == 1 else None)
+    return Label(raw.item_id, run_id, raw.rubric, score, raw.annotator, labeled_at, raw.line), []
+
+
+def validate_labels(
+    raws: list[RawLabel], *, file: str, specs: dict[str, RubricSpec], known: dict[str, set[str]]
+) -> tuple[list[Label], list[Problem]]:
+    """Check every raw label: known item and rubric, score on the scale, annotator, date, duplicates.
+
+    Args:
+        raws: Labels as read.
+        file: File name for the problems.
+        specs: Rubric scales.
+        known: Item id -> the runs that hold it.
+
+    Returns:
+        The valid labels and every problem found.
+    """
+    labels, problems = [], []
+    seen: dict[tuple[str, str, str], int] = {}
+    for raw in raws:
+        label, found = _check_one(raw, file, specs, known)
+        problems += found
+        key = (raw.item_id, raw.rubric, raw.annotator)
+        if raw.item_id and raw.annotator and key in seen:
+            problems.append(Problem(file, raw.line, raw.rubric or "rubric",
+                                    f"duplicate label for item '{raw.item_id}', rubric "
+                                    f"'{raw.rubric}', annotator '{raw.annotator}' (first on line "
+                                    f"{seen[key]})"))
+            continue
+        seen.setdefault(key, raw.line)
+        if label is not None:
+            labels.append(label)
+    return labels, problems
+
+
+def _known_items(store: Store, run_id: str | None) -> dict[str, set[str]]:
+    if run_id is not None:
+        store.get_run(run_id)
+        rows = store.db.execute("SELECT item_id, run_id FROM items WHERE run_id = ?", (run_id,))
+    else:
+        rows = store.db.execute("SELECT item_id, run_id FROM items")
+    known: dict[str, set[str]] = defaultdict(set)
+    for item_id, rid in rows:
+        known[item_id].add(rid)
+    return known
+
+
+def import_labels(
+    store: Store, path: Path, specs: dict[str, RubricSpec], *, run_id: str | None = None,
+    replace: bool = False,
+) -> ImportSummary:
+    """Validate a label file and store all of it in one transaction, or nothing.
+
+    Args:
+        store: Destination store.
+        path: CSV or JSONL labels (long or wide layout).
+        specs: Rubric scales to validate against.
+        run_id: Restrict items to this run (otherwise any item of the store).
+        replace: Overwrite labels already stored for the same item, rubric and annotator with a
+            different score (without it, such a conflict is a problem).
+
+    Returns:
+        An :class:`ImportSummary`.
+
+    Raises:
+        InputError: every problem, with line and field; nothing is stored.
+    """
+    raws, problems = read_label_file(path, specs)
+    labels, found = validate_labels(raws, file=str(path), specs=specs,
+                                    known=_known_items(store, run_id))
+    problems += found
+    if not raws and not problems:
+        problems.append(Problem(str(path), None, None, "no scores found in the file"))
+    stored = {(r[0], r[1], r[2]): r[3] for r in store.db.execute(
+        "SELECT item_id, rubric, annotator, score FROM human_labels")}
+    fresh, changed = [], []
+    for label in labels:
+        old = stored.get((label.item_id, label.rubric, label.annotator))
+        if old is None:
+            fresh.append(label)
+        elif old != _as_text(label.score):
+            if not replace:
+                problems.append(Problem(str(path), label.line, label.rubric,
+                                        f"already stored with score {old} for annotator "
+                                        f"'{label.annotator}'; rerun with --replace to overwrite"))
+            changed.append(label)
+    if problems:
+        raise InputError(problems, fix="correct the lines listed above; nothing was stored")
+    known = _known_items(store, None)
+    with store.transaction() as db:
+        for label in fresh + changed:
+            _upsert(db, label, source=f"file:{path.name}")
+        enqueue_labels(db, {r for x in fresh + changed
+                            for r in ([x.run_id] if x.run_id else known.get(x.item_id, set()))})
+    return ImportSummary(
+        file=str(path), labels=len(fresh) + len(changed), items=len({x.item_id for x in labels}),
+        annotators=sorted({x.annotator for x in labels}), rubrics=sorted({x.rubric for x in labels}),
+        replaced=len(changed), unchanged=len(labels) - len(fresh) - len(changed),
+    )
+
+
+def _as_text(score: float | str) -> str:
+    return score if isinstance(score, str) else repr(float(score))
+
+
+def _upsert(db: Any, label: Label, *, source: str) -> None:
+    db.execute(
+        """INSERT INTO human_labels (item_id, run_id, rubric, score, annotator, labeled_at, source,
+           created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (item_id, rubric, annotator) DO UPDATE SET score = excluded.score,
+             run_id = excluded.run_id, labeled_at = excluded.labeled_at, source = excluded.source""",
+        (label.item_id, label.run_id, label.rubric, _as_text(label.score), label.annotator,
+         label.labeled_at, source, utcnow()),
+    )
+
+
+def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list[Label]:
+    """The stored labels of a run's items (labels tied to another run are left out).
+
+    Args:
+        store: The store.
+        run_id: The run whose items count.
+        specs: Rubric scales, to decode stored scores.
+
+    Returns:
+        Labels of known rubrics.
+    """
+    rows = store.db.execute(
+        """SELECT h.item_id, h.run_id, h.rubric, h.score, h.annotator, h.labeled_at
+           FROM human_labels h JOIN items i ON i.item_id = h.item_id AND i.run_id = ?
+           WHERE h.run_id IS NULL OR h.run_id = ? ORDER BY h.id""",
+        (run_id, run_id),
+    )
+    out = []
+    for item_id, rid, rubric, score, annotator, labeled_at in rows:
+        spec = specs.get(rubric)
+        if spec is not None:
+            value: float | str = score if spec.kind == "categorical" else float(score)
+            out.append(Label(item_id, rid, rubric, value, annotator, labeled_at))
+    return out

@@ -1,0 +1,83 @@
+"""The rubric scales calibration validates and encodes scores against."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from legal_judge.assets import RubricSet, load_assets
+
+__all__ = ["RubricSpec", "rubric_specs"]
+
+
+@dataclass(frozen=True)
+class RubricSpec:
+    """One rubric's scale: numeric bounds or the categorical values in severity order."""
+
+    name: str
+    kind: str
+    low: float = 0.0
+    high: float = 0.0
+    values: tuple[str, ...] = ()
+
+    @property
+    def scale(self) -> list[float | str]:
+        """Every level of the scale (numeric) or every value (categorical)."""
+        if self.kind == "numeric":
+            return [float(v) for v in range(int(self.low), int(self.high) + 1)]
+        return list(self.values)
+
+    def parse(self, raw: object, *, whole: bool = True) -> tuple[float | str | None, str | None]:
+        """A score as stored (float or category) or the reason it is not valid.
+
+        A lawyer's numeric score must be a whole level of the scale (``whole=True``): the rubric
+        guide defines levels, and a fractional entry is more often a typo than a judgement. Judge
+        scores (``whole=False``) may be fractional, as an ensemble's weighted mean is.
+        """
+        text = str(raw).strip() if raw is not None else ""
+        if not text:
+            return None, "score is empty"
+        if self.kind == "categorical":
+            value = text.lower()
+            if value not in self.values:
+                return None, f"'{text}' is not a category of {self.name} ({', '.join(self.values)})"
+            return value, None
+        try:
+            number = float(text)
+        except ValueError:
+            return None, f"'{text}' is not a number"
+        if not math.isfinite(number) or not self.low <= number <= self.high:
+            return None, f"{text} is out of scale: {self.name} takes {int(self.low)}-{int(self.high)}"
+        if whole and not number.is_integer():
+            levels = f"{int(self.low)}-{int(self.high)}"
+            return None, f"{text} is not a whole score: {self.name} takes levels {levels}"
+        return number, None
+
+    def code(self, value: float | str) -> float:
+        """The number used in statistics: the score itself, or the severity index of a category."""
+        if self.kind == "categorical":
+            return float(self.values.index(str(value)))
+        return float(value)
+
+
+def rubric_specs(ref: str = "legal_judge_set") -> tuple[RubricSet, dict[str, RubricSpec]]:
+    """The rubric set and a spec for each of its rubrics (optional ones included).
+
+    Args:
+        ref: Rubric set ``name`` or ``name@version``.
+
+    Returns:
+        The rubric set and the specs keyed by rubric name, in the set's order.
+    """
+    assets = load_assets()
+    rset = assets.rubric_set(ref)
+    names = list(rset.rubrics) + [o.rubric for o in rset.optional_rubrics]
+    specs: dict[str, RubricSpec] = {}
+    for name in names:
+        rubric = assets.rubric(name)
+        if rubric.kind == "numeric" and rubric.scale is not None:
+            specs[rubric.name] = RubricSpec(rubric.name, "numeric", rubric.scale.min, rubric.scale.max)
+        else:
+            order = rubric.severity or rubric.values or []
+            specs[rubric.name] = RubricSpec(rubric.name, "categorical", values=tuple(order))
+    return rset, specs

@@ -1,0 +1,253 @@
+"""Draw the quarterly sample for the lawyers and write it as a spreadsheet/JSONL template.
+
+The sample is reproducible: a numpy ``Generator`` seeded with a recorded seed draws it, and the seed
+with every setting is stored as a ``calibration_sample`` row of ``runs``. Lawyers see the items in a
+shuffled order and never the judges' scores, so the template does not anchor them.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from legal_judge.calibration.rubrics import RubricSpec, rubric_specs
+from legal_judge.calibration.schema import SampledItem, SampleReport
+from legal_judge.errors import ConfigError
+from legal_judge.store import Store, canonical_json
+
+__all__ = [
+    "AnnotationQueueSink",
+    "Stratify",
+    "disagreement_score",
+    "draw_sample",
+    "neutralise_cell",
+    "template_columns",
+    "write_template",
+]
+
+Stratify = Literal["pass_fail", "rubric", "disagreement"]
+SAMPLE_KIND = "calibration_sample"
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+TEXT_COLUMNS = ("run_id", "item_id", "prompt", "response", "jurisdiction")
+TAIL_COLUMNS = ("annotator", "labeled_at")
+
+
+class AnnotationQueueSink(Protocol):
+    """The Langfuse side of the sample: an annotation queue with one score config per rubric.
+
+    Implemented by the Langfuse module (``legal_judge.sink``); the calibration code only calls it.
+    ``trace_seeds`` are ``f"{run_id}:{item_id}"``, the seed of each item's deterministic trace id.
+    Returns the queue id.
+    """
+
+    def create_annotation_queue(
+        self, *, name: str, run_id: str, trace_seeds: list[str], rubrics: list[dict[str, Any]]
+    ) -> str: ...
+
+
+def neutralise_cell(value: object) -> str:
+    """A CSV cell that a spreadsheet will not run as a formula (OWASP CSV injection)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def disagreement_score(result: dict[str, Any], verdicts: list[dict[str, Any]]) -> float:
+    """How much the judges disagreed on an item: the largest score range over the rubrics.
+
+    Computed from the judges' own verdicts when present; otherwise the largest figure in the
+    ensemble's ``disagreement`` block. A split hallucination call counts as a range of 1.
+    """
+    ok = [v for v in verdicts if v.get("status") == "ok"]
+    if ok:
+        ranges = [0.0]
+        rubrics = {r for v in ok for r in v.get("scores", {})}
+        for r in rubrics:
+            vals = [float(v["scores"][r]) for v in ok if r in v.get("scores", {})]
+            ranges.append(max(vals) - min(vals))
+        if len({v.get("hallucination") for v in ok if v.get("hallucination")}) > 1:
+            ranges.append(1.0)
+        return max(ranges)
+    block = result.get("disagreement") or {}
+    values = [float(x) for inner in block.values() for x in inner.values()]
+    return max(values, default=0.0)
+
+
+def _stratum(
+    result: dict[str, Any], score: float, stratify: Stratify | None, rubric: str
+) -> str:
+    if stratify is None:
+        return "all"
+    if stratify == "pass_fail":
+        return str(result.get("overall") or "undecided")
+    if stratify == "rubric":
+        value = result.get("scores", {}).get(rubric)
+        return f"{rubric}={int(np.floor(float(value) + 0.5))}" if value is not None else f"{rubric}=none"
+    if result.get("flagged_for_review"):
+        return "flagged"
+    return "disagree" if score > 0 else "agree"
+
+
+def _allocate(sizes: dict[str, int], m: int) -> dict[str, int]:
+    """Proportional allocation by largest remainder, capped by each stratum's size."""
+    total = sum(sizes.values())
+    if total == 0 or m <= 0:
+        return dict.fromkeys(sizes, 0)
+    quotas = {k: m * v / total for k, v in sizes.items()}
+    alloc = {k: min(sizes[k], int(np.floor(q))) for k, q in quotas.items()}
+    order = sorted(sizes, key=lambda k: (-(quotas[k] - np.floor(quotas[k])), k))
+    while sum(alloc.values()) < min(m, total):
+        for k in order:
+            if sum(alloc.values()) >= min(m, total):
+                break
+            if alloc[k] < sizes[k]:
+                alloc[k] += 1
+    return alloc
+
+
+def _eligible(store: Store, run_id: str) -> list[tuple[str, dict[str, Any], float]]:
+    store.get_run(run_id)
+    results = store.load_results(run_id)
+    verdicts: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for (item_id, _judge), verdict in store.load_verdicts(run_id).items():
+        verdicts[item_id].append(verdict)
+    out = []
+    for item in store.load_items(run_id):
+        result = results.get(item["id"])
+        if result is not None and result.get("status") == "ok":
+            out.append((item["id"], result, disagreement_score(result, verdicts[item["id"]])))
+    return out
+
+
+def draw_sample(
+    store: Store,
+    run_id: str,
+    *,
+    n: int = 50,
+    stratify: Stratify | None = None,
+    seed: int | None = None,
+    enrich: int = 0,
+    stratify_rubric: str = "legal_soundness",
+) -> SampleReport:
+    """Draw a reproducible sample of judged items of a run for the lawyers.
+
+    Args:
+        store: The store holding the run.
+        run_id: The judged run to sample from (items with a conclusive ensemble result).
+        n: How many items to sample.
+        stratify: ``pass_fail`` (by the ensemble's verdict), ``rubric`` (by the rounded ensemble
+            score of ``stratify_rubric``, so the whole scale is covered for the fitted correction),
+            ``disagreement`` (flagged / disagree / agree) or None (simple random sample).
+        seed: Seed of the numpy generator; drawn at random and recorded when None.
+        enrich: Slots reserved for the items the judges disagreed on most (flagged first).
+        stratify_rubric: The rubric used by ``stratify="rubric"``.
+
+    Returns:
+        A :class:`SampleReport` (also recorded in the store as a ``calibration_sample`` run).
+
+    Raises:
+        NotFoundError: unknown run. ConfigError: bad ``n``/``enrich`` or no conclusive item.
+    """
+    if n < 1 or enrich < 0 or enrich > n:
+        raise ConfigError(f"bad sample size n={n}, enrich={enrich}", code="calibration-sample",
+                          fix="use n >= 1 and 0 <= --enrich <= n")
+    pool = _eligible(store, run_id)
+    if not pool:
+        raise ConfigError(f"run '{run_id}' has no conclusive ensemble result to sample",
+                          code="calibration-sample", fix="finish the run first (legal-judge run ...)")
+    if seed is None:
+        seed = int(np.random.default_rng().integers(2**32))
+    rng = np.random.default_rng(seed)
+    ranked = sorted(pool, key=lambda p: (not p[1].get("flagged_for_review"), -p[2]))
+    enriched = [p for p in ranked if p[1].get("flagged_for_review") or p[2] > 0][:enrich]
+    taken = {p[0] for p in enriched}
+    rest = [p for p in pool if p[0] not in taken]
+    strata: dict[str, list[str]] = defaultdict(list)
+    for item_id, result, score in rest:
+        strata[_stratum(result, score, stratify, stratify_rubric)].append(item_id)
+    alloc = _allocate({k: len(v) for k, v in sorted(strata.items())}, n - len(enriched))
+    chosen = [SampledItem(item_id=i, stratum="enriched", reason="enriched") for i, _, _ in enriched]
+    for key in sorted(strata):
+        picks = rng.choice(len(strata[key]), size=alloc[key], replace=False)
+        chosen += [SampledItem(item_id=strata[key][int(j)], stratum=key, reason="random")
+                   for j in np.sort(picks)]
+    chosen = [chosen[int(j)] for j in rng.permutation(len(chosen))]
+    notes = []
+    if len(chosen) < n:
+        notes.append(f"only {len(chosen)} conclusive items in the run; fewer than the {n} asked")
+    if enriched:
+        notes.append(f"{len(enriched)} items were added for high judge disagreement: the sample "
+                     "is not uniformly random, which tends to inflate measured divergence")
+    settings = {"run_id": run_id, "seed": seed, "n": n, "stratify": stratify, "enrich": enrich,
+                "stratify_rubric": stratify_rubric}
+    report = SampleReport(
+        sample_id="sample-" + hashlib.sha256(canonical_json(settings).encode()).hexdigest()[:12],
+        run_id=run_id, seed=seed, n_requested=n, n_eligible=len(pool), stratify=stratify,
+        enrich=enrich, items=chosen, notes=notes,
+        strata={k: sum(1 for c in chosen if c.stratum == k) for k in sorted({c.stratum for c in chosen})},
+    )
+    _record(store, report, settings)
+    return report
+
+
+def _record(store: Store, report: SampleReport, settings: dict[str, Any]) -> None:
+    existing = store.db.execute("SELECT 1 FROM runs WHERE id = ?", (report.sample_id,)).fetchone()
+    if existing is None:
+        store.create_run(report.sample_id, kind=SAMPLE_KIND,
+                         config={**settings, "items": [i.item_id for i in report.items]})
+        store.finish_run(report.sample_id, status="finished", summary={"items": len(report.items)})
+
+
+def template_columns(specs: dict[str, RubricSpec], rubrics: list[str]) -> list[str]:
+    """Header of the lawyers' template: item text, one empty column per rubric, annotator, date."""
+    return [*TEXT_COLUMNS, *[r for r in rubrics if r in specs], *TAIL_COLUMNS]
+
+
+def write_template(
+    store: Store, report: SampleReport, path: Path, *, rubric_set: str = "legal_judge_set"
+) -> Path:
+    """Write the sample as a CSV (formula-safe) or JSONL template with empty score fields.
+
+    Args:
+        store: The store holding the run.
+        report: The drawn sample.
+        path: ``.csv`` or ``.jsonl`` destination.
+        rubric_set: The rubric set whose rubrics get a column; optional rubrics get one when the
+            ensemble scored them on a sampled item.
+
+    Returns:
+        The path written.
+    """
+    rset, specs = rubric_specs(rubric_set)
+    items = {it["id"]: it for it in store.load_items(report.run_id)}
+    results = store.load_results(report.run_id)
+    rubrics = list(rset.rubrics) + [
+        o.rubric for o in rset.optional_rubrics
+        if any(o.rubric in results.get(s.item_id, {}).get("scores", {}) for s in report.items)
+    ]
+    columns = template_columns(specs, rubrics)
+    rows = []
+    for sampled in report.items:
+        item = items[sampled.item_id]
+        row: dict[str, Any] = dict.fromkeys(columns)
+        row.update(run_id=report.run_id, item_id=item["id"], prompt=item.get("prompt"),
+                   response=item.get("response"), jurisdiction=item.get("jurisdiction"))
+        rows.append(row)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".jsonl":
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+        return path
+    if path.suffix.lower() != ".csv":
+        raise ConfigError(f"unsupported template format '{path.suffix}'", code="calibration-format",
+                          fix="name the output file .csv or .jsonl")
+    # utf-8-sig: spreadsheet programs need the BOM to read accented and Arabic text correctly.
+    with path.open("w", newline="", encoding="utf-8-sig") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(columns)
+        writer.writerows([neutralise_cell(r[c]) for c in columns] for r in rows)
+    return path

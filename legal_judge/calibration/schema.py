@@ -1,0 +1,217 @@
+"""Pydantic types of the calibration package: what is stored, dumped to JSON and read back."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AgreementRow",
+    "CalibrationReport",
+    "Correction",
+    "DisagreementItem",
+    "HistoryRow",
+    "ImportSummary",
+    "InterAnnotator",
+    "IsotonicMap",
+    "Pair",
+    "PassFailRow",
+    "RubricComparison",
+    "SampleReport",
+    "SampledItem",
+]
+
+QUARTERLY_STANDARD = 50
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SampledItem(_Strict):
+    """One item chosen for the lawyers, and why it was chosen."""
+
+    item_id: str
+    stratum: str
+    reason: Literal["random", "enriched"]
+
+
+class SampleReport(_Strict):
+    """A reproducible sample: the seed and settings that redraw exactly these items."""
+
+    sample_id: str
+    run_id: str
+    seed: int
+    n_requested: int
+    n_eligible: int
+    stratify: str | None
+    enrich: int
+    items: list[SampledItem]
+    strata: dict[str, int] = Field(default_factory=dict)
+    out: str | None = None
+    annotation_queue: str | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+class ImportSummary(_Strict):
+    """What ``calibrate import`` stored."""
+
+    file: str
+    labels: int
+    items: int
+    annotators: list[str]
+    rubrics: list[str]
+    replaced: int = 0
+    unchanged: int = 0
+
+
+class PassFailRow(_Strict):
+    """Pass/fail confusion of one judge against the lawyers (rows: judge, columns: human)."""
+
+    n: int
+    both_pass: int
+    judge_pass_human_fail: int
+    judge_fail_human_pass: int
+    both_fail: int
+    agreement: float
+    kappa: float | None
+    source: Literal["verdict", "rule"]
+
+
+class AgreementRow(_Strict):
+    """Every agreement figure of one judge (or the ensemble) on one rubric."""
+
+    judge: str
+    judge_id: str | None
+    n: int
+    n_unpaired: int
+    mean_divergence: float | None
+    ci95: tuple[float, float] | None
+    mean_abs_divergence: float | None
+    kappa: float | None
+    kappa_linear: float | None
+    kappa_quadratic: float | None
+    alpha_ordinal: float | None
+    alpha_interval: float | None
+    alpha_nominal: float | None = None
+    spearman: float | None
+    spearman_p: float | None
+    recalibrate: bool
+
+
+class InterAnnotator(_Strict):
+    """Agreement among the lawyers themselves on one rubric."""
+
+    annotators: list[str]
+    items_multi: int
+    alpha_ordinal: float | None
+    alpha_interval: float | None
+    alpha_nominal: float | None
+
+
+class RubricComparison(_Strict):
+    """One rubric: per judge agreement with the lawyers and the lawyers' own agreement."""
+
+    rubric: str
+    kind: Literal["numeric", "categorical"]
+    scale: list[float | str]
+    n_labelled: int
+    judges: list[AgreementRow]
+    inter_annotator: InterAnnotator | None = None
+    recalibrate: bool
+
+
+class DisagreementItem(_Strict):
+    """One (item, rubric) where a judge is far from the lawyers."""
+
+    item_id: str
+    rubric: str
+    judge: str
+    judge_score: float
+    human_score: float
+    difference: float
+
+
+class Pair(_Strict):
+    """One judge score next to the lawyers' score; what ``calibrate fit`` learns from.
+
+    Categorical rubrics carry the severity index (e.g. clean 0, uncertain 1, hallucinated 2).
+    """
+
+    item_id: str
+    rubric: str
+    judge: str
+    judge_score: float | None
+    human_score: float
+
+
+class CalibrationReport(_Strict):
+    """The quarterly comparison of judges against lawyers."""
+
+    calibration_id: str | None = None
+    created_at: str
+    quarter: str
+    run_id: str | None
+    source: Literal["store", "files"]
+    rubric_set: str
+    ensemble_judge_id: str | None
+    judge_ids: dict[str, str | None]
+    threshold: float
+    n_labelled_items: int
+    annotators: list[str]
+    below_quarterly_standard: bool
+    quarterly_standard: int = QUARTERLY_STANDARD
+    recalibrate: bool
+    recalibrate_rubrics: list[str]
+    rubrics: list[RubricComparison]
+    per_rubric: dict[str, dict[str, float | bool | None]] = Field(default_factory=dict)
+    pass_fail: dict[str, PassFailRow]
+    largest_disagreements: list[DisagreementItem]
+    pairs: list[Pair]
+    notes: list[str] = Field(default_factory=list)
+
+
+class IsotonicMap(_Strict):
+    """A fitted non-decreasing map for one rubric of one judge."""
+
+    x_knots: list[float]
+    y_knots: list[float]
+    scale_min: float
+    scale_max: float
+    n: int
+
+
+class Correction(_Strict):
+    """A versioned set of monotone corrections, keyed by judge_id then rubric."""
+
+    id: str
+    version: int
+    calibration_id: str
+    quarter: str
+    rubric_set: str
+    method: Literal["isotonic"] = "isotonic"
+    created_at: str
+    ensemble_judge_id: str | None
+    judges: dict[str, str]
+    maps: dict[str, dict[str, IsotonicMap]]
+    skipped: list[str] = Field(default_factory=list)
+
+
+class HistoryRow(_Strict):
+    """One rubric in one quarter, for one judge; ``drift`` compares with the previous quarter."""
+
+    quarter: str
+    rubric: str
+    judge: str
+    judge_id: str | None
+    calibration_id: str
+    n: int
+    mean_divergence: float | None
+    ci95: tuple[float, float] | None
+    mean_abs_divergence: float | None
+    kappa_quadratic: float | None
+    recalibrate: bool
+    previous_mean_divergence: float | None = None
+    drift: bool = False
+    judge_changed: bool = False

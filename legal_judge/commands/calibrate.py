@@ -1,0 +1,276 @@
+"""``legal-judge calibrate``: the quarterly human calibration (sample, import, compare, fit, history)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from legal_judge.calibration import (
+    CalibrationReport,
+    HistoryRow,
+    calibration_history,
+    compare,
+    correct_result,
+    draw_sample,
+    fit_correction,
+    from_files,
+    from_store,
+    import_labels,
+    load_correction,
+    rubric_specs,
+    save_calibration,
+    write_template,
+)
+from legal_judge.calibration.hooks import annotation_sink
+from legal_judge.calibration.sample import SampleReport
+from legal_judge.errors import ConfigError, LegalJudgeError
+from legal_judge.store import Store
+
+__all__ = ["COMMANDS", "calibrate"]
+
+console = Console()
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+@click.group()
+def calibrate() -> None:
+    """Quarterly calibration of the judges against lawyers' scores."""
+
+
+@calibrate.command("sample")
+@click.argument("run_id")
+@click.option("--n", "n", default=50, show_default=True, help="Items to sample.")
+@click.option("--stratify", type=click.Choice(["pass_fail", "rubric", "disagreement"]),
+              default=None, help="Stratify the sample (proportional allocation).")
+@click.option("--stratify-rubric", default="legal_soundness", show_default=True,
+              help="Rubric whose score levels are the strata of --stratify rubric.")
+@click.option("--seed", type=int, default=None, help="Seed (drawn and printed when omitted).")
+@click.option("--enrich", default=0, show_default=True,
+              help="Slots reserved for the items the judges disagreed on most.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Template file, .csv or .jsonl (default <run_id>-calibration.csv).")
+@click.option("--langfuse-queue/--no-langfuse-queue", default=True, show_default=True,
+              help="Also create a Langfuse annotation queue when Langfuse is configured.")
+def sample_cmd(run_id: str, n: int, stratify: str | None, stratify_rubric: str, seed: int | None,
+               enrich: int, out: Path | None, langfuse_queue: bool) -> None:
+    """Draw a reproducible sample of RUN_ID and write the lawyers' template."""
+    store = Store()
+    try:
+        report = draw_sample(store, run_id, n=n, stratify=stratify, seed=seed,  # type: ignore[arg-type]
+                             enrich=enrich, stratify_rubric=stratify_rubric)
+        rubric_set = str(store.get_run(run_id)["config"].get("rubric_set") or "legal_judge_set")
+        path = write_template(store, report, out or Path(f"{run_id}-calibration.csv"),
+                              rubric_set=rubric_set)
+        report = report.model_copy(update={"out": str(path), "annotation_queue": _queue(
+            report, rubric_set) if langfuse_queue else None})
+    finally:
+        store.close()
+    _print_sample(report)
+
+
+def _queue(report: SampleReport, rubric_set: str) -> str | None:
+    sink = annotation_sink()
+    if sink is None:
+        return None
+    _, specs = rubric_specs(rubric_set)
+    rubrics = [{"name": s.name, "kind": s.kind, "scale": s.scale} for s in specs.values()]
+    try:
+        return str(sink.create_annotation_queue(
+            name=f"legal-judge calibration {report.sample_id}", run_id=report.run_id,
+            trace_seeds=[f"{report.run_id}:{i.item_id}" for i in report.items], rubrics=rubrics))
+    except LegalJudgeError as exc:
+        # The template is written already; a Langfuse outage must not cost the sample.
+        console.print(f"[yellow]Langfuse annotation queue not created[/yellow]: {exc}")
+        return None
+
+
+def _print_sample(report: SampleReport) -> None:
+    console.print(f"sample [bold]{report.sample_id}[/bold] of run {report.run_id}: "
+                  f"{len(report.items)} of {report.n_eligible} items, seed {report.seed}")
+    if report.strata:
+        console.print("  strata: " + ", ".join(f"{k} ({v})" for k, v in report.strata.items()))
+    console.print(f"  template: {report.out}")
+    if report.annotation_queue:
+        console.print(f"  Langfuse annotation queue: {report.annotation_queue}")
+    for note in report.notes:
+        console.print(f"  [yellow]note[/yellow]: {note}")
+
+
+@calibrate.command("import")
+@click.argument("labels", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--run", "run_id", default=None, help="Only accept items of this run.")
+@click.option("--replace", is_flag=True, help="Overwrite labels already stored with another score.")
+def import_cmd(labels: Path, run_id: str | None, replace: bool) -> None:
+    """Import lawyers' labels (CSV/JSONL, long or template layout); all or nothing."""
+    store = Store()
+    try:
+        run_cfg = store.get_run(run_id)["config"] if run_id else {}
+        _, specs = rubric_specs(str(run_cfg.get("rubric_set") or "legal_judge_set"))
+        summary = import_labels(store, labels, specs, run_id=run_id, replace=replace)
+    finally:
+        store.close()
+    console.print(f"imported {summary.labels} labels on {summary.items} items from "
+                  f"{len(summary.annotators)} annotator(s): {', '.join(summary.annotators)}"
+                  + (f" ({summary.replaced} replaced)" if summary.replaced else "")
+                  + (f" ({summary.unchanged} already stored)" if summary.unchanged else ""))
+
+
+@calibrate.command("compare")
+@click.argument("run_id", required=False)
+@click.option("--quarter", default=None, help="YYYY-Qn (default: the current quarter).")
+@click.option("--threshold", default=0.5, show_default=True,
+              help="Recalibrate when |mean divergence| exceeds this many points.")
+@click.option("--scores", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Files-only mode: judge scores CSV (item_id, rubric, judge, score).")
+@click.option("--labels", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Files-only mode: labels CSV/JSONL.")
+@click.option("--rubric-set", default="legal_judge_set", show_default=True,
+              help="Rubric set of files-only mode.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the report as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def compare_cmd(run_id: str | None, quarter: str | None, threshold: float, scores: Path | None,
+                labels: Path | None, rubric_set: str, out: Path | None, as_json: bool) -> None:
+    """Compare the judges of RUN_ID (or --scores/--labels files) with the lawyers."""
+    if (scores is None) != (labels is None) or (run_id is None) == (scores is None):
+        raise ConfigError("give either RUN_ID or both --scores and --labels",
+                          code="calibration-args",
+                          fix="legal-judge calibrate compare RUN_ID, or --scores S.csv --labels L.csv")
+    store = Store()
+    try:
+        data = (from_store(store, run_id) if run_id else
+                from_files(scores, labels, rubric_set=rubric_set))  # type: ignore[arg-type]
+        report = save_calibration(store, compare(data, quarter=quarter, threshold=threshold))
+    finally:
+        store.close()
+    text = report.model_dump_json(indent=2)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+    if as_json:
+        click.echo(text)
+        return
+    _print_report(report)
+
+
+def _print_report(report: CalibrationReport) -> None:
+    table = Table(title=f"calibration {report.calibration_id} ({report.quarter}, "
+                        f"{report.n_labelled_items} labelled items)")
+    for col in ("rubric", "judge", "n", "mean div [95% CI]", "MAD", "κ", "κ lin", "κ quad",
+                "α ord", "α int", "ρ", "recalibrate"):
+        table.add_column(col)
+    for comp in report.rubrics:
+        for row in comp.judges:
+            ci = f" [{_fmt(row.ci95[0])}, {_fmt(row.ci95[1])}]" if row.ci95 else ""
+            table.add_row(comp.rubric, row.judge, str(row.n), _fmt(row.mean_divergence) + ci,
+                          _fmt(row.mean_abs_divergence), _fmt(row.kappa), _fmt(row.kappa_linear),
+                          _fmt(row.kappa_quadratic), _fmt(row.alpha_ordinal),
+                          _fmt(row.alpha_interval), _fmt(row.spearman),
+                          "[red]yes[/red]" if row.recalibrate else "no")
+    console.print(table)
+    for judge, pf in report.pass_fail.items():
+        console.print(f"pass/fail {judge}: agreement {pf.agreement:.0%} over {pf.n} items, "
+                      f"κ {_fmt(pf.kappa)} (both pass {pf.both_pass}, judge pass/human fail "
+                      f"{pf.judge_pass_human_fail}, judge fail/human pass "
+                      f"{pf.judge_fail_human_pass}, both fail {pf.both_fail})")
+    for comp in report.rubrics:
+        ia = comp.inter_annotator
+        if ia is not None:
+            console.print(f"lawyers on {comp.rubric}: α ordinal {_fmt(ia.alpha_ordinal)}, "
+                          f"interval {_fmt(ia.alpha_interval)} ({ia.items_multi} items "
+                          f"scored by 2+ of {len(ia.annotators)})")
+    if report.largest_disagreements:
+        console.print("largest disagreements: " + "; ".join(
+            f"{d.item_id}/{d.rubric} {d.difference:+.2f}" for d in report.largest_disagreements[:5]))
+    for note in report.notes:
+        console.print(f"[yellow]note[/yellow]: {note}")
+    verdict = (f"[red]recalibrate[/red]: {', '.join(report.recalibrate_rubrics)}"
+               if report.recalibrate else "[green]within threshold[/green]")
+    console.print(f"{verdict} (|mean divergence| > {report.threshold:g})")
+    console.print(f"calibration id: {report.calibration_id}")
+
+
+@calibrate.command("fit")
+@click.argument("calibration_id")
+@click.option("--min-pairs", default=5, show_default=True,
+              help="Skip a rubric of a judge with fewer labelled pairs.")
+def fit_cmd(calibration_id: str, min_pairs: int) -> None:
+    """Fit a monotone (isotonic) correction per rubric per judge from a calibration."""
+    store = Store()
+    try:
+        correction = fit_correction(store, calibration_id, min_pairs=min_pairs)
+    finally:
+        store.close()
+    for judge_id, maps in correction.maps.items():
+        name = correction.judges.get(judge_id, judge_id)
+        console.print(f"{name} ({judge_id}): {', '.join(sorted(maps))}")
+    for skipped in correction.skipped:
+        console.print(f"  [yellow]skipped[/yellow] {skipped}")
+    console.print(f"correction id: {correction.id} (version {correction.version})")
+
+
+@calibrate.command("apply")
+@click.argument("run_id")
+@click.argument("correction_id")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="JSONL of the corrected ensemble results (the store is not changed).")
+def apply_cmd(run_id: str, correction_id: str, out: Path) -> None:
+    """Write RUN_ID's ensemble results corrected with CORRECTION_ID (raw scores kept)."""
+    store = Store()
+    try:
+        correction = load_correction(store, correction_id)
+        results = store.load_results(run_id)
+        store.get_run(run_id)
+    finally:
+        store.close()
+    rows = [correct_result(r, correction) if r.get("status") == "ok" else r
+            for _, r in sorted(results.items())]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    console.print(f"{len(rows)} results corrected with {correction.id} -> {out}")
+
+
+@calibrate.command("history")
+@click.option("--rubric", default=None, help="Only this rubric.")
+@click.option("--judge", default="ensemble", show_default=True, help="Judge name.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+def history_cmd(rubric: str | None, judge: str, as_json: bool) -> None:
+    """Divergence per rubric across quarters, with drift alerts."""
+    store = Store()
+    try:
+        rows = calibration_history(store, rubric=rubric, judge=judge)
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
+        return
+    _print_history(rows)
+
+
+def _print_history(rows: list[HistoryRow]) -> None:
+    table = Table(title="calibration history")
+    for col in ("rubric", "quarter", "judge_id", "n", "mean div [95% CI]", "previous", "κ quad",
+                "alert"):
+        table.add_column(col)
+    for r in rows:
+        ci = f" [{_fmt(r.ci95[0])}, {_fmt(r.ci95[1])}]" if r.ci95 else ""
+        alerts = [a for a, on in (("[red]drift[/red]", r.drift), ("judge changed", r.judge_changed),
+                                  ("recalibrate", r.recalibrate)) if on]
+        table.add_row(r.rubric, r.quarter, r.judge_id or "—", str(r.n),
+                      _fmt(r.mean_divergence) + ci, _fmt(r.previous_mean_divergence),
+                      _fmt(r.kappa_quadratic), ", ".join(alerts))
+    console.print(table)
+    drifted = sorted({r.rubric for r in rows if r.drift})
+    if drifted:
+        console.print(f"[red]drift alert[/red]: {', '.join(drifted)}: last quarter's mean "
+                      "divergence lies outside this quarter's 95% CI")
+
+
+COMMANDS: list[click.Command] = [calibrate]

@@ -1,0 +1,139 @@
+"""Fixtures of the calibration tests: a temp store with judged runs built from a known truth."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+import pytest
+from click.testing import CliRunner, Result
+
+from legal_judge.errors import LegalJudgeError
+from legal_judge.models import EnsembleResult, Verdict
+from legal_judge.store import Store
+
+NUMERIC = ("legal_soundness", "citation_quality", "jurisdiction_awareness", "completeness")
+JUDGES = (("judge_a", "openai"), ("judge_b", "anthropic"), ("judge_c", "google"))
+
+
+@dataclass
+class Truth:
+    """What the lawyers would say about each item of a synthetic run."""
+
+    run_id: str
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    hallucination: dict[str, str] = field(default_factory=dict)
+
+
+def _overall(scores: dict[str, float], hallucination: str) -> str:
+    failed = (hallucination == "hallucinated" or scores["legal_soundness"] <= 1
+              or scores["jurisdiction_awareness"] == 0)
+    return "fail" if failed else "pass"
+
+
+def make_run(store: Store, run_id: str, *, n_items: int = 60, bias: float = 1.0, seed: int = 0,
+             prefix: str = "item") -> Truth:
+    """Write a judged run whose three judges score ``bias`` points above the truth on average."""
+    rng = np.random.default_rng(seed)
+    store.create_run(run_id, kind="run", config={
+        "rubric_set": "legal_judge_set@1",
+        "judge_ids": {name: f"jid-{name}" for name, _ in JUDGES}})
+    truth = Truth(run_id)
+    items = []
+    for i in range(n_items):
+        item_id = f"{prefix}-{i:03d}"
+        items.append({"id": item_id, "prompt": f"Question {i} about notice periods?",
+                      "response": f"Answer {i}.", "jurisdiction": "US-CA"})
+        truth.scores[item_id] = {r: float(rng.integers(1, 5)) for r in NUMERIC}
+        truth.hallucination[item_id] = "hallucinated" if rng.random() < 0.1 else "clean"
+    store.save_items(run_id, items)
+    for item in items:
+        _judge_item(store, run_id, item["id"], truth, bias, rng)
+    store.finish_run(run_id, status="completed", summary=None)
+    return truth
+
+
+def _judge_item(store: Store, run_id: str, item_id: str, truth: Truth, bias: float,
+                rng: np.random.Generator) -> None:
+    per_judge = []
+    for name, family in JUDGES:
+        scores = {r: float(np.clip(q + bias + rng.choice([-1, 0, 0, 0, 1]), 0, 5))
+                  for r, q in truth.scores[item_id].items()}
+        hall = truth.hallucination[item_id]
+        verdict = Verdict(judge_id=f"jid-{name}", judge=name, family=family, status="ok",
+                          scores=scores, hallucination=hall, overall=_overall(scores, hall))  # type: ignore[arg-type]
+        store.save_verdict(run_id, item_id, name, verdict.model_dump())
+        per_judge.append(verdict)
+    means = {r: round(float(np.mean([v.scores[r] for v in per_judge])), 4) for r in NUMERIC}
+    ranges = {r: max(v.scores[r] for v in per_judge) - min(v.scores[r] for v in per_judge)
+              for r in NUMERIC}
+    votes = sum(v.overall == "pass" for v in per_judge)
+    result = EnsembleResult(
+        item_id=item_id, status="ok", scores=means, raw_scores=dict(means),
+        hallucination=truth.hallucination[item_id],  # type: ignore[arg-type]
+        overall="pass" if votes >= 2 else "fail",
+        valid_judges=3, disagreement={r: {"range": ranges[r], "sd": 0.0} for r in NUMERIC},
+        flagged_for_review=max(ranges.values()) >= 2,
+    )
+    store.save_result(run_id, item_id, result.model_dump())
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """LEGAL_JUDGE_HOME and the working directory in a temp folder."""
+    monkeypatch.setenv("LEGAL_JUDGE_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def store(home: Path) -> Iterator[Store]:
+    """A fresh store in the temp home."""
+    s = Store()
+    yield s
+    s.close()
+
+
+def _group() -> click.Group:
+    try:
+        from legal_judge.cli import cli
+
+        if "calibrate" in cli.commands:
+            return cli
+    except Exception:  # noqa: BLE001 - the lead's group may be mid-edit; fall back to ours
+        pass
+    from legal_judge.commands.calibrate import calibrate
+
+    class _Mapped(click.Group):
+        def invoke(self, ctx: click.Context) -> Any:
+            try:
+                return super().invoke(ctx)
+            except LegalJudgeError as exc:
+                click.echo(f"error: {exc}", err=True)
+                ctx.exit(exc.exit_code)
+
+    group = _Mapped()
+    group.add_command(calibrate)
+    return group
+
+
+@pytest.fixture
+def invoke(home: Path) -> Any:
+    """Run ``legal-judge <args>`` in-process; returns click's Result."""
+    runner = CliRunner()
+    group = _group()
+
+    def run(*args: str) -> Result:
+        return runner.invoke(group, list(args), catch_exceptions=False)
+
+    return run
+
+
+@pytest.fixture(name="make_run")
+def make_run_fixture() -> Any:
+    """The :func:`make_run` builder (test modules here are not a package)."""
+    return make_run
