@@ -172,7 +172,8 @@ def load_dataset(path: str | Path) -> list[BenchmarkItem]:
     problems: list[Problem] = []
     text = _decode(path, problems)
     if text is None:
-        raise InputError(problems)
+        unreadable = not path.is_file()
+        raise InputError(problems, fix="check the file path" if unreadable else None)
     items: list[tuple[int, BenchmarkItem]] = []
     for lineno, row in _rows(path, text, problems):
         item = _validate_row(path, lineno, row, problems)

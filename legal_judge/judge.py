@@ -269,7 +269,8 @@ class Judge:
             "rubric_set": {self.rubric_set.id: self.rubric_set.sha256},
             "provider": self.provider.spec.prefix,
             "model": self.model,
-            "base_url": getattr(self.provider.spec, "base_url", None),
+            "base_url": getattr(self.provider, "base_url", None)
+            or getattr(self.provider.spec, "base_url", None),
             "temperature": self.config.temperature,
             "max_tokens": self.config.max_tokens,
             "debias": self.config.debias.model_dump(),
@@ -309,8 +310,9 @@ class Judge:
     def cache_key(self, request: CompletionRequest) -> str:
         """Key of what changes the output: provider, model, base URL, messages, parameters, schema."""
         spec = self.provider.spec
-        payload = {"provider": spec.prefix, "base_url": getattr(spec, "base_url", None),
-                   "request": request.model_dump()}
+        # The URL actually used (a default endpoint or an options override), not only the spec's.
+        base_url = getattr(self.provider, "base_url", None) or getattr(spec, "base_url", None)
+        payload = {"provider": spec.prefix, "base_url": base_url, "request": request.model_dump()}
         return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,

@@ -97,7 +97,8 @@ class _Run:
     """State of one run; the functions below keep each step small."""
 
     def __init__(self, config: EnsembleConfig, judges: list[Judge], store: Store, run_id: str,
-                 *, on_progress: Callable[[RunProgress], None] | None) -> None:
+                 *, on_progress: Callable[[RunProgress], None] | None,
+                 correction: Any = None) -> None:
         self.config = config
         self.judges = judges
         self.store = store
@@ -118,6 +119,8 @@ class _Run:
         self.warnings: list[str] = []
         self.non_english: dict[str, list[str]] = {}
         self.done = store.load_verdicts(run_id)
+        self.correction = correction
+        self.ensemble_id = ensemble_judge_id(config, judges)
 
     def language_warnings(self) -> list[str]:
         """One warning per non-multilingual judge that scored non-English answers."""
@@ -157,11 +160,58 @@ class _Run:
         result = aggregate(item.id, list(verdicts), self.slots, sut_family=self.sut_family(item),
                            policy=self.policy, rubric_set=self.rubric_set, severity=self.severity,
                            checks=checks)
-        self.store.save_result(self.run_id, item.id, result.model_dump())
+        data = result.model_dump()
+        if self.correction is not None and result.status == "ok":
+            from legal_judge.calibration import correct_result
+
+            # Corrected scores replace `scores`; the ensemble's own stay in `raw_scores`.
+            data = correct_result(data, self.correction, judge_id=self.ensemble_id)
+            result = EnsembleResult.model_validate(data)
+        self.store.save_result(self.run_id, item.id, data)
         self.results[item.id] = result
         self.progress.items_done += 1
         if self.on_progress:
             self.on_progress(self.progress)
+
+
+def ensemble_judge_id(config: EnsembleConfig, judges: list[Judge]) -> str:
+    """The ensemble's identity: its judges' ids plus the weighting policy (DESIGN: judge identity)."""
+    import hashlib
+
+    from legal_judge.store import canonical_json
+
+    payload = {"judges": sorted((j.judge_id, j.config.weight) for j in judges),
+               "policy": {"quorum": config.quorum, "other_family_min_share": config.other_family_min_share,
+                          "allow_same_family_only": config.allow_same_family_only,
+                          "rubric_set": config.rubric_set}}
+    return "ens-" + hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:12]
+
+
+def _langfuse_prompts(warnings: list[str]) -> dict[str, int] | None:
+    """The Langfuse prompt versions this run uses, when Langfuse is configured and reachable."""
+    from legal_judge.sink import langfuse_configured
+
+    if not langfuse_configured():
+        return None
+    from legal_judge import langfuse_sync
+    from legal_judge.errors import LegalJudgeError
+
+    try:
+        return langfuse_sync.resolve_prompt_versions()
+    except LegalJudgeError as exc:  # Langfuse down or prompts not pushed: the run goes on
+        warnings.append(f"Langfuse prompt versions not recorded: {exc.message}")
+        return None
+
+
+def _sync_at_end(store: Store, run_id: str, warnings: list[str]) -> None:
+    from legal_judge.sink import get_sink
+
+    sink = get_sink()
+    sink.enqueue_run(store, run_id)
+    report = sink.flush(store, timeout_s=10.0)
+    if report.configured and (report.failed or report.timed_out):
+        warnings.append(f"Langfuse sync incomplete ({report.pending} pending); the store keeps "
+                        "everything: run `legal-judge sync` later")
 
 
 def run_item_checks(item: BenchmarkItem) -> tuple[dict[str, Any], str | None]:
@@ -212,7 +262,8 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
                         run_id: str | None = None, resume: bool = False, use_cache: bool = True,
                         http_client: Any = None,
                         on_progress: Callable[[RunProgress], None] | None = None,
-                        extra_config: dict[str, Any] | None = None) -> RunOutcome:
+                        extra_config: dict[str, Any] | None = None,
+                        calibration: str | None = None) -> RunOutcome:
     """Score ``items`` with the ensemble and store everything.
 
     Args:
@@ -225,6 +276,8 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
         http_client: An httpx.AsyncClient for the SDK providers (tests and benchmarks).
         on_progress: Called after every verdict and item.
         extra_config: Stored with the run (dataset path, CLI options).
+        calibration: A calibration or correction id whose fitted correction is applied to the
+            ensemble scores (raw scores are kept beside them).
 
     Returns:
         The run's outcome; ``status`` is ``completed``, ``interrupted`` or ``stopped``.
@@ -236,12 +289,21 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
     judges = build_judges(config, store, use_cache=use_cache, http_client=http_client)
     if resume:
         items = [BenchmarkItem.model_validate(x) for x in store.load_items(run_id)]
-    run = _Run(config, judges, store, run_id, on_progress=on_progress)
+    correction = None
+    if resume:
+        calibration = store.get_run(run_id)["config"].get("calibration")
+    if calibration:
+        from legal_judge.calibration import load_correction
+
+        correction = load_correction(store, calibration)
+    run = _Run(config, judges, store, run_id, on_progress=on_progress, correction=correction)
     _check_families(run, items)
     if not resume:
         store.create_run(run_id, kind="run", config={
             "ensemble": config.model_dump(), "judge_ids": {j.label: j.judge_id for j in judges},
-            "rubric_set": run.rubric_set.id, **(extra_config or {}),
+            "judge_id": run.ensemble_id, "rubric_set": run.rubric_set.id,
+            "calibration": calibration, "langfuse_prompts": _langfuse_prompts(run.warnings),
+            **(extra_config or {}),
         })
         store.save_items(run_id, [i.model_dump() for i in items])
     run.progress.items_total = len(items)
@@ -263,6 +325,8 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
     if summary is not None:
         summary["warnings"] = run.warnings
     store.finish_run(run_id, status=status, summary=summary)
+    if status == "completed":
+        _sync_at_end(store, run_id, run.warnings)
     return RunOutcome(run_id=run_id, status=status, results=run.results, progress=run.progress,
                       warnings=run.warnings)
 

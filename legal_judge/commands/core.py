@@ -88,8 +88,17 @@ def _progress_bar() -> Progress:
     )
 
 
-def _execute(dataset: Path | None, ensemble: str, *, resume: str | None, no_cache: bool,
-             out: Path | None, run_id: str | None, quiet: bool) -> dict[str, Any]:
+def _load_items(dataset: str) -> list[Any]:
+    if dataset.startswith("langfuse:"):
+        from legal_judge.langfuse_sync import load_langfuse_dataset
+
+        return load_langfuse_dataset(dataset.removeprefix("langfuse:"))
+    return load_dataset(dataset)
+
+
+def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache: bool,
+             out: Path | None, run_id: str | None, quiet: bool,
+             calibration: str | None = None) -> dict[str, Any]:
     from legal_judge.ensemble_config import load_ensemble_config
     from legal_judge.runner import RunProgress, run_benchmark
 
@@ -104,12 +113,12 @@ def _execute(dataset: Path | None, ensemble: str, *, resume: str | None, no_cach
         if dataset is None:
             raise ConfigError("no dataset given", code="dataset-missing",
                               fix="pass a dataset file, e.g. legal-judge run bench.jsonl")
-        items = load_dataset(dataset)
+        items = _load_items(dataset)
         config = load_ensemble_config(ensemble)
     def go(on_progress: Any) -> Any:
         return asyncio.run(run_benchmark(
             items, config, store=store, run_id=resume or run_id, resume=bool(resume),
-            use_cache=not no_cache, on_progress=on_progress,
+            use_cache=not no_cache, on_progress=on_progress, calibration=calibration,
             extra_config={"dataset": str(dataset) if dataset else None, "ensemble_path": ensemble},
         ))
 
@@ -180,7 +189,7 @@ def print_summary(run: dict[str, Any]) -> None:
 
 
 @click.command()
-@click.argument("dataset", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("dataset", required=False)
 @click.option("--ensemble", default="default", show_default=True,
               help="Ensemble TOML file, or a bundled one: default, demo.")
 @click.option("--resume", "resume", default=None, help="Finish an interrupted run.")
@@ -188,12 +197,14 @@ def print_summary(run: dict[str, Any]) -> None:
 @click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write results as .jsonl or .csv.")
+@click.option("--calibration", default=None,
+              help="Apply the correction fitted by `calibrate fit` (raw scores are kept).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def run(dataset: Path | None, ensemble: str, resume: str | None, run_id: str | None,
-        no_cache: bool, out: Path | None, quiet: bool) -> None:
-    """Score a benchmark with the three-judge ensemble."""
+def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | None,
+        no_cache: bool, out: Path | None, calibration: str | None, quiet: bool) -> None:
+    """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble."""
     res = _execute(dataset, ensemble, resume=resume, no_cache=no_cache, out=out, run_id=run_id,
-                   quiet=quiet)
+                   quiet=quiet, calibration=calibration)
     print_summary(res["run"])
     if res["outcome"].status != "completed":
         console.print(f"[yellow]run {res['outcome'].status}[/yellow]: finish it with "
@@ -206,7 +217,7 @@ def run(dataset: Path | None, ensemble: str, resume: str | None, run_id: str | N
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def demo(out: Path | None, quiet: bool) -> None:
     """Score the bundled sample with three simulated judges (no keys, no network)."""
-    res = _execute(sample_dataset_path(), "demo", resume=None, no_cache=False, out=out, run_id=None,
+    res = _execute(str(sample_dataset_path()), "demo", resume=None, no_cache=False, out=out, run_id=None,
                    quiet=quiet)
     print_summary(res["run"])
     console.print(

@@ -88,3 +88,23 @@ def test_demo_run_sample_import_compare_fit_apply_history(invoke: Any, tmp_path:
     rows = json.loads(res.output)
     assert [(r["quarter"], r["drift"]) for r in rows] == [("2026-Q3", False), ("2026-Q4", True)]
     assert rows[1]["judge_changed"] is False
+
+
+def test_run_with_calibration_keeps_raw_and_corrected(invoke: Any, tmp_path: Path) -> None:
+    run_q3 = _demo_run(invoke)
+    q3 = _label(invoke, run_q3, tmp_path, shift=1, annotator="lawyer", quarter="2026-Q3")
+    assert invoke("calibrate", "fit", q3["calibration_id"]).exit_code == 0
+    from legal_judge.dataset import sample_dataset_path
+
+    res = invoke("run", str(sample_dataset_path()), "--ensemble", "demo",
+                 "--calibration", q3["calibration_id"], "--run-id", "corrected", "--quiet")
+    assert res.exit_code == 0, res.output
+    store = Store()
+    results = store.load_results("corrected")
+    raw = store.load_results(run_q3)
+    store.close()
+    item = next(i for i, r in results.items() if r["status"] == "ok")
+    r = results[item]
+    assert any(f.startswith("calibrated:") for f in r["flags"])
+    assert r["raw_scores"]["legal_soundness"] == raw[item]["scores"]["legal_soundness"]
+    assert r["scores"]["legal_soundness"] < r["raw_scores"]["legal_soundness"]  # lawyers scored 1 lower
