@@ -9,15 +9,96 @@ Both verdicts are kept, with whether the verdict changed.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from legal_judge.assets import Assets, Rubric
+from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem, Message, Verdict
 
 if TYPE_CHECKING:
     from legal_judge.judge import DebiasConfig, Judge
 
-__all__ = ["self_debias_text", "self_debias_pass", "warning_text"]
+__all__ = [
+    "ModeSpec",
+    "parse_mode",
+    "prompt_texts",
+    "self_debias_pass",
+    "self_debias_text",
+    "warning_text",
+]
+
+Scope = Literal["specific", "generic", "all"]
+_BASES = ("plain", "aware", "self", "aware+self")
+_SCOPES: dict[str, Scope] = {"": "specific", "generic": "generic", "all": "all"}
+
+
+@dataclass(frozen=True)
+class ModeSpec:
+    """A mitigation mode as named in an experiment (``aware``, ``aware-generic``, ``self-all`` ...).
+
+    ``base`` is the judge config's mode; ``scope`` says which bias the warning or the self pass
+    names: the bias under test (``specific``), the generic phrasing, or the full list of seven.
+    """
+
+    name: str
+    base: str
+    scope: Scope
+
+    @property
+    def requests(self) -> int:
+        """Provider requests per verdict (the self pass is a second request)."""
+        return 2 if "self" in self.base else 1
+
+    def config(self, bias: str, *, criterion: str) -> DebiasConfig:
+        """The judge's debias config for pairs of ``bias`` (specific scope names that bias)."""
+        from legal_judge.judge import DebiasConfig
+
+        named = {"specific": bias, "generic": "generic", "all": "all"}[self.scope]
+        if self.base == "plain":
+            named = "generic"
+        return DebiasConfig(mode=self.base, bias=named, criterion=criterion)  # type: ignore[arg-type]
+
+
+def parse_mode(name: str) -> ModeSpec:
+    """Parse ``plain``, ``aware``, ``self``, ``aware+self`` with an optional ``-generic``/``-all``.
+
+    Raises:
+        ConfigError: an unknown mode (``debias-mode-unknown``).
+    """
+    raw = name.strip().lower()
+    base, _, suffix = raw.partition("-")
+    if base not in _BASES or suffix not in _SCOPES or (base == "plain" and suffix):
+        raise ConfigError(
+            f"unknown debias mode '{name}'", code="debias-mode-unknown",
+            fix="use plain, aware, self or aware+self, optionally with -generic or -all "
+                "(e.g. aware-generic, self-all)")
+    return ModeSpec(name=raw, base=base, scope=_SCOPES[suffix])
+
+
+def prompt_texts(assets: Assets, bias: str, *, criterion: str) -> dict[str, str]:
+    """The filled bias-aware warning, pairwise judge prompt and self-debiasing prompt.
+
+    For teams that paste them into another harness: the answers and the first verdict stay as the
+    seed's placeholders (``{question}``, ``{answer_A}``, ``{answer_B}``, ``{model_verdict}``).
+
+    Args:
+        assets: The loaded prompt assets.
+        bias: A bias of the catalogue, ``generic`` or ``all``.
+        criterion: The criterion, which is also what the judge is told to focus on.
+    """
+    from legal_judge.judge import DebiasConfig
+
+    if bias not in ("generic", "all"):
+        assets.bias(bias)  # raises ConfigError naming the catalogue
+    config = DebiasConfig(mode="aware+self", bias=bias, criterion=criterion)
+    warning = warning_text(assets, config, focus=criterion)
+    judge_prompt = assets.template("pairwise").render(
+        criterion=criterion, question="{question}", answer_a="{answer_A}", answer_b="{answer_B}",
+        fence_open="<<<ANSWER>>>", fence_close="<<<END_ANSWER>>>", bias_warning=warning)
+    self_prompt = self_debias_text(assets, config, verdict="{model_verdict}", focus=criterion,
+                                   final_instruction="name the final option: A or B.")
+    return {"bias_warning": warning, "judge_prompt": judge_prompt, "self_debias": self_prompt}
 
 FOCUS = "legal accuracy under the rubrics: is the legal content actually correct and complete?"
 

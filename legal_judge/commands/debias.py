@@ -1,0 +1,220 @@
+"""``legal-judge debias``: the mitigation experiment (``compare``) and the paste-ready prompts (``prompt``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from legal_judge.errors import ConfigError, InputError, Problem
+from legal_judge.judge import JudgeConfig
+
+__all__ = ["COMMANDS", "debias", "resolve_judge"]
+
+console = Console()
+
+
+def resolve_judge(value: str, *, name: str | None = None) -> JudgeConfig:
+    """A judge from a spec (``openai:gpt-4o``), a judge TOML file, or an ensemble config.
+
+    An ensemble config (a file with ``[[judges]]``, or ``demo``/``default``) gives its judge named
+    ``name``, or its first judge. A judge TOML file holds the fields of a judge (``spec = ...``).
+
+    Raises:
+        InputError: an unreadable or invalid file.
+        ConfigError: no judge of that name.
+    """
+    from legal_judge.ensemble_config import bundled_config, load_ensemble_config
+
+    path = Path(value)
+    if not path.is_file() and not bundled_config(value).exists():
+        return JudgeConfig(spec=value)
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
+        if "judges" not in data:
+            try:
+                return JudgeConfig.model_validate(data.get("judge", data))
+            except ValueError as exc:
+                raise InputError([Problem(str(path), None, None, str(exc))]) from None
+    judges = load_ensemble_config(value).judges
+    if name is None:
+        return judges[0]
+    for j in judges:
+        if j.label == name:
+            return j
+    raise ConfigError(f"no judge named '{name}' in {value}", code="judge-unknown",
+                      fix=f"use one of: {', '.join(j.label for j in judges)}")
+
+
+def _csv(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def _fmt(x: float | None, spec: str = ".2f") -> str:
+    return "n/a" if x is None else format(x, spec)
+
+
+def _p(x: float | None) -> str:
+    return "n/a" if x is None else ("<0.001" if x < 0.001 else f"{x:.3f}")
+
+
+def _over(cell: dict[str, Any]) -> str:
+    oc = cell.get("over_correction")
+    if oc is None:
+        return "" if cell.get("mcnemar") is None else "n/a"
+    flip = " (flip)" if oc["sign_flip"] else ""
+    return f"[red]YES{flip}[/red]" if oc["flagged"] else f"no{flip}"
+
+
+_BASIS = {"significant": "significant", "largest gain, not significant": "n.s.",
+          "no mode improved accuracy": "no gain"}
+
+
+def _accuracy_table(report: dict[str, Any]) -> Table:
+    table = Table(title=f"Accuracy on known-answer pairs: {report['judge']}")
+    for col in ("bias", "mode", "n", "accuracy (95% CI)", "Δ", "McNemar p", "over-corr.",
+                "tok/trial"):
+        table.add_column(col, no_wrap=col in ("mode", "accuracy (95% CI)"))
+    for bias, b in report["biases"].items():
+        for i, (mode, c) in enumerate(b["modes"].items()):
+            lo, hi = c["ci95"]
+            plain = mode == "plain"
+            table.add_row(bias if i == 0 else "", mode, str(c["n"]),
+                          f"{_fmt(c['accuracy'])} ({_fmt(lo)}–{_fmt(hi)})",
+                          "" if plain else _fmt(c["change"], "+.2f"),
+                          "" if plain else _p((c["mcnemar"] or {}).get("p_value")),
+                          _over(c), _fmt(c["tokens_per_trial"], ".0f"))
+        table.add_section()
+    return table
+
+
+def _recommendation_table(report: dict[str, Any]) -> Table:
+    rec = Table(title="Recommendation per bias")
+    for col in ("bias", "use", "basis", "plain → use", "paper", "PC plain", "RS plain"):
+        rec.add_column(col, no_wrap=col in ("use", "plain → use"))
+    for bias, b in report["biases"].items():
+        r = b["recommendation"]
+        bal = b["modes"]["plain"]["balanced"] or {}
+        rec.add_row(bias, r["mode"], _BASIS.get(r["basis"], r["basis"]),
+                    f"{_fmt(r.get('accuracy_plain'))} → {_fmt(r.get('accuracy'))}",
+                    str(r["paper_expectation"]), _fmt(bal.get("position_consistency")),
+                    _fmt(b["repetition_stability"]))
+    return rec
+
+
+def _cost_table(report: dict[str, Any]) -> Table:
+    cost = Table(title="Cost per mode")
+    for col in ("mode", "requests/verdict", "calls", "input tokens", "output tokens", "cost"):
+        cost.add_column(col)
+    for mode, m in report["modes"].items():
+        cost.add_row(mode, str(m["requests_per_verdict"]), str(m["calls"]),
+                     f"{m['input_tokens']:,}", f"{m['output_tokens']:,}",
+                     "unknown" if m["cost_usd"] is None else f"${m['cost_usd']:.4f}")
+    return cost
+
+
+def _render(report: dict[str, Any]) -> None:
+    if report.get("simulated"):
+        console.print("[yellow]SIMULATED judge: a demo of the method, never a judge of record."
+                      "[/yellow]")
+    console.print(_accuracy_table(report))
+    console.print(_recommendation_table(report))
+    console.print(_cost_table(report))
+    console.print("Δ: accuracy change against plain (exact McNemar, paired by trial). "
+                  "over-corr.: the bias effect flips sign or accuracy on reversed-signal controls "
+                  "drops (n/a: no controls for this bias). PC: position consistency over both "
+                  "orders; RS: repetition stability.")
+
+
+@click.group()
+def debias() -> None:
+    """Bias mitigation inside the judge: measure it, or print the prompts."""
+
+
+@debias.command()
+@click.option("--judge", "judge_ref", required=True,
+              help="Judge spec (simulated:demo-openai), judge TOML, or ensemble config.")
+@click.option("--judge-name", default=None, help="Which judge of an ensemble config (default: first).")
+@click.option("--modes", default="plain,aware,aware-generic,self,aware+self", show_default=True,
+              help="Comma list: plain, aware, self, aware+self, each optionally -generic or -all.")
+@click.option("--pairs", "pairs_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Known-answer pair file (default: the bundled set).")
+@click.option("--biases", default=None, help="Comma list of bias labels (default: all).")
+@click.option("--orders", type=click.Choice(["both", "given"]), default="both", show_default=True,
+              help="Ask each pair in both orders (controls for position) or the file's order only.")
+@click.option("--repeats", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="Times plain is asked per trial for repetition stability (1 = off).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Significance level of the McNemar tests.")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True)
+@click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the full report (with every trial) as JSON to this file ('-' = stdout).")
+def compare(judge_ref: str, judge_name: str | None, modes: str, pairs_path: Path | None,
+            biases: str | None, orders: str, repeats: int, alpha: float, concurrency: int,
+            no_cache: bool, json_out: Path | None) -> None:
+    """Which mitigation makes the judge pick the correct answer more often, per bias."""
+    from legal_judge.debias_experiment import load_pairs, run_experiment, save_experiment
+    from legal_judge.providers.registry import get_provider
+    from legal_judge.store import Store
+
+    config = resolve_judge(judge_ref, name=judge_name)
+    pairs = load_pairs(pairs_path)
+    mode_list = _csv(modes) or ["plain"]
+    store = Store()
+    provider = get_provider(config.spec)
+
+    async def go() -> dict[str, Any]:
+        try:
+            return await run_experiment(
+                config, pairs, provider=provider, modes=mode_list, biases=_csv(biases),
+                orders=orders, repeats=repeats, store=store,  # type: ignore[arg-type]
+                use_cache=not no_cache, concurrency=concurrency, alpha=alpha)
+        finally:
+            await provider.aclose()
+
+    report = asyncio.run(go())
+    save_experiment(store, report)
+    if json_out is not None and str(json_out) == "-":
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        return
+    if json_out is not None:
+        json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    _render(report)
+    console.print(f"stored as debias experiment {report['id']}"
+                  + (f"; JSON report: {json_out}" if json_out else ""))
+
+
+@debias.command()
+@click.option("--bias", required=True,
+              help="authority, confidence, formatting, position, verbosity, bandwagon, sentiment, "
+                   "generic, or all.")
+@click.option("--criterion", default="factual accuracy", show_default=True,
+              help="The criterion, also what the judge is told to focus on.")
+@click.option("--json", "as_json", is_flag=True, help="Print the prompts as one JSON object.")
+def prompt(bias: str, criterion: str, as_json: bool) -> None:
+    """Print the filled bias-aware warning, judge prompt and self-debiasing prompt."""
+    from legal_judge.assets import load_assets
+    from legal_judge.debias import prompt_texts
+
+    texts = prompt_texts(load_assets(), bias.strip().lower(), criterion=criterion)
+    if as_json:
+        click.echo(json.dumps(texts, indent=2, ensure_ascii=False))
+        return
+    titles = {"bias_warning": "Bias-aware warning (add to the judge prompt)",
+              "judge_prompt": "Step 1: bias-aware judge prompt",
+              "self_debias": "Step 2: self-debiasing prompt (a separate message after the verdict)"}
+    for key, title in titles.items():
+        click.echo(f"=== {title} ===\n{texts[key]}\n")
+
+
+COMMANDS: list[click.Command] = [debias]

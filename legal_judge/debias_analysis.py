@@ -1,0 +1,258 @@
+"""The analysis of a debias experiment (pure: outcomes in, report dict out).
+
+Per bias x mode: accuracy on the test trials with its Wilson 95% CI, the change against ``plain``
+with the exact McNemar test (paired by trial), reversed-signal controls and over-correction, the
+balanced (both orders, tie rule) figures with position consistency and preference fairness, tokens.
+Per bias: repetition stability of ``plain`` and a recommendation.
+
+Over-correction (``ref/research-anchors.md`` 2.8): the bias effect is ``accuracy(controls) -
+accuracy(tests)``, positive when the judge follows the signal. A mode over-corrects when that effect
+turns negative where ``plain``'s was positive and the flip is significant (Fisher exact test on the
+two accuracies), or when it lowers accuracy on the controls significantly (McNemar).
+
+Recommendation: among modes that raise accuracy significantly (and neither over-correct nor hurt),
+the cheapest: fewest requests per verdict first (a self pass is a second full request), then the
+warning before the self pass, then the specific phrasing before the generic one and the full list
+(the paper's primary setting when the bias is known), then fewer tokens. With no significant gain,
+the mode with the largest gain is named and marked not significant; with no gain, ``plain``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from scipy import stats as sps
+
+from legal_judge.debias import parse_mode
+from legal_judge.pairwise import OrderVerdict, combine_orders, position_summary
+from legal_judge.stats import mcnemar_from_outcomes, proportion_ci, repetition_stability
+
+if TYPE_CHECKING:
+    from legal_judge.debias_experiment import TrialOutcome
+
+__all__ = ["PAPER_EXPECTATION", "analyze", "langfuse_scores", "recommend"]
+
+# "Before" is stronger against signals visible right away, "after" against content-dependent ones,
+# and position is checked more reliably by swapping (the seed's control knobs and limitations).
+PAPER_EXPECTATION = {"authority": "aware", "confidence": "aware", "bandwagon": "aware",
+                     "sentiment": "aware", "verbosity": "self", "formatting": "self",
+                     "position": "swap"}
+_STRATEGY_ORDER = {"aware": 0, "self": 1, "aware+self": 2}
+_SCOPE_ORDER = {"specific": 0, "generic": 1, "all": 2}
+
+
+def _tokens(o: TrialOutcome) -> int | None:
+    if o.input_tokens is None or o.output_tokens is None:
+        return None
+    return o.input_tokens + o.output_tokens
+
+
+def _mean_tokens(rows: Sequence[TrialOutcome]) -> float | None:
+    values = [_tokens(o) for o in rows]
+    if not rows or any(v is None for v in values):
+        return None
+    return sum(v for v in values if v is not None) / len(rows)
+
+
+def _accuracy(rows: Sequence[TrialOutcome]) -> dict[str, Any]:
+    n, k = len(rows), sum(o.correct for o in rows)
+    lo, hi = proportion_ci(k, n) if n else (None, None)
+    return {"n": n, "correct": k, "accuracy": k / n if n else None, "ci95": [lo, hi],
+            "unscored": sum(o.status != "ok" for o in rows)}
+
+
+def _paired(base: Sequence[TrialOutcome], other: Sequence[TrialOutcome]) -> dict[str, Any] | None:
+    by_key = {o.key: o for o in other}
+    keys = [o.key for o in base if o.key in by_key]
+    if not keys:
+        return None
+    before = {o.key: o.correct for o in base}
+    res = mcnemar_from_outcomes([before[k] for k in keys], [by_key[k].correct for k in keys])
+    return {"n": res.n, "b": res.b, "c": res.c, "p_value": res.p_value,
+            "change": res.rate_change}
+
+
+def _balanced(rows: Sequence[TrialOutcome]) -> dict[str, Any] | None:
+    by_pair: dict[str, dict[bool, TrialOutcome]] = defaultdict(dict)
+    for o in rows:
+        by_pair[o.pair_id][o.wrong_first] = o
+    combined = []
+    for orders in by_pair.values():
+        if len(orders) == 2:
+            # Identity A = the wrong answer (shown first in the wrong-first order).
+            combined.append(combine_orders(OrderVerdict("ok", winner=orders[True].winner),  # type: ignore[arg-type]
+                                           OrderVerdict("ok", winner=orders[False].winner)))  # type: ignore[arg-type]
+    if not combined:
+        return None
+    n = len(combined)
+    right = sum(p.winner == "B" for p in combined)
+    ties = sum(p.winner == "tie" for p in combined)
+    return {"n_pairs": n, "accuracy": right / n, "wrong_rate": (n - right - ties) / n,
+            "tie_rate": ties / n, **position_summary(combined)}
+
+
+def _effect(tests: Sequence[TrialOutcome], controls: Sequence[TrialOutcome]) -> dict[str, Any]:
+    kt, kc = sum(o.correct for o in tests), sum(o.correct for o in controls)
+    table = [[kc, len(controls) - kc], [kt, len(tests) - kt]]
+    p = float(sps.fisher_exact(table).pvalue)
+    return {"effect": kc / len(controls) - kt / len(tests), "p_value": p}
+
+
+def _over_correction(plain: dict[str, list[TrialOutcome]], mode: dict[str, list[TrialOutcome]],
+                     alpha: float) -> dict[str, Any] | None:
+    if not plain["control"] or not mode["control"] or not mode["test"]:
+        return None
+    before, after = _effect(plain["test"], plain["control"]), _effect(mode["test"], mode["control"])
+    control = _paired(plain["control"], mode["control"])
+    flip = before["effect"] > 0 > after["effect"]
+    drop = bool(control and control["change"] < 0 and control["p_value"] < alpha)
+    return {
+        "effect_plain": before["effect"], "effect_mode": after["effect"],
+        "effect_mode_p": after["p_value"], "sign_flip": flip,
+        "control_accuracy_plain": sum(o.correct for o in plain["control"]) / len(plain["control"]),
+        "control_accuracy": sum(o.correct for o in mode["control"]) / len(mode["control"]),
+        "control_mcnemar_p": control["p_value"] if control else None,
+        "flagged": drop or (flip and after["p_value"] < alpha),
+    }
+
+
+def _cell(rows: dict[str, list[TrialOutcome]], plain: dict[str, list[TrialOutcome]], mode: str,
+          alpha: float) -> dict[str, Any]:
+    cell = _accuracy(rows["test"])
+    cell["tokens_per_trial"] = _mean_tokens(rows["test"])
+    changed = [o.changed for o in rows["test"] if o.changed is not None]
+    cell["self_changed_rate"] = sum(changed) / len(changed) if changed else None
+    cell["balanced"] = _balanced(rows["test"] + rows["control"])
+    if mode == "plain":
+        cell.update(change=0.0, mcnemar=None, significant=False, over_correction=None, worse=False)
+        return cell
+    test = _paired(plain["test"], rows["test"])
+    cell["change"] = test["change"] if test else None
+    cell["mcnemar"] = test
+    cell["significant"] = bool(test and test["p_value"] < alpha)
+    cell["worse"] = bool(cell["significant"] and (test or {}).get("change", 0) < 0)
+    cell["over_correction"] = _over_correction(plain, rows, alpha)
+    return cell
+
+
+def recommend(bias: str, cells: dict[str, dict[str, Any]], *,
+              requests: dict[str, int]) -> dict[str, Any]:
+    """The recommended mode for one bias (rule in the module docstring)."""
+    def cost(m: str) -> tuple[Any, ...]:
+        spec = parse_mode(m)
+        return (requests[m], _STRATEGY_ORDER.get(spec.base, 9), _SCOPE_ORDER[spec.scope],
+                cells[m]["tokens_per_trial"] or 0.0)
+
+    ok = [m for m, c in cells.items() if m != "plain" and (c["change"] or 0) > 0
+          and not (c["over_correction"] or {}).get("flagged") and not c["worse"]]
+    significant = sorted((m for m in ok if cells[m]["significant"]), key=cost)
+    expected = PAPER_EXPECTATION.get(bias)
+    if significant:
+        best, basis = significant[0], "significant"
+    elif ok:
+        best = max(ok, key=lambda m: (cells[m]["change"], [-x for x in cost(m)[:3]]))
+        basis = "largest gain, not significant"
+    else:
+        return {"mode": "plain", "strategy": "plain", "basis": "no mode improved accuracy",
+                "paper_expectation": expected, "agrees_with_paper": None, "alternatives": []}
+    c = cells[best]
+    strategy = parse_mode(best).base
+    return {
+        "mode": best, "strategy": strategy, "basis": basis, "change": c["change"],
+        "p_value": c["mcnemar"]["p_value"], "accuracy_plain": cells["plain"]["accuracy"],
+        "accuracy": c["accuracy"], "requests_per_verdict": requests[best],
+        "tokens_per_trial": c["tokens_per_trial"], "paper_expectation": expected,
+        "agrees_with_paper": None if expected in (None, "swap") else strategy == expected,
+        "alternatives": [m for m in significant if m != best],
+    }
+
+
+def _split(outcomes: Sequence[TrialOutcome]) -> dict[str, dict[str, dict[str, list[Any]]]]:
+    grid: dict[str, dict[str, dict[str, list[Any]]]] = defaultdict(
+        lambda: defaultdict(lambda: {"test": [], "control": []}))
+    for o in outcomes:
+        if o.seed is None:
+            grid[o.bias][o.mode][o.role].append(o)
+    return grid
+
+
+def _stability(outcomes: Sequence[TrialOutcome], bias: str) -> float | None:
+    reps: dict[str, list[str]] = defaultdict(list)
+    for o in outcomes:
+        if o.bias == bias and o.mode == "plain" and o.role == "test":
+            reps[o.key].append(o.winner or "tie")
+    if not reps or max(len(v) for v in reps.values()) < 2:
+        return None
+    return repetition_stability(list(reps.values()))
+
+
+def _mode_totals(outcomes: Sequence[TrialOutcome], modes: Sequence[str],
+                 requests: dict[str, int]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for m in modes:
+        rows = [o for o in outcomes if o.mode == m and o.seed is None]
+        costs = [o.cost_usd for o in rows]
+        known = [c for c in costs if c is not None]
+        out[m] = {"requests_per_verdict": requests[m], "calls": sum(o.calls for o in rows),
+                  "input_tokens": sum(o.input_tokens or 0 for o in rows),
+                  "output_tokens": sum(o.output_tokens or 0 for o in rows),
+                  "tokens_per_trial": _mean_tokens(rows),
+                  "cost_usd": sum(known) if len(known) == len(costs) else None}
+    return out
+
+
+def analyze(outcomes: Sequence[TrialOutcome], *, modes: Sequence[str], requests: dict[str, int],
+            alpha: float = 0.05) -> dict[str, Any]:
+    """The report of a debias experiment.
+
+    Args:
+        outcomes: Every trial outcome (repeats carry a ``seed``).
+        modes: Mode names, ``plain`` first.
+        requests: Provider requests per verdict of each mode.
+        alpha: Significance level.
+
+    Returns:
+        ``{"modes": {mode: totals}, "biases": {bias: {"modes": {mode: cell},
+        "repetition_stability", "recommendation"}}, "recommendations": {bias: mode}}``.
+    """
+    grid = _split(outcomes)
+    biases: dict[str, Any] = {}
+    for bias in sorted(grid):
+        plain = grid[bias]["plain"]
+        cells = {m: _cell(grid[bias][m], plain, m, alpha) for m in modes}
+        biases[bias] = {"n_pairs": len({o.pair_id for o in plain["test"]}), "modes": cells,
+                        "repetition_stability": _stability(outcomes, bias),
+                        "recommendation": recommend(bias, cells, requests=requests)}
+    return {"modes": _mode_totals(outcomes, modes, requests), "biases": biases,
+            "recommendations": {b: v["recommendation"]["mode"] for b, v in biases.items()}}
+
+
+def langfuse_scores(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The experiment's numbers as Langfuse trace scores (for the sync; pure).
+
+    ``debias.<bias>.<mode>.accuracy`` / ``.change`` / ``.p_value`` (NUMERIC),
+    ``debias.<bias>.<mode>.over_corrected`` (BOOLEAN), ``debias.<bias>.recommendation``
+    (CATEGORICAL) and ``debias.<mode>.tokens_per_trial`` (NUMERIC).
+    """
+    out: list[dict[str, Any]] = []
+
+    def add(name: str, value: Any, data_type: str) -> None:
+        if value is not None:
+            out.append({"name": name, "value": value, "data_type": data_type})
+
+    for bias, b in report["biases"].items():
+        for mode, c in b["modes"].items():
+            add(f"debias.{bias}.{mode}.accuracy", c["accuracy"], "NUMERIC")
+            if mode != "plain":
+                add(f"debias.{bias}.{mode}.change", c["change"], "NUMERIC")
+                add(f"debias.{bias}.{mode}.p_value", (c["mcnemar"] or {}).get("p_value"),
+                    "NUMERIC")
+                oc = c["over_correction"]
+                add(f"debias.{bias}.{mode}.over_corrected",
+                    None if oc is None else float(oc["flagged"]), "BOOLEAN")
+        add(f"debias.{bias}.recommendation", b["recommendation"]["mode"], "CATEGORICAL")
+    for mode, m in report["modes"].items():
+        add(f"debias.{mode}.tokens_per_trial", m["tokens_per_trial"], "NUMERIC")
+    return out
