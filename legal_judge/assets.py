@@ -247,7 +247,9 @@ class Assets:
     def listing(self) -> list[dict[str, str]]:
         """One row per asset version: kind, name, version, sha256, path."""
         rows: list[dict[str, str]] = []
-        for kind, table in (("rubric", self.rubrics), ("rubric_set", self.rubric_sets)):
+        tables: list[tuple[str, dict[str, dict[int, Any]]]] = [
+            ("rubric", dict(self.rubrics)), ("rubric_set", dict(self.rubric_sets))]
+        for kind, table in tables:
             for name, versions in sorted(table.items()):
                 for v, asset in sorted(versions.items()):
                     rows.append({"kind": kind, "name": name, "version": str(v),

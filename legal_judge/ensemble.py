@@ -157,10 +157,10 @@ def aggregate(item_id: str, verdicts: list[Verdict], slots: list[JudgeSlot], *,
     valid = [v for v in verdicts if v.status == "ok"]
     valid_slots = [s for s in slots if any(v.judge == s.name for v in valid)]
     all_weights = compute_weights(slots, sut_family, policy)
-    base = {"item_id": item_id, "weights": all_weights, "valid_judges": len(valid), "checks": checks}
     if len(valid) < policy.quorum:
         reasons = "; ".join(f"{v.judge}: {v.status} ({v.reason})" for v in verdicts if v.status != "ok")
-        return EnsembleResult(**base, status="inconclusive",
+        return EnsembleResult(item_id=item_id, weights=all_weights, valid_judges=len(valid),
+                              checks=checks, status="inconclusive",
                               reason=f"{len(valid)} valid verdict(s), quorum is {policy.quorum}"
                                      + (f" — {reasons}" if reasons else ""))
     weights_list = compute_weights(valid_slots, sut_family, policy)
@@ -191,7 +191,8 @@ def aggregate(item_id: str, verdicts: list[Verdict], slots: list[JudgeSlot], *,
     flags += [f"{r}: judges {d['range']:.1f} points apart" for r, d in disagreement.items()
               if d["range"] >= policy.disagreement_threshold]
     return EnsembleResult(
-        **{**base, "weights": weights_list}, status="ok", scores=scores, raw_scores=raw_scores,
+        item_id=item_id, weights=weights_list, valid_judges=len(valid), checks=checks, status="ok",
+        scores=scores, raw_scores=raw_scores,
         hallucination=hallucination, overall=overall, votes=votes,  # type: ignore[arg-type]
         disagreement=disagreement, flagged_for_review=flagged, flags=flags, overrides=overrides,
     )

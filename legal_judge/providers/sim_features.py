@@ -9,6 +9,7 @@ audit finds a bias that is really there.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["BIAS_SIGNALS", "PromptView", "bias_signals", "parse_prompt", "signal_coverage"]
@@ -92,7 +93,7 @@ def _warned(system: str, known: list[str]) -> set[str]:
     return {b for b in known if f"{b}:" in system or f'"{b}"' in system}
 
 
-def parse_prompt(messages: list[tuple[str, str]], known_biases: list[str]) -> PromptView:
+def parse_prompt(messages: Sequence[tuple[str, str]], known_biases: list[str]) -> PromptView:
     """Read the sections of a judge conversation (list of (role, content))."""
     view = PromptView()
     system = "\n".join(c for r, c in messages if r == "system")

@@ -7,7 +7,14 @@ import json
 import pytest
 
 from legal_judge.errors import AuthError, ProviderUnavailable
-from legal_judge.judge import Judge, JudgeConfig, DebiasConfig, fence_for, parse_verdict_json, ParseError
+from legal_judge.judge import (
+    DebiasConfig,
+    Judge,
+    JudgeConfig,
+    ParseError,
+    fence_for,
+    parse_verdict_json,
+)
 from legal_judge.models import BenchmarkItem, CompletionResponse, Usage
 from legal_judge.store import Store
 
