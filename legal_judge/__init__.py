@@ -1,6 +1,55 @@
 """legal-judge: LLM-as-judge for legal AI answers, with judge bias audits and human calibration.
 
-The public API; everything else is internal and may change.
+The public API. Names are imported lazily (PEP 562) so ``legal-judge --help`` does not pay for
+scipy, eyecite and the provider SDKs; ``from legal_judge import run_benchmark`` works as usual.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "Assets": "legal_judge.assets",
+    "BenchmarkItem": "legal_judge.models",
+    "CompletionRequest": "legal_judge.models",
+    "CompletionResponse": "legal_judge.models",
+    "EnsembleConfig": "legal_judge.ensemble_config",
+    "EnsemblePolicy": "legal_judge.ensemble",
+    "EnsembleResult": "legal_judge.models",
+    "Judge": "legal_judge.judge",
+    "JudgeConfig": "legal_judge.judge",
+    "LegalJudgeError": "legal_judge.errors",
+    "Store": "legal_judge.store",
+    "Verdict": "legal_judge.models",
+    "aggregate": "legal_judge.ensemble",
+    "check_citations": "legal_judge.checks",
+    "compare_runs": "legal_judge.compare",
+    "compute_weights": "legal_judge.ensemble",
+    "family_of": "legal_judge.providers.families",
+    "get_provider": "legal_judge.providers.registry",
+    "load_assets": "legal_judge.assets",
+    "load_dataset": "legal_judge.dataset",
+    "load_ensemble_config": "legal_judge.ensemble_config",
+    "register_provider": "legal_judge.providers.registry",
+    "run_benchmark": "legal_judge.runner",
+    "run_checks": "legal_judge.checks",
+    "summarize_run": "legal_judge.summary",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'legal_judge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
