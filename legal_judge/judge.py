@@ -19,7 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from legal_judge.assets import Assets, Rubric, RubricSet, load_assets
 from legal_judge.errors import AuthError, BadRequestError, ConfigError, ProviderError
-from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message, Verdict
+from legal_judge.models import (
+    BenchmarkItem,
+    CompletionRequest,
+    CompletionResponse,
+    Message,
+    Verdict,
+)
 from legal_judge.store import Store, canonical_json
 
 __all__ = [
@@ -244,6 +250,7 @@ class Judge:
         self.family: str = config.family or provider.family
         self.model: str = provider.spec.model
         self.judge_id = self._compute_id()
+        self._system_cache: dict[tuple[str, ...], str] = {}
 
     @property
     def label(self) -> str:
@@ -283,23 +290,30 @@ class Judge:
     # prompt ------------------------------------------------------------------------------------
     def messages(self, item: BenchmarkItem, *, evidence: str | None = None) -> list[Message]:
         """The system and user messages for one item."""
-        from legal_judge.debias import warning_text
-
         rubrics = self.active_rubrics(item)
         fence_open, fence_close = fence_for(item.response)
         rubric_vars = [_rubric_vars(r) for r in rubrics]
-        warning = (warning_text(self.assets, self.config.debias)
-                   if "aware" in self.config.debias.mode else "")
-        system = self.assets.template("judge_system").render(
-            rubrics=rubric_vars, pass_fail_rule=self.rubric_set.describe_rule(),
-            fence_open=fence_open, fence_close=fence_close, bias_warning=warning,
-        )
+        system = self._system_prompt(tuple(r.name for r in rubrics), rubric_vars)
         user = self.assets.template("judge_user").render(
             prompt=item.prompt, response=item.response, jurisdiction=item.jurisdiction,
             expected_signals=item.expected_signals, rubrics=rubric_vars, evidence=evidence or "",
             fence_open=fence_open, fence_close=fence_close,
         )
         return [Message(role="system", content=system), Message(role="user", content=user)]
+
+    def _system_prompt(self, key: tuple[str, ...], rubric_vars: list[dict[str, Any]]) -> str:
+        # The system prompt depends only on the active rubrics: render it once per rubric list.
+        cached = self._system_cache.get(key)
+        if cached is None:
+            from legal_judge.debias import warning_text
+
+            warning = (warning_text(self.assets, self.config.debias)
+                       if "aware" in self.config.debias.mode else "")
+            cached = self._system_cache[key] = self.assets.template("judge_system").render(
+                rubrics=rubric_vars, pass_fail_rule=self.rubric_set.describe_rule(),
+                bias_warning=warning,
+            )
+        return cached
 
     def active_rubrics(self, item: BenchmarkItem) -> list[Rubric]:
         """Rubrics scored for this item (the language rubric only for Arabic/French answers)."""
@@ -329,26 +343,34 @@ class Judge:
         try:
             resp = await self.provider.complete(request)
         except ProviderError as exc:
-            self._log_call(run_id, item_id, purpose, attempt, request, None, str(exc))
+            self._log_call(run_id, item_id, purpose, attempt, request, None, str(exc),
+                           retries=getattr(exc, "retries", 0))
             raise
+        cache = None
         if self.store is not None:
-            self.store.cache_put(key, provider=self.provider.spec.prefix, model=self.model,
-                                 response=resp.model_dump(exclude={"cached", "latency_ms", "retries"}))
-        self._log_call(run_id, item_id, purpose, attempt, request, resp, None)
+            cache = (key, self.provider.spec.prefix, self.model,
+                     resp.model_dump(exclude={"cached", "latency_ms", "retries"}))
+        if not self._log_call(run_id, item_id, purpose, attempt, request, resp, None, cache=cache) \
+                and cache is not None and self.store is not None:
+            self.store.cache_put(key, provider=cache[1], model=cache[2], response=cache[3])
         return resp
 
     def _log_call(self, run_id: str | None, item_id: str, purpose: str, attempt: int,
-                  request: CompletionRequest, resp: CompletionResponse | None, error: str | None) -> None:
+                  request: CompletionRequest, resp: CompletionResponse | None, error: str | None,
+                  *, cache: tuple[str, str, str, dict[str, Any]] | None = None,
+                  retries: int = 0) -> bool:
+        """Log the call (and cache its response in the same commit); False when not logged."""
         if self.store is None or run_id is None:
-            return
+            return False
         self.store.record_call(
             run_id, item_id, self.label, purpose=purpose, attempt=attempt,
-            request=request.model_dump(exclude={"messages"}) | {"n_messages": len(request.messages)},
+            request=_call_summary(request),
             response_text=resp.text if resp else None,
             usage=resp.usage.model_dump() if resp else None,
             latency_ms=resp.latency_ms if resp else None, cached=bool(resp and resp.cached),
-            retries=resp.retries if resp else 0, error=error,
+            retries=resp.retries if resp else retries, error=error, cache=cache,
         )
+        return True
 
     async def judge(self, item: BenchmarkItem, *, run_id: str | None = None,
                     evidence: str | None = None) -> Verdict:
@@ -432,6 +454,18 @@ class Judge:
     def _verdict_error(self, reason: str) -> Verdict:
         return Verdict(judge_id=self.judge_id, judge=self.label, family=self.family,
                        status="error", reason=reason)
+
+
+def _call_summary(request: CompletionRequest) -> dict[str, Any]:
+    """What the call log keeps of a request: parameters, and digests of the bulky parts."""
+    out = request.model_dump(exclude={"messages", "json_schema"})
+    out["n_messages"] = len(request.messages)
+    out["messages_sha256"] = hashlib.sha256(
+        "\x1e".join(m.content for m in request.messages).encode()).hexdigest()[:16]
+    if request.json_schema is not None:
+        out["json_schema_sha256"] = hashlib.sha256(
+            canonical_json(request.json_schema).encode()).hexdigest()[:16]
+    return out
 
 
 def _rubric_vars(r: Rubric) -> dict[str, Any]:

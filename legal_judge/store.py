@@ -258,9 +258,19 @@ class Store:
     # judge calls and verdicts -----------------------------------------------------------------
     def record_call(self, run_id: str, item_id: str, judge: str, *, purpose: str, attempt: int,
                     request: dict[str, Any], response_text: str | None, usage: dict[str, Any] | None,
-                    latency_ms: float | None, cached: bool, retries: int, error: str | None) -> None:
-        """Append one provider call (successful or not) to the call log."""
+                    latency_ms: float | None, cached: bool, retries: int, error: str | None,
+                    cache: tuple[str, str, str, dict[str, Any]] | None = None) -> None:
+        """Append one provider call (successful or not) to the call log.
+
+        Args:
+            cache: ``(key, provider, model, response)`` to remember in the provider cache in the
+                same transaction (one commit per call on the hot path).
+        """
         with self.transaction() as db:
+            if cache is not None:
+                key, provider, model, response = cache
+                db.execute("INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
+                           (key, provider, model, canonical_json(response), utcnow()))
             db.execute(
                 """INSERT INTO judge_calls (run_id, item_id, judge, purpose, attempt, request_json,
                    response_text, usage_json, latency_ms, cached, retries, error, created_at)

@@ -1,0 +1,236 @@
+"""``legal-judge doctor``: the setup checks a user would otherwise do by hand, each with its fix.
+
+Checks: the Python and package versions, which provider keys are set (names only, never values),
+the store (``PRAGMA integrity_check`` and the schema version), an ensemble config (validity,
+families and same-family weighting, the keys its judges need) and, when ``LANGFUSE_*`` is set,
+Langfuse authentication and reachability (one request with a short timeout). A missing key for a
+judge of the chosen ensemble is a problem; a key for a provider the ensemble does not use is info.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Literal
+
+import httpx
+
+from legal_judge.errors import LegalJudgeError
+
+__all__ = ["KEY_ENV", "Check", "DoctorResult", "run_doctor"]
+
+Status = Literal["ok", "info", "problem"]
+
+# Provider prefix -> the environment variable its key is read from (providers/base.py's table).
+KEY_ENV: dict[str, str] = {
+    "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY", "together": "TOGETHER_API_KEY", "groq": "GROQ_API_KEY",
+}
+_REQUIRED = ("pydantic", "click", "rich", "jinja2", "numpy", "scipy", "matplotlib", "httpx",
+             "langfuse", "openai", "anthropic", "eyecite")
+_OPTIONAL = (("llama_cpp", "llama-cpp-python", "local"),)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One finding: ``problem`` findings carry the exact fix."""
+
+    name: str
+    status: Status
+    detail: str
+    fix: str | None = None
+
+
+@dataclass
+class DoctorResult:
+    """Every check, in the order they ran."""
+
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Check]:
+        """The checks that failed."""
+        return [c for c in self.checks if c.status == "problem"]
+
+
+def run_doctor(*, ensemble: str = "default", timeout_s: float = 5.0) -> DoctorResult:
+    """Run every check.
+
+    Args:
+        ensemble: An ensemble TOML path or a bundled name (``default``, ``demo``).
+        timeout_s: Seconds to wait for Langfuse.
+
+    Returns:
+        The findings; ``result.problems`` is empty when the setup is good.
+    """
+    result = DoctorResult()
+    result.checks += _versions()
+    needed = _ensemble_checks(ensemble, result)
+    result.checks += _keys(needed)
+    result.checks += _store()
+    result.checks += _langfuse(timeout_s)
+    return result
+
+
+def _versions() -> list[Check]:
+    from legal_judge import __version__
+
+    out = [Check("python", "ok" if sys.version_info >= (3, 11) else "problem",
+                 sys.version.split()[0],
+                 None if sys.version_info >= (3, 11) else "install Python 3.11 or newer"),
+           Check("legal-judge", "ok", __version__)]
+    for dist in _REQUIRED:
+        try:
+            out.append(Check(dist, "ok", metadata.version(dist)))
+        except metadata.PackageNotFoundError:
+            out.append(Check(dist, "problem", "not installed", f"pip install -U {dist} "
+                             "(or reinstall: pip install -e .)"))
+    for module, dist, extra in _OPTIONAL:
+        try:
+            out.append(Check(dist, "ok", metadata.version(dist)))
+        except metadata.PackageNotFoundError:
+            out.append(Check(dist, "info", f"not installed (optional: local judges need "
+                             f"pip install 'legal-judge[{extra}]'; module {module})"))
+    return out
+
+
+def _keys(needed: dict[str, list[str]]) -> list[Check]:
+    out = []
+    for prefix, env in KEY_ENV.items():
+        present = bool(os.environ.get(env, "").strip())
+        users = needed.get(prefix)
+        if users and not present:
+            out.append(Check(f"key {env}", "problem",
+                             f"not set; needed by {', '.join(users)}",
+                             f"export {env}=... (keys are read from the environment only), or "
+                             "choose an ensemble without this provider"))
+        elif users:
+            out.append(Check(f"key {env}", "ok", f"set (used by {', '.join(users)})"))
+        else:
+            out.append(Check(f"key {env}", "info",
+                             "set (not used by this ensemble)" if present else
+                             "not set (not used by this ensemble)"))
+    return out
+
+
+def _store() -> list[Check]:
+    from legal_judge.store import MIGRATIONS, Store
+
+    try:
+        store = Store()
+    except LegalJudgeError as exc:
+        return [Check("store", "problem", exc.message, exc.fix)]
+    try:
+        integrity = store.integrity_check()
+        version = store.schema_version
+    finally:
+        store.close()
+    out = [Check("store", "ok" if integrity == "ok" else "problem",
+                 f"{store.path} (integrity_check: {integrity})",
+                 None if integrity == "ok" else
+                 f"restore {store.path} from a backup, or move it away and re-run (runs in it are lost)")]
+    latest = len(MIGRATIONS)
+    out.append(Check("store schema", "ok" if version == latest else "problem",
+                     f"version {version} (this legal-judge: {latest})",
+                     None if version == latest else "open the store once with this version "
+                     "(migrations apply on open), e.g. legal-judge runs list"))
+    return out
+
+
+def _ensemble_checks(ref: str, result: DoctorResult) -> dict[str, list[str]]:
+    """Validate the ensemble; returns provider prefix -> judges that need its key."""
+    from legal_judge.ensemble import EnsemblePolicy, JudgeSlot, check_policy, compute_weights
+    from legal_judge.ensemble_config import load_ensemble_config
+    from legal_judge.providers.base import parse_spec
+    from legal_judge.providers.families import family_of
+
+    try:
+        config = load_ensemble_config(ref)
+    except LegalJudgeError as exc:
+        result.checks.append(Check(f"ensemble {ref}", "problem", exc.message,
+                                   exc.fix or "fix the file, then run legal-judge doctor again"))
+        return {}
+    needed: dict[str, list[str]] = {}
+    slots = []
+    for jc in config.judges:
+        try:
+            spec = parse_spec(jc.spec)
+        except LegalJudgeError as exc:
+            result.checks.append(Check(f"judge {jc.label}", "problem", exc.message, exc.fix))
+            continue
+        if spec.prefix in KEY_ENV:
+            needed.setdefault(spec.prefix, []).append(jc.label)
+        family = jc.family or _family(jc.spec, spec.model, config.family_overrides, family_of)
+        slots.append(JudgeSlot(jc.label, family, jc.weight))
+    result.checks.append(Check(f"ensemble {config.name}", "ok",
+                               f"{len(config.judges)} judges, quorum {config.quorum}: "
+                               + ", ".join(f"{s.name} [{s.family}]" for s in slots)))
+    policy = EnsemblePolicy(quorum=config.quorum,
+                            other_family_min_share=config.other_family_min_share,
+                            allow_same_family_only=config.allow_same_family_only,
+                            disagreement_threshold=config.disagreement_threshold)
+    sut = config.system_under_test
+    sut_family = family_of(sut, overrides=config.family_overrides) if sut else None
+    try:
+        warnings = check_policy(slots, sut_family, policy)
+    except LegalJudgeError as exc:
+        result.checks.append(Check("same-family policy", "problem", exc.message, exc.fix))
+        return needed
+    result.checks += [Check("same-family policy", "info", w) for w in warnings]
+    if slots:
+        weights = compute_weights(slots, sut_family, policy)
+        where = f"system under test {sut} [{sut_family}]" if sut else "no system_under_test in " \
+            "the config (decided per item)"
+        result.checks.append(Check("weights", "ok", f"{where}: " + "; ".join(
+            f"{w.judge} {w.weight:.2f}{' same family' if w.same_family else ''}" for w in weights)
+            + f" ({weights[0].reason})"))
+    return needed
+
+
+def _family(raw: str, model: str, overrides: dict[str, str], family_of: object) -> str:
+    if raw.startswith("simulated:"):
+        # The simulator's profile says which family it imitates; no key, no network.
+        from legal_judge.providers.registry import get_provider
+
+        return str(get_provider(raw).family)
+    return str(family_of(model, overrides=overrides))  # type: ignore[operator]
+
+
+def _langfuse(timeout_s: float) -> list[Check]:
+    from legal_judge.langfuse_sync import settings_from_env
+
+    names = ("LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL")
+    set_names = [n for n in names if os.environ.get(n)] + (
+        ["LANGFUSE_HOST"] if os.environ.get("LANGFUSE_HOST") else [])
+    settings = settings_from_env()
+    if settings is None:
+        if not set_names:
+            return [Check("langfuse", "info", "not configured (offline: everything stays in the "
+                          "local store; set LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and "
+                          "LANGFUSE_BASE_URL to sync)")]
+        missing = [n for n in names if not os.environ.get(n)
+                   and not (n == "LANGFUSE_BASE_URL" and os.environ.get("LANGFUSE_HOST"))]
+        return [Check("langfuse", "problem", f"partly configured: {', '.join(missing)} missing",
+                      f"set {', '.join(missing)} (or unset the other LANGFUSE_* variables)")]
+    auth = base64.b64encode(f"{settings.public_key}:{settings.secret_key}".encode()).decode()
+    url = f"{settings.base_url}/api/public/projects"
+    try:
+        resp = httpx.get(url, headers={"Authorization": f"Basic {auth}"},
+                         timeout=min(timeout_s, settings.timeout_s))
+    except httpx.HTTPError as exc:
+        return [Check("langfuse", "problem", f"{settings.base_url} unreachable "
+                      f"({type(exc).__name__}: {exc})",
+                      "check LANGFUSE_BASE_URL (scheme, host, port) and that the server is "
+                      "running; runs still work offline and `legal-judge sync` delivers later")]
+    if resp.status_code in (401, 403):
+        return [Check("langfuse", "problem", f"{settings.base_url} refused the keys "
+                      f"(HTTP {resp.status_code})",
+                      "copy LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY from the project's "
+                      "settings page (API keys) of this Langfuse host")]
+    if resp.status_code >= 400:
+        return [Check("langfuse", "problem", f"{url} answered HTTP {resp.status_code}",
+                      "check LANGFUSE_BASE_URL points at the Langfuse server root (no /api path)")]
+    return [Check("langfuse", "ok", f"{settings.base_url}: authenticated (HTTP {resp.status_code})")]

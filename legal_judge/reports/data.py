@@ -1,0 +1,113 @@
+"""Reading what a report shows from the store: which kind an id is, and its stored numbers.
+
+Nothing is computed here: run summaries come from :func:`legal_judge.summary.summarize_run` (the
+same function the run stored its summary with), audits, calibrations and debias experiments from
+their stored ``report_json``, calibration trends from
+:func:`legal_judge.calibration.calibration_history`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from legal_judge.errors import NotFoundError
+from legal_judge.store import Store
+
+__all__ = ["Kind", "ReportData", "detect_kind", "load_report_data"]
+
+Kind = Literal["run", "audit", "calibration", "debias"]
+
+_TABLES: tuple[tuple[Kind, str], ...] = (
+    ("run", "runs"), ("audit", "audits"), ("calibration", "calibrations"),
+    ("debias", "debias_experiments"),
+)
+
+
+@dataclass
+class ReportData:
+    """Everything one report shows, as stored."""
+
+    kind: Kind
+    id: str
+    report: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def detect_kind(store: Store, entity_id: str) -> Kind:
+    """Which table holds ``entity_id``.
+
+    Raises:
+        NotFoundError: no run, audit, calibration or debias experiment has this id.
+    """
+    for kind, table in _TABLES:
+        row = store.db.execute(f"SELECT 1 FROM {table} WHERE id = ?", (entity_id,)).fetchone()  # noqa: S608 - fixed names
+        if row is not None:
+            return kind
+    raise NotFoundError(
+        f"no run, audit, calibration or debias experiment '{entity_id}' in {store.path}",
+        fix="`legal-judge runs list` shows runs; check LEGAL_JUDGE_HOME points at the right store",
+    )
+
+
+def load_report_data(store: Store, entity_id: str) -> ReportData:
+    """Load the stored numbers of ``entity_id`` (kind detected)."""
+    kind = detect_kind(store, entity_id)
+    loader = {"run": _run, "audit": _audit, "calibration": _calibration, "debias": _debias}[kind]
+    return loader(store, entity_id)
+
+
+def _run(store: Store, run_id: str) -> ReportData:
+    from legal_judge.summary import summarize_run
+
+    run = store.get_run(run_id)
+    # A run interrupted before its summary was written still gets a report from what is stored.
+    summary = run["summary"] or summarize_run(store, run_id)
+    return ReportData("run", run_id, summary, extra={
+        "run": {k: v for k, v in run.items() if k != "summary"},
+        "results": store.load_results(run_id),
+        "verdicts": store.load_verdicts(run_id),
+        "items": store.load_items(run_id),
+    })
+
+
+def _stored(store: Store, table: str, entity_id: str) -> dict[str, Any]:
+    row = store.db.execute(f"SELECT * FROM {table} WHERE id = ?", (entity_id,)).fetchone()  # noqa: S608 - fixed names
+    out = dict(row)
+    raw = out.pop("report_json", None)
+    out["report"] = json.loads(raw) if raw else {}
+    return out
+
+
+def _audit(store: Store, audit_id: str) -> ReportData:
+    row = _stored(store, "audits", audit_id)
+    prior = store.db.execute(
+        "SELECT id, report_json FROM audits WHERE created_at < ? AND id != ? AND report_json IS NOT "
+        "NULL ORDER BY (judge_id = ?) DESC, created_at DESC LIMIT 1",
+        (row["created_at"], audit_id, row["judge_id"]),
+    ).fetchone()
+    report = row.pop("report")
+    prior_data = {"id": prior[0], "report": json.loads(prior[1])} if prior else None
+    drift = None
+    if prior_data is not None:
+        # Drift is the audit module's comparison; the report only shows it.
+        from legal_judge.audit.history import diff_reports
+
+        drift = diff_reports(prior_data["report"], report)
+    return ReportData("audit", audit_id, report,
+                      extra={"row": row, "prior": prior_data, "drift": drift})
+
+
+def _calibration(store: Store, calibration_id: str) -> ReportData:
+    from legal_judge.calibration import calibration_history
+
+    row = _stored(store, "calibrations", calibration_id)
+    history = [h.model_dump(mode="json") for h in calibration_history(store)]
+    return ReportData("calibration", calibration_id, row.pop("report"),
+                      extra={"row": row, "history": history})
+
+
+def _debias(store: Store, experiment_id: str) -> ReportData:
+    row = _stored(store, "debias_experiments", experiment_id)
+    return ReportData("debias", experiment_id, row.pop("report"), extra={"row": row})

@@ -1,0 +1,162 @@
+"""The calibration report: judges against lawyers for one quarter, and the trend across quarters."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from legal_judge.reports import charts
+from legal_judge.reports.data import ReportData
+from legal_judge.reports.model import Chart, KeyValues, Note, Report, Section, Table, ci, fmt, pct
+
+__all__ = ["calibration_report"]
+
+ENSEMBLE = "ensemble"
+
+
+def calibration_report(data: ReportData) -> Report:
+    """Build the calibration report from a stored ``CalibrationReport`` and the stored history."""
+    r = data.report
+    banners = []
+    if r.get("below_quarterly_standard"):
+        banners.append(Note(f"Only {r['n_labelled_items']} labelled items: below the quarterly "
+                            f"standard of {r.get('quarterly_standard', 50)}. Treat the figures as "
+                            "indicative.", "warning"))
+    if r.get("recalibrate"):
+        banners.append(Note("RECALIBRATE: the judges diverge from the lawyers by more than "
+                            f"{r['threshold']:g} points on: {', '.join(r['recalibrate_rubrics'])}.",
+                            "danger"))
+    banners.extend(Note(n) for n in r.get("notes", []))
+    return Report(
+        kind="calibration", id=data.id, title=f"Calibration {data.id}",
+        subtitle=f"quarter {r['quarter']} · run {r.get('run_id') or 'n/a'} · ensemble judge_id "
+                 f"{r.get('ensemble_judge_id') or 'n/a'}",
+        banners=banners,
+        sections=[_overview(r), _scatter(r), _pass_fail(r), _agreement(r), _trend(data),
+                  _largest(r)],
+        source={"report": r, "history": data.extra.get("history", [])},
+    )
+
+
+def _overview(r: dict[str, Any]) -> Section:
+    items = [("quarter", r["quarter"]), ("run", str(r.get("run_id") or "n/a")),
+             ("source", r["source"]), ("rubric set", r["rubric_set"]),
+             ("labelled items", str(r["n_labelled_items"])),
+             ("annotators", ", ".join(r["annotators"]) or "n/a"),
+             ("divergence threshold (points)", fmt(r["threshold"], "g")),
+             ("recalibrate", "yes: " + ", ".join(r["recalibrate_rubrics"]) if r["recalibrate"]
+              else "no"),
+             *((f"judge_id of {j}", str(jid)) for j, jid in sorted(r["judge_ids"].items()))]
+    return Section("Overview", [KeyValues(items)], "overview")
+
+
+def _panels(r: dict[str, Any]) -> tuple[str, dict[str, tuple[list[float], list[float]]]]:
+    numeric = [c["rubric"] for c in r["rubrics"] if c["kind"] == "numeric"]
+    judges = {p["judge"] for p in r["pairs"]}
+    judge = ENSEMBLE if ENSEMBLE in judges else min(judges, default=ENSEMBLE)
+    panels: dict[str, tuple[list[float], list[float]]] = {}
+    for rubric in numeric:
+        pts = [(p["human_score"], p["judge_score"]) for p in r["pairs"]
+               if p["rubric"] == rubric and p["judge"] == judge and p["judge_score"] is not None]
+        if pts:
+            panels[rubric] = ([h for h, _ in pts], [j for _, j in pts])
+    return judge, panels
+
+
+def _scatter(r: dict[str, Any]) -> Section:
+    judge, panels = _panels(r)
+    if not panels:
+        return Section("Judge vs lawyer", [Note("No numeric judge/lawyer pairs to plot.")], "scatter")
+    t1 = f"Judge ({judge}) vs lawyer per rubric"
+    t2 = f"Bland-Altman: {judge} minus lawyer"
+    return Section("Judge vs lawyer", [
+        Chart(t1, charts.scatter_identity(panels, title=t1),
+              "Each point is one item (a small fixed jitter separates equal scores); the dashed "
+              "line is perfect agreement; points above it are scored higher by the judge."),
+        Chart(t2, charts.bland_altman(panels, title=t2),
+              "Difference against the mean of the two scores. Solid line: mean difference; dashed "
+              "lines: mean ± 1.96 SD of the plotted differences (limits of agreement)."),
+    ], "scatter")
+
+
+def _pass_fail(r: dict[str, Any]) -> Section:
+    rows = [[j, str(p["n"]), str(p["both_pass"]), str(p["judge_pass_human_fail"]),
+             str(p["judge_fail_human_pass"]), str(p["both_fail"]), pct(p["agreement"]),
+             fmt(p["kappa"]), p["source"]] for j, p in sorted(r["pass_fail"].items())]
+    blocks: list[Any] = []
+    judge = ENSEMBLE if ENSEMBLE in r["pass_fail"] else min(r["pass_fail"], default=None)
+    if judge is not None:
+        p = r["pass_fail"][judge]
+        title = f"Pass/fail: {judge} vs lawyers"
+        blocks.append(Chart(title, charts.confusion_matrix(
+            [[p["both_pass"], p["judge_pass_human_fail"]],
+             [p["judge_fail_human_pass"], p["both_fail"]]],
+            title=title, rows=["judge pass", "judge fail"], cols=["lawyer pass", "lawyer fail"])))
+    blocks.append(Table("Pass/fail confusion per judge (rows: judge, columns: lawyers)",
+                        ["judge", "n", "both pass", "judge pass / lawyer fail",
+                         "judge fail / lawyer pass", "both fail", "agreement", "kappa", "source"],
+                        rows, numeric=["n", "both pass", "judge pass / lawyer fail",
+                                       "judge fail / lawyer pass", "both fail", "agreement",
+                                       "kappa"]))
+    return Section("Pass/fail agreement", blocks, "passfail")
+
+
+def _agreement(r: dict[str, Any]) -> Section:
+    rows = []
+    inter = []
+    for comp in r["rubrics"]:
+        for a in comp["judges"]:
+            rows.append([comp["rubric"], a["judge"], str(a["n"]), fmt(a["mean_divergence"], "+.2f"),
+                         ci(a["ci95"], "+.2f"), fmt(a["mean_abs_divergence"]), fmt(a["kappa"]),
+                         fmt(a["kappa_linear"]), fmt(a["kappa_quadratic"]),
+                         fmt(a["alpha_ordinal"]), fmt(a["alpha_interval"]), fmt(a["spearman"]),
+                         "YES" if a["recalibrate"] else "no"])
+        ia = comp.get("inter_annotator")
+        if ia:
+            inter.append([comp["rubric"], ", ".join(ia["annotators"]), str(ia["items_multi"]),
+                          fmt(ia["alpha_ordinal"]), fmt(ia["alpha_interval"]),
+                          fmt(ia["alpha_nominal"])])
+    num = ["n", "mean divergence", "MAD", "kappa", "kappa linear", "kappa quadratic", "α ordinal",
+           "α interval", "Spearman"]
+    return Section("Agreement statistics", [
+        Table("Per rubric and judge: divergence (judge - lawyer) with 95% CI, Cohen's kappa, "
+              "Krippendorff's alpha, Spearman",
+              ["rubric", "judge", "n", "mean divergence", "95% CI", "MAD", "kappa", "kappa linear",
+               "kappa quadratic", "α ordinal", "α interval", "Spearman", "recalibrate"], rows,
+              numeric=num),
+        Table("Lawyers among themselves (inter-annotator)",
+              ["rubric", "annotators", "items with 2+ labels", "α ordinal", "α interval",
+               "α nominal"], inter, numeric=["items with 2+ labels", "α ordinal", "α interval",
+                                             "α nominal"]),
+    ], "agreement")
+
+
+def _trend(data: ReportData) -> Section:
+    history = data.extra.get("history", [])
+    series: dict[str, list[tuple[str, float | None, Any]]] = defaultdict(list)
+    for h in history:
+        series[h["rubric"]].append((h["quarter"], h["mean_divergence"], h["ci95"]))
+    rows = [[h["rubric"], h["quarter"], str(h["judge_id"]), str(h["n"]),
+             fmt(h["mean_divergence"], "+.2f"), ci(h["ci95"], "+.2f"),
+             fmt(h["kappa_quadratic"]), "YES" if h["drift"] else "no",
+             "yes" if h["judge_changed"] else "no"] for h in history]
+    blocks: list[Any] = []
+    numeric = {k: v for k, v in series.items() if any(m is not None for _, m, _ in v)}
+    if numeric:
+        title = "Ensemble divergence from lawyers across quarters"
+        blocks.append(Chart(title, charts.trend_lines(numeric, title=title,
+                                                      ylabel="mean judge - lawyer (95% CI)")))
+    blocks.append(Table("History per rubric (the latest calibration of each quarter)",
+                        ["rubric", "quarter", "judge_id", "n", "mean divergence", "95% CI",
+                         "kappa quadratic", "drift", "judge changed"], rows,
+                        numeric=["n", "mean divergence", "kappa quadratic"]))
+    return Section("Trend across quarters", blocks, "trend")
+
+
+def _largest(r: dict[str, Any]) -> Section:
+    rows = [[d["item_id"], d["rubric"], d["judge"], fmt(d["judge_score"]), fmt(d["human_score"]),
+             fmt(d["difference"], "+.2f")] for d in r["largest_disagreements"]]
+    return Section("Largest disagreements", [Table(
+        "Items where a judge is furthest from the lawyers",
+        ["item", "rubric", "judge", "judge score", "lawyer score", "difference"],
+        rows, numeric=["judge score", "lawyer score", "difference"])], "largest")

@@ -1,0 +1,99 @@
+"""The debias comparison report: accuracy per bias x mode with CIs, and the recommendation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from legal_judge.reports import charts
+from legal_judge.reports.data import ReportData
+from legal_judge.reports.model import Chart, KeyValues, Note, Report, Section, Table, ci, fmt, pct
+
+__all__ = ["debias_report"]
+
+
+def debias_report(data: ReportData) -> Report:
+    """Build the debias report from a stored experiment report (``debias_analysis.analyze`` + ids)."""
+    r = data.report
+    banners = []
+    if r.get("simulated"):
+        banners.append(Note("SIMULATED JUDGE: accuracies come from the deterministic simulator "
+                            "(demo and tests only); do not choose a mitigation from them.", "danger"))
+    settings = r.get("settings", {})
+    modes = list(settings.get("modes") or r.get("modes", {}))
+    return Report(
+        kind="debias", id=data.id, title=f"Debias experiment {data.id}",
+        subtitle=f"judge {r.get('judge', 'n/a')} ({r.get('spec', '')}) · judge_id "
+                 f"{r.get('judge_id', 'n/a')} · {str(r.get('created_at', ''))[:19]} UTC",
+        banners=banners,
+        sections=[_overview(r, settings), _accuracy(r, modes), _recommendations(r), _cost(r)],
+        source={"report": {k: v for k, v in r.items() if k != "outcomes"}},
+    )
+
+
+def _overview(r: dict[str, Any], settings: dict[str, Any]) -> Section:
+    items = [("judge", str(r.get("judge", "n/a"))), ("spec", str(r.get("spec", "n/a"))),
+             ("modes", ", ".join(settings.get("modes", []))),
+             ("biases", ", ".join(settings.get("biases", []))),
+             ("pairs", str(settings.get("pairs", "n/a"))), ("trials", str(settings.get("trials", "n/a"))),
+             ("orders", str(settings.get("orders", "n/a"))),
+             ("repeats of plain", str(settings.get("repeats", "n/a"))),
+             ("significance level", fmt(settings.get("alpha"), "g")),
+             *((f"judge_id ({m})", _ids(j)) for m, j in sorted((r.get("judge_ids") or {}).items()))]
+    return Section("Overview", [KeyValues(items)], "overview")
+
+
+def _ids(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in sorted(value.items()))
+    return str(value)
+
+
+def _accuracy(r: dict[str, Any], modes: list[str]) -> Section:
+    biases = sorted(r["biases"])
+    cells: dict[tuple[str, str], tuple[float | None, Any]] = {}
+    rows = []
+    for bias in biases:
+        for mode, c in r["biases"][bias]["modes"].items():
+            cells[(bias, mode)] = (c["accuracy"], c["ci95"])
+            oc = c.get("over_correction") or {}
+            rows.append([bias, mode, str(c["n"]), pct(c["accuracy"]), ci(c["ci95"], ".1%"),
+                         fmt(c.get("change"), "+.1%") if mode != "plain" else "-",
+                         fmt((c.get("mcnemar") or {}).get("p_value"), ".3g", none="-"),
+                         "yes" if c.get("significant") else "no",
+                         "YES" if oc.get("flagged") else "no", str(c.get("unscored", 0))])
+    title = "Accuracy per bias and mode (95% CI)"
+    blocks: list[Any] = []
+    if biases:
+        blocks.append(Chart(title, charts.grouped_accuracy(biases, modes, cells, title=title),
+                            "Share of test trials where the judge picked the correct answer; "
+                            "whiskers are Wilson 95% CIs."))
+    blocks.append(Table("Accuracy per bias x mode; change against plain with the exact McNemar test",
+                        ["bias", "mode", "trials", "accuracy", "95% CI", "change vs plain",
+                         "McNemar p", "significant", "over-correction", "unscored"], rows,
+                        numeric=["trials", "accuracy", "change vs plain", "McNemar p", "unscored"]))
+    return Section("Accuracy per bias and mode", blocks, "accuracy")
+
+
+def _recommendations(r: dict[str, Any]) -> Section:
+    rows = []
+    for bias, b in sorted(r["biases"].items()):
+        rec = b["recommendation"]
+        rows.append([bias, rec["mode"], rec["basis"], fmt(rec.get("change"), "+.1%", none="-"),
+                     fmt(rec.get("p_value"), ".3g", none="-"), str(rec.get("paper_expectation") or "-"),
+                     fmt(b.get("repetition_stability"), ".2f")])
+    return Section("Recommendations", [Table(
+        "Recommended mitigation per bias",
+        ["bias", "mode", "basis", "accuracy gain", "p", "paper expects", "repetition stability"],
+        rows, numeric=["accuracy gain", "p", "repetition stability"])], "recommendations")
+
+
+def _cost(r: dict[str, Any]) -> Section:
+    rows = [[m, str(t["requests_per_verdict"]), str(t["calls"]), f"{t['input_tokens']:,}",
+             f"{t['output_tokens']:,}", fmt(t["tokens_per_trial"], ".0f"),
+             "unknown" if t["cost_usd"] is None else f"${t['cost_usd']:.4f}"]
+            for m, t in r.get("modes", {}).items()]
+    return Section("Cost per mode", [Table(
+        "Requests, tokens and cost per mode",
+        ["mode", "requests per verdict", "calls", "input tokens", "output tokens", "tokens per trial",
+         "cost"], rows, numeric=["requests per verdict", "calls", "input tokens", "output tokens",
+                                 "tokens per trial", "cost"])], "cost")

@@ -1,0 +1,260 @@
+"""The run report: the stored summary, ensemble results and verdicts laid out for a team lead."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from legal_judge.reports import charts
+from legal_judge.reports.data import ReportData
+from legal_judge.reports.model import (
+    Card,
+    Chart,
+    KeyValues,
+    Note,
+    Report,
+    Section,
+    Table,
+    Text,
+    ci,
+    fmt,
+    pct,
+)
+
+__all__ = ["run_report"]
+
+_SCORE_BINS = [x / 2 for x in range(11)]
+
+
+def run_report(data: ReportData) -> Report:
+    """Build the run report from a run's stored summary, results, verdicts and items."""
+    s = data.report
+    run = data.extra["run"]
+    return Report(
+        kind="run", id=data.id, title=f"Run {data.id}",
+        subtitle=f"{run.get('status', '')} · created {str(run.get('created_at', ''))[:19]} UTC · "
+                 f"ensemble {run['config'].get('ensemble', {}).get('name', 'n/a')} "
+                 f"(judge_id {run['config'].get('judge_id', 'n/a')})",
+        banners=_banners(s),
+        sections=[_overview(s, run), _rubrics(s), _distributions(data), _judges(s, run),
+                  _weights(data), _disagreement(data), _flagged(data), _overrides(data),
+                  _cost(s)],
+        source={"summary": s, "run": run},
+    )
+
+
+def _banners(s: dict[str, Any]) -> list[Note]:
+    out = []
+    if s.get("simulated"):
+        out.append(Note("SIMULATED JUDGES: these scores come from the deterministic simulator (demo "
+                        "and tests only). They are not a judge of record; do not act on them.",
+                        "danger"))
+    out.extend(Note(w, "warning") for w in s.get("warnings", []))
+    if s.get("inconclusive"):
+        out.append(Note(f"{len(s['inconclusive'])} item(s) are INCONCLUSIVE (fewer valid verdicts "
+                        "than the quorum) and are not counted as passed.", "warning"))
+    return out
+
+
+def _overview(s: dict[str, Any], run: dict[str, Any]) -> Section:
+    exp = s.get("expected_agreement")
+    items = [
+        ("pass rate", f"{pct(s.get('pass_rate'))} (95% CI {ci(s.get('pass_rate_ci95'), '.1%')})"),
+        ("items", f"{s['items']} ({s['scored']} scored, {len(s['inconclusive'])} inconclusive)"),
+        ("flagged for human review", str(len(s["flagged_for_review"]))),
+        ("citation overrides (rule 1)", str(len(s["citation_overrides"]))),
+        ("dataset", str(run["config"].get("dataset") or "n/a")),
+        ("rubric set", str(run["config"].get("rubric_set") or "n/a")),
+        ("system under test", str(run["config"].get("ensemble", {}).get("system_under_test")
+                                  or "per item / not set")),
+    ]
+    if exp:
+        items.append(("agreement with the dataset's expected conclusions",
+                      f"{exp['agree']}/{exp['n']} ({pct(exp['rate'])}); passed but should fail: "
+                      f"{exp['false_pass']}; failed but should pass: {exp['false_fail']}"))
+    return Section("Overview", [KeyValues(items)], "overview")
+
+
+def _rubrics(s: dict[str, Any]) -> Section:
+    names = list(s["rubrics"])
+    rows = [[r, str(m["n"]), fmt(m["mean"]), ci(m["ci95"]),
+             fmt(s["krippendorff_alpha"].get(r))] for r, m in s["rubrics"].items()]
+    blocks: list[Any] = [Table("Ensemble score per rubric (0-5) with 95% CI",
+                               ["rubric", "n", "mean", "95% CI", "Krippendorff α (judges)"], rows,
+                               numeric=["n", "mean", "Krippendorff α (judges)"])]
+    if names:
+        blocks.insert(0, Chart("Rubric means with 95% CI", charts.bar_with_ci(
+            names, [s["rubrics"][r]["mean"] for r in names], [s["rubrics"][r]["ci95"] for r in names],
+            title="Rubric means with 95% CI", xlabel="ensemble score (0-5)", xlim=(0, 5)),
+            "Points are the ensemble means over scored items; bars are 95% confidence intervals."))
+    if s.get("pass_rate") is not None:
+        blocks.insert(0, Chart("Pass rate with 95% CI", charts.bar_with_ci(
+            ["pass rate"], [s["pass_rate"]], [s["pass_rate_ci95"]], title="Pass rate with 95% CI",
+            xlabel="share of scored items passed", xlim=(0, 1))))
+    return Section("Pass rate and rubric means", blocks, "rubrics")
+
+
+def _distributions(data: ReportData) -> Section:
+    series: dict[str, list[float]] = defaultdict(list)
+    halluc: dict[str, int] = defaultdict(int)
+    for r in data.extra["results"].values():
+        if r["status"] == "ok":
+            for rubric, score in r["scores"].items():
+                series[rubric].append(score)
+            halluc[str(r.get("hallucination"))] += 1
+    blocks: list[Any] = []
+    if series:
+        title = "Score distributions per rubric"
+        blocks.append(Chart(title, charts.histograms(dict(sorted(series.items())), title=title,
+                                                     bins=_SCORE_BINS, xlabel="ensemble score")))
+    blocks.append(Table("Hallucination (ensemble plurality)", ["value", "items"],
+                        [[k, str(v)] for k, v in sorted(halluc.items())], numeric=["items"]))
+    return Section("Score distributions", blocks, "distributions")
+
+
+def _judges(s: dict[str, Any], run: dict[str, Any]) -> Section:
+    rubrics = list(s["rubrics"])
+    families = {j.get("name") or j["spec"]: j.get("spec", "")
+                for j in run["config"].get("ensemble", {}).get("judges", [])}
+    title = "Per-judge means vs the ensemble"
+    chart = charts.judge_vs_ensemble(rubrics, {n: j["means"] for n, j in s["judges"].items()},
+                                     {r: m["mean"] for r, m in s["rubrics"].items()}, title=title)
+    rows = [[f"{name} ({families.get(name, '')})", j["judge_id"], str(j["ok"]),
+             str(j["inconclusive"]), str(j["error"]), pct(j["pass_rate"]),
+             *[fmt(j["means"].get(r)) for r in rubrics]] for name, j in s["judges"].items()]
+    rows.append(["ensemble", "", str(s["scored"]), str(len(s["inconclusive"])), "",
+                 pct(s.get("pass_rate")), *[fmt(s["rubrics"][r]["mean"]) for r in rubrics]])
+    labels = [r.replace("_", " ") for r in rubrics]  # lets long rubric names wrap
+    return Section("Judges", [Chart(title, chart), Table(
+        "Per judge: verdicts, pass rate and mean per rubric",
+        ["judge (spec)", "judge_id", "ok", "inconclusive", "error", "pass rate", *labels], rows,
+        numeric=["ok", "inconclusive", "error", "pass rate", *labels])], "judges")
+
+
+def _weights(data: ReportData) -> Section:
+    # The same weighting decision repeats on every item with the same system under test: show each
+    # distinct decision once, with the items it applied to.
+    decisions: dict[tuple[Any, ...], list[str]] = defaultdict(list)
+    for item_id, r in sorted(data.extra["results"].items()):
+        key = tuple((w["judge"], w["family"], w["weight"], w["same_family"], w["reason"])
+                    for w in r.get("weights", []))
+        decisions[key].append(item_id)
+    blocks: list[Any] = [Note("Same-family rule: when the system under test shares a family with "
+                              "some judges, the judges of other families carry at least "
+                              f"{data.extra['run']['config'].get('ensemble', {}).get('other_family_min_share', 0.6):.0%} "
+                              "of the weight.")]
+    for i, (key, item_ids) in enumerate(sorted(decisions.items(), key=lambda kv: -len(kv[1]))):
+        shown = ", ".join(item_ids[:12]) + (" ..." if len(item_ids) > 12 else "")
+        blocks.append(Table(f"Weighting {i + 1}: {len(item_ids)} item(s) ({shown})",
+                            ["judge", "family", "weight", "same family as SUT", "reason"],
+                            [[j, f, f"{w:.3f}", "yes" if same else "no", reason]
+                             for j, f, w, same, reason in key], numeric=["weight"]))
+    return Section("Weights and same-family decisions", blocks, "weights")
+
+
+def _disagreement(data: ReportData) -> Section:
+    series: dict[str, list[float]] = defaultdict(list)
+    for r in data.extra["results"].values():
+        for rubric, d in r.get("disagreement", {}).items():
+            series[rubric].append(d["range"])
+    threshold = data.extra["run"]["config"].get("ensemble", {}).get("disagreement_threshold")
+    blocks: list[Any] = []
+    if series:
+        title = "Judge disagreement per item (max - min score)"
+        blocks.append(Chart(title, charts.strip_plot(dict(sorted(series.items())), title=title,
+                                                     xlabel="range of judge scores (points)",
+                                                     threshold=threshold)))
+    rows = [[i, ", ".join(r.get("flags", [])) or "-",
+             ", ".join(f"{k} {v['range']:.1f}" for k, v in sorted(r.get("disagreement", {}).items()))]
+            for i, r in sorted(data.extra["results"].items()) if r.get("flagged_for_review")]
+    blocks.append(Table("Items flagged for human review", ["item", "why", "score range per rubric"],
+                        rows))
+    return Section("Disagreement", blocks, "disagreement")
+
+
+def _flagged(data: ReportData) -> Section:
+    items = {i["id"]: i for i in data.extra["items"]}
+    by_item: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for (item_id, _), v in sorted(data.extra["verdicts"].items()):
+        by_item[item_id].append(v)
+    cards: list[Any] = [_item_card(items.get(i, {"id": i}), data.extra["results"][i], by_item.get(i, []))
+             for i in data.report["flagged_for_review"] if i in data.extra["results"]]
+    if not cards:
+        cards = [Note("No item was flagged for human review.", "ok")]
+    return Section("Items for human review", cards, "review")
+
+
+def _item_card(item: dict[str, Any], result: dict[str, Any], verdicts: list[dict[str, Any]]) -> Card:
+    rubrics = sorted({r for v in verdicts for r in v.get("scores", {})})
+    badges: list[tuple[str, Any]] = [(f"ensemble: {result.get('overall') or result['status']}",
+                                      "ok" if result.get("overall") == "pass" else "danger")]
+    if result.get("hallucination"):
+        badges.append((f"hallucination: {result['hallucination']}",
+                       "danger" if result["hallucination"] == "hallucinated" else "info"))
+    badges.extend((f, "warning") for f in result.get("flags", []))
+    scores = [[v["judge"], v["status"], str(v.get("overall") or "-"), str(v.get("hallucination") or "-"),
+               *[fmt(v.get("scores", {}).get(r)) for r in rubrics]] for v in verdicts]
+    scores.append(["ensemble", result["status"], str(result.get("overall") or "-"),
+                   str(result.get("hallucination") or "-"),
+                   *[fmt(result.get("scores", {}).get(r)) for r in rubrics]])
+    # One row per rubric, one column per judge: the judges' reasons read side by side.
+    keys = sorted({r for v in verdicts for r in v.get("rationales", {})})
+    rationales = [[r, *[v.get("rationales", {}).get(r, "-") for v in verdicts]] for r in keys]
+    if any(v.get("reason") for v in verdicts):
+        rationales.append(["reason (unscored)", *[v.get("reason") or "-" for v in verdicts]])
+    blocks: list[Any] = [
+        KeyValues([("jurisdiction", str(item.get("jurisdiction") or "n/a")),
+                   ("system under test", str(item.get("system_under_test") or "n/a")),
+                   ("votes", ", ".join(f"{k} {v:.2f}" for k, v in sorted(result.get("votes", {}).items()))),
+                   ("overrides", "; ".join(result.get("overrides", [])) or "none")]),
+        Text("Prompt", str(item.get("prompt", ""))),
+        Text("Answer under evaluation", str(item.get("response", ""))),
+        Table("Scores per judge", ["judge", "status", "overall", "hallucination", *rubrics], scores,
+              numeric=rubrics),
+        Table("Each judge's rationale", ["rubric", *[v["judge"] for v in verdicts]], rationales),
+        *_findings(result.get("checks", {})),
+    ]
+    return Card(f"{item['id']}", badges, blocks)
+
+
+def _findings(checks: dict[str, Any]) -> list[Any]:
+    f = checks.get("findings") or {}
+    if not f:
+        return [Note("No rule-based checks ran on this item.")]
+    cites = f.get("citations") or {}
+    rows = [[c.get("text", ""), c.get("kind", ""), c.get("status", ""),
+             "; ".join(r.get("message", "") for r in c.get("reasons", [])) or "-"]
+            for c in cites.get("findings", [])]
+    other = [("rule-based reasons", "; ".join(checks.get("reasons", [])) or "none"),
+             ("jurisdiction", (f.get("jurisdiction") or {}).get("message") or "no problem found"),
+             ("refusal", "refused" if (f.get("refusal") or {}).get("refused") else "no"),
+             ("hedging only", "yes" if (f.get("hedging") or {}).get("hedging_only") else "no"),
+             ("adversarial", "yes" if f.get("adversarial") else "no")]
+    return [KeyValues(other),
+            Table("Rule-based citation findings", ["citation", "kind", "status", "why"], rows)]
+
+
+def _overrides(data: ReportData) -> Section:
+    rows = [[i, "; ".join(data.extra["results"][i].get("overrides", []))]
+            for i in data.report["citation_overrides"] if i in data.extra["results"]]
+    inconclusive = [[i, str(data.extra["results"].get(i, {}).get("reason") or "")]
+                    for i in data.report["inconclusive"]]
+    return Section("Overrides and inconclusive items", [
+        Table("Citation overrides (rule 1: citation_quality forced to 0)", ["item", "override"], rows),
+        Table("Inconclusive items", ["item", "reason"], inconclusive),
+    ], "overrides")
+
+
+def _cost(s: dict[str, Any]) -> Section:
+    calls = s["calls"]
+    rows = [[name, f"${j['cost_usd']:.4f}",
+             "yes" if j["cost_unknown"] else "no"] for name, j in s["judges"].items()]
+    return Section("Cost and tokens", [
+        KeyValues([("provider calls", f"{calls['calls']} (cached {calls['cached']}, failed "
+                                      f"{calls['failed']}, retries {calls['retries']})"),
+                   ("tokens", f"{s['input_tokens']:,} in / {s['output_tokens']:,} out"),
+                   ("cost", f"${s['cost_usd']:.4f}" + ("" if s["cost_complete"]
+                                                       else " (some prices unknown)"))]),
+        Table("Cost per judge", ["judge", "cost (USD)", "some prices unknown"], rows,
+              numeric=["cost (USD)"]),
+    ], "cost")
