@@ -48,3 +48,16 @@ def test_readme_starts_with_the_two_commands_and_ci_runs_the_second() -> None:
     assert install_demo.endswith("legal-judge demo") and "pip install -e ." in install_demo
     assert "pytest" in install_test and "[dev,local]" in install_test
     assert install_test in (ROOT / ".ci" / "run").read_text()
+
+
+def test_judge_command_prints_one_verdict() -> None:
+    result = CliRunner().invoke(cli, ["judge", "--judge", "simulated:fair", "--item", "us-ca-001"])
+    assert result.exit_code == 0, result.output
+    for text in ("legal_soundness", "completeness", "status: ok", "judge_id"):
+        assert text in result.output
+    as_json = CliRunner().invoke(cli, ["judge", "--judge", "simulated:fair", "--item", "us-ca-001",
+                                       "--json"])
+    import json
+
+    data = json.loads(as_json.output)
+    assert data["status"] == "ok" and data["cached"] is True  # the second call came from the cache

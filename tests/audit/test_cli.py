@@ -1,0 +1,156 @@
+"""``legal-judge audit`` end to end through click (simulated judges, no network)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from legal_judge.audit.report import validate_report
+
+from .helpers import DemoAudit, invoke
+
+
+def test_demo_judge_flags_exactly_the_injected_biases(demo_audit: DemoAudit) -> None:
+    report = demo_audit.report
+    flagged = {d["dimension"] for d in report["dimension_results"] if d["flagged"]}
+    assert flagged == {"verbosity", "authority"}
+    assert {d["dimension"] for d in report["dimension_results"]} == {
+        "position", "verbosity", "authority", "confidence", "formatting", "bandwagon", "sentiment",
+        "demographic", "injection"}
+    by_dim = {d["dimension"]: d for d in report["dimension_results"]}
+    assert by_dim["verbosity"]["mean_difference"] > 0 and by_dim["authority"]["mean_difference"] > 0
+    assert report["overall_assessment"]["total_dimensions_flagged"] == 2
+    assert report["overall_assessment"]["severity"] in ("medium", "high")
+    assert {s["dimension"] for s in report["remediation_steps"]} >= {"verbosity", "authority"}
+    assert report["extensions"]["status"] == "complete"
+    assert report["extensions"]["judge_id"]
+    assert validate_report(report) == []
+    assert "FLAG" in demo_audit.result.output
+
+
+def test_gate_fails_on_the_demo_report_and_passes_a_lenient_threshold(demo_audit: DemoAudit,
+                                                                      tmp_path: Path) -> None:
+    home = demo_audit.copy_home(tmp_path / "home")
+    strict = invoke(home, "audit", "gate", str(demo_audit.report_path), "--max-severity", "low")
+    assert strict.exit_code == 1
+    assert "above low" in strict.output
+    lenient = invoke(home, "audit", "gate", str(demo_audit.report_path), "--max-severity", "critical")
+    assert lenient.exit_code == 0, lenient.output
+
+
+def test_verify_log_passes_then_fails_after_a_direct_sqlite_edit(demo_audit: DemoAudit,
+                                                                 tmp_path: Path) -> None:
+    home = demo_audit.copy_home(tmp_path / "home")
+    ok = invoke(home, "audit", "verify-log")
+    assert ok.exit_code == 0, ok.output
+    assert "intact" in ok.output
+    db = sqlite3.connect(home / "store.sqlite3")
+    seq, payload = db.execute("SELECT seq, payload_json FROM audit_log WHERE kind = 'audit_finished'"
+                              ).fetchone()
+    edited = json.loads(payload) | {"severity": "none"}
+    db.execute("UPDATE audit_log SET payload_json = ? WHERE seq = ?", (json.dumps(edited), seq))
+    db.commit()
+    db.close()
+    bad = invoke(home, "audit", "verify-log")
+    assert bad.exit_code == 1
+    assert f"entry {seq}: content does not match its hash" in bad.output
+
+
+def test_needed_exits_1_for_an_unaudited_judge_and_0_after_the_audit(demo_audit: DemoAudit,
+                                                                    tmp_path: Path) -> None:
+    home = demo_audit.copy_home(tmp_path / "home")
+    assert invoke(home, "audit", "needed", "--judge", "simulated:demo-openai").exit_code == 0
+    other = invoke(home, "audit", "needed", "--judge", "simulated:demo-google")
+    assert other.exit_code == 1
+    assert "no audit for judge_id" in other.output
+
+
+def test_insufficient_subgroups_stop_before_any_judge_call(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    out = tmp_path / "r.json"
+    res = invoke(home, "audit", "run", "--judge", "simulated:demo-openai", "--pairs", "20",
+                 "--dimensions", "verbosity,demographic", "--out", str(out))
+    assert res.exit_code == 1
+    report = json.loads(out.read_text())
+    assert report["extensions"]["status"] == "INSUFFICIENT_DATA"
+    assert report["extensions"]["subgroup_counts"]["demographic"] == {"group_a": 20, "group_b": 20}
+    assert validate_report(report) == []
+    db = sqlite3.connect(home / "store.sqlite3")
+    assert db.execute("SELECT COUNT(*) FROM judge_calls").fetchone()[0] == 0
+    assert db.execute("SELECT status FROM audits").fetchone()[0] == "INSUFFICIENT_DATA"
+
+
+def test_stats_from_pairs_scored_elsewhere(tmp_path: Path) -> None:
+    rows = []
+    for i in range(12):
+        rows.append({"dimension": "verbosity", "pair_id": f"v{i}", "variant_a_input": f"long {i}",
+                     "variant_a_score": 4.0 + (i % 3) * 0.1, "variant_b_input": f"short {i}",
+                     "variant_b_score": 3.0 + (i % 4) * 0.1, "error": None})
+    rows.append({"dimension": "verbosity", "pair_id": "v-err", "variant_a_input": "x",
+                 "variant_a_score": None, "variant_b_input": "y", "variant_b_score": None,
+                 "error": "judge timed out"})
+    for i in range(5):
+        rows.append({"dimension": "sentiment", "pair_id": f"s{i}", "variant_a_input": "a",
+                     "variant_a_score": 3.0, "variant_b_input": "b", "variant_b_score": 3.0,
+                     "error": None})
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "report.json"
+    res = invoke(tmp_path / "home", "audit", "stats", str(pairs), "--out", str(out))
+    assert res.exit_code == 0, res.output
+    report = json.loads(out.read_text())
+    verb, sent = report["dimension_results"]
+    assert verb["flagged"] is True and len(verb["test_pairs"]) == 12
+    assert report["extensions"]["dimensions"]["verbosity"]["failed_pairs"][0]["error"] == \
+        "judge timed out"
+    assert sent["effect_size_interpretation"] == "insufficient data" and sent["p_value"] is None
+
+
+def test_stats_rejects_bad_rows_with_line_numbers(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"dimension": "x", "pair_id": "1", "variant_a_input": "a", '
+                     '"variant_a_score": null, "variant_b_input": "b", "variant_b_score": 2}\n'
+                     "not json\n")
+    res = invoke(tmp_path / "home", "audit", "stats", str(pairs))
+    assert res.exit_code == 2
+    assert "pairs.jsonl:1" in res.output and "pairs.jsonl:2" in res.output
+
+
+def test_high_stakes_judge_needs_an_approved_latest_audit(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    target = tmp_path / "judge.yaml"
+    target.write_text("kind: judge\nspec: simulated:fair\nhigh_stakes: true\n")
+    out = tmp_path / "r.json"
+    run = invoke(home, "audit", "run", "--judge", str(target), "--pairs", "12",
+                 "--dimensions", "verbosity,authority", "--noise-pairs", "4", "--out", str(out))
+    assert run.exit_code == 0, run.output
+    report = json.loads(out.read_text())
+    assert report["extensions"]["high_stakes"] is True
+    assert report["overall_assessment"]["severity"] == "none"
+    blocked = invoke(home, "audit", "gate", str(out), "--max-severity", "low")
+    assert blocked.exit_code == 1 and "is not reviewed" in blocked.output
+    audit_id = report["extensions"]["audit_id"]
+    rejected = invoke(home, "audit", "review", audit_id, "--reject", "--reviewer", "A. Lawyer",
+                      "--note", "pairs look fine, want more")
+    assert rejected.exit_code == 0
+    assert invoke(home, "audit", "gate", str(out)).exit_code == 1
+    invoke(home, "audit", "review", audit_id, "--approve", "--reviewer", "A. Lawyer",
+           "--note", "checked pairs and design")
+    passed = invoke(home, "audit", "gate", audit_id, "--max-severity", "low")
+    assert passed.exit_code == 0, passed.output
+    assert invoke(home, "audit", "verify-log").exit_code == 0
+
+
+def test_diff_compares_effects_per_dimension(demo_audit: DemoAudit, tmp_path: Path) -> None:
+    home = demo_audit.copy_home(tmp_path / "home")
+    out = tmp_path / "fair.json"
+    res = invoke(home, "audit", "run", "--judge", "simulated:fair", "--pairs", "60",
+                 "--dimensions", "verbosity,authority,demographic", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    diff = invoke(home, "audit", "diff", str(demo_audit.report_path), str(out), "--json")
+    assert diff.exit_code == 0, diff.output
+    rows = {r["dimension"]: r for r in json.loads(diff.output)}
+    assert rows["verbosity"]["status"] == "resolved"
+    assert rows["authority"]["effect_change"] < 0
+    assert rows["position"]["status"] == "dropped"

@@ -1,0 +1,71 @@
+"""An in-memory batch backend answering with the simulated provider (same interface as the SDK ones)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from legal_judge.batch.base import BatchHandle, BatchLimits, BatchLine, BatchStatus
+from legal_judge.judge import Judge
+from legal_judge.models import CompletionRequest, CompletionResponse
+
+
+class SimBatchBackend:
+    """Batches answered by the judge's own (simulated) provider; ends after ``polls_to_end`` polls."""
+
+    name = "fake"
+
+    def __init__(self, provider: Any, *, limits: BatchLimits | None = None,
+                 polls_to_end: int = 1, reverse: bool = True) -> None:
+        self.provider = provider
+        self.limits = limits or BatchLimits(max_requests=50_000, max_bytes=200 * 1024 * 1024)
+        self.polls_to_end = polls_to_end
+        self.reverse = reverse
+        self.requests: dict[str, CompletionRequest] = {}
+        self.batches: dict[str, list[str]] = {}
+        self.polls: dict[str, int] = {}
+        self.answers: dict[str, CompletionResponse] = {}
+
+    def encode(self, custom_id: str, request: CompletionRequest) -> bytes:
+        self.requests[custom_id] = request
+        return json.dumps({"custom_id": custom_id, "model": request.model}).encode()
+
+    async def submit(self, lines: list[bytes], *, metadata: dict[str, str]) -> BatchHandle:
+        batch_id = f"fake-{self.provider.spec.model}-{len(self.batches) + 1}"
+        self.batches[batch_id] = [json.loads(x)["custom_id"] for x in lines]
+        return BatchHandle(batch_id, {"provider_status": "in_progress"})
+
+    async def status(self, handle: BatchHandle) -> BatchStatus:
+        self.polls[handle.id] = self.polls.get(handle.id, 0) + 1
+        ended = self.polls[handle.id] >= self.polls_to_end
+        return BatchStatus(ended=ended, provider_status="ended" if ended else "in_progress")
+
+    async def results(self, handle: BatchHandle) -> list[BatchLine]:
+        ids = self.batches[handle.id][::-1] if self.reverse else self.batches[handle.id]
+        return [BatchLine(cid, payload=await self._answer(self.requests[cid])) for cid in ids]
+
+    async def _answer(self, request: CompletionRequest) -> CompletionResponse:
+        # The simulator is deterministic per request: identical requests share one computation.
+        key = request.model_dump_json()
+        if key not in self.answers:
+            self.answers[key] = await self.provider.complete(request)
+        return self.answers[key]
+
+    def to_response(self, payload: Any, request: CompletionRequest) -> CompletionResponse:
+        assert isinstance(payload, CompletionResponse)
+        return payload.model_copy(update={"latency_ms": 0.0, "retries": 0})
+
+    async def aclose(self) -> None:
+        pass
+
+
+def sim_factory(**kwargs: Any) -> Any:
+    """A backend factory giving every judge a SimBatchBackend."""
+    made: dict[str, SimBatchBackend] = {}
+
+    def factory(judge: Judge) -> SimBatchBackend:
+        made[judge.label] = SimBatchBackend(judge.provider, **kwargs)
+        return made[judge.label]
+
+    factory.made = made  # type: ignore[attr-defined]
+    return factory
