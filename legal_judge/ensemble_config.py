@@ -52,6 +52,7 @@ class EnsembleConfig(BaseModel):
     cost_limit_usd: float | None = Field(default=None, gt=0)
     disagreement_threshold: float = Field(default=2.0, gt=0)
     run_checks: bool = True
+    citation_lookup: bool = False
     high_stakes: bool = False
 
     @model_validator(mode="after")

@@ -120,6 +120,7 @@ class _Run:
         self.non_english: dict[str, list[str]] = {}
         self.done = store.load_verdicts(run_id)
         self.correction = correction
+        self.lookup: Any = None
         self.ensemble_id = ensemble_judge_id(config, judges)
 
     def language_warnings(self) -> list[str]:
@@ -150,7 +151,13 @@ class _Run:
         return verdict
 
     async def item(self, item: BenchmarkItem) -> None:
-        checks, evidence = run_item_checks(item) if self.config.run_checks else ({}, None)
+        checks: dict[str, Any] = {}
+        evidence = None
+        if self.config.run_checks and self.lookup is not None:
+            # The lookup client is synchronous and rate-limited: keep it off the event loop.
+            checks, evidence = await asyncio.to_thread(run_item_checks, item, self.lookup)
+        elif self.config.run_checks:
+            checks, evidence = run_item_checks(item)
         verdicts = await asyncio.gather(*(self.judge_one(j, item, evidence) for j in self.judges))
         language = detect_language(item)
         if language != "en":
@@ -214,11 +221,33 @@ def _sync_at_end(store: Store, run_id: str, warnings: list[str]) -> None:
                         "everything: run `legal-judge sync` later")
 
 
-def run_item_checks(item: BenchmarkItem) -> tuple[dict[str, Any], str | None]:
+class StoreLookupCache:
+    """CourtListener answers cached in the store (``lookup_cache``), shared by every run."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """A cached answer, or None."""
+        return self.store.lookup_get(key)
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        """Remember an answer."""
+        self.store.lookup_put(key, value)
+
+
+def citation_lookup_from_env(store: Store) -> Any:
+    """The CourtListener client (token from ``COURTLISTENER_TOKEN``) with the store as its cache."""
+    from legal_judge.checks import CourtListenerLookup
+
+    return CourtListenerLookup.from_env(cache=StoreLookupCache(store))
+
+
+def run_item_checks(item: BenchmarkItem, lookup: Any = None) -> tuple[dict[str, Any], str | None]:
     """Rule-based checks for one item: the result dict kept with it and the evidence text for judges."""
     from legal_judge.checks import run_checks
 
-    result = run_checks(item, today=datetime.now(UTC).date())
+    result = run_checks(item, today=datetime.now(UTC).date(), lookup=lookup)
     return ({"forces_citation_zero": result.forces_citation_zero, "reasons": result.reasons,
              "findings": result.model_dump(mode="json")}, result.evidence_text() or None)
 
@@ -263,7 +292,7 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
                         http_client: Any = None,
                         on_progress: Callable[[RunProgress], None] | None = None,
                         extra_config: dict[str, Any] | None = None,
-                        calibration: str | None = None) -> RunOutcome:
+                        calibration: str | None = None, lookup: Any = None) -> RunOutcome:
     """Score ``items`` with the ensemble and store everything.
 
     Args:
@@ -278,6 +307,8 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
         extra_config: Stored with the run (dataset path, CLI options).
         calibration: A calibration or correction id whose fitted correction is applied to the
             ensemble scores (raw scores are kept beside them).
+        lookup: A citation lookup client; default: CourtListener from the environment when the
+            config sets ``citation_lookup`` (a missing token fails before any call).
 
     Returns:
         The run's outcome; ``status`` is ``completed``, ``interrupted`` or ``stopped``.
@@ -297,6 +328,9 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
 
         correction = load_correction(store, calibration)
     run = _Run(config, judges, store, run_id, on_progress=on_progress, correction=correction)
+    if lookup is None and config.citation_lookup and config.run_checks:
+        lookup = citation_lookup_from_env(store)
+    run.lookup = lookup
     _check_families(run, items)
     if not resume:
         store.create_run(run_id, kind="run", config={

@@ -98,7 +98,7 @@ def _load_items(dataset: str) -> list[Any]:
 
 def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache: bool,
              out: Path | None, run_id: str | None, quiet: bool,
-             calibration: str | None = None) -> dict[str, Any]:
+             calibration: str | None = None, lookup: bool = False) -> dict[str, Any]:
     from legal_judge.ensemble_config import load_ensemble_config
     from legal_judge.runner import RunProgress, run_benchmark
 
@@ -115,6 +115,8 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
                               fix="pass a dataset file, e.g. legal-judge run bench.jsonl")
         items = _load_items(dataset)
         config = load_ensemble_config(ensemble)
+        if lookup:
+            config = config.model_copy(update={"citation_lookup": True})
     def go(on_progress: Any) -> Any:
         return asyncio.run(run_benchmark(
             items, config, store=store, run_id=resume or run_id, resume=bool(resume),
@@ -199,12 +201,15 @@ def print_summary(run: dict[str, Any]) -> None:
               help="Also write results as .jsonl or .csv.")
 @click.option("--calibration", default=None,
               help="Apply the correction fitted by `calibrate fit` (raw scores are kept).")
+@click.option("--lookup", is_flag=True,
+              help="Verify citations with CourtListener (COURTLISTENER_TOKEN) during the run.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | None,
-        no_cache: bool, out: Path | None, calibration: str | None, quiet: bool) -> None:
+        no_cache: bool, out: Path | None, calibration: str | None, lookup: bool,
+        quiet: bool) -> None:
     """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble."""
     res = _execute(dataset, ensemble, resume=resume, no_cache=no_cache, out=out, run_id=run_id,
-                   quiet=quiet, calibration=calibration)
+                   quiet=quiet, calibration=calibration, lookup=lookup)
     print_summary(res["run"])
     if res["outcome"].status != "completed":
         console.print(f"[yellow]run {res['outcome'].status}[/yellow]: finish it with "

@@ -1,0 +1,59 @@
+"""Rule 1 in the ensemble: Mata v. Avianca fabrications force citation_quality = 0 only when verified."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from legal_judge.checks import CourtListenerLookup
+from legal_judge.dataset import load_dataset, sample_dataset_path
+from legal_judge.ensemble_config import load_ensemble_config
+from legal_judge.errors import MissingKeyError
+from legal_judge.runner import StoreLookupCache, run_benchmark
+from legal_judge.store import Store
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "checks"))
+from _support import entries_handler, load_fixture  # noqa: E402
+
+
+def _mata_item() -> list:  # type: ignore[type-arg]
+    return [i for i in load_dataset(sample_dataset_path()) if i.id == "us-fed-003"]
+
+
+def test_offline_the_fabrications_are_unverifiable_and_not_forced() -> None:
+    out = asyncio.run(run_benchmark(_mata_item(), load_ensemble_config("demo"), store=Store()))
+    r = out.results["us-fed-003"]
+    assert r.checks["forces_citation_zero"] is False and r.overrides == []
+    statuses = {f["status"] for f in r.checks["findings"]["citations"]["findings"]}
+    assert statuses == {"unverifiable"}
+
+
+def test_with_the_lookup_the_ensemble_forces_zero_with_the_reason() -> None:
+    store = Store()
+    seen: list[str] = []
+    table = load_fixture("mata_lookup.json")["entries"]
+    client = httpx.Client(transport=httpx.MockTransport(entries_handler(table, seen)))
+    lookup = CourtListenerLookup(token="cl-test-token", client=client, cache=StoreLookupCache(store),
+                                 sleep=lambda s: None)
+    out = asyncio.run(run_benchmark(_mata_item(), load_ensemble_config("demo"), store=store,
+                                    lookup=lookup))
+    r = out.results["us-fed-003"]
+    assert r.checks["forces_citation_zero"] is True
+    assert r.scores["citation_quality"] == 0 and "citation_quality" in r.raw_scores
+    assert r.overrides and "fabricated_source" in r.overrides[0] and "925 F.3d 1339" in r.overrides[0]
+    assert seen, "the lookup was called"
+    assert store.lookup_get(next(iter(json.loads(
+        store.db.execute("SELECT '[' || group_concat(json_quote(key)) || ']' FROM lookup_cache")
+        .fetchone()[0])))) is not None  # answers are cached in the store
+
+
+def test_lookup_without_token_fails_before_any_call() -> None:
+    config = load_ensemble_config("demo").model_copy(update={"citation_lookup": True})
+    with pytest.raises(MissingKeyError, match="COURTLISTENER_TOKEN"):
+        asyncio.run(run_benchmark(_mata_item(), config, store=Store()))
+    assert Store().list_runs() == []
