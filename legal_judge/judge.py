@@ -35,6 +35,8 @@ __all__ = [
     "ParseError",
     "fence_for",
     "parse_verdict_json",
+    "rubric_definitions",
+    "rubric_vars",
     "verdict_schema",
 ]
 
@@ -258,7 +260,7 @@ class Judge:
         return self.config.label
 
     def _templates_used(self) -> list[str]:
-        names = ["judge_system", "judge_user", "json_retry"]
+        names = ["judge_system", "judge_rubric", "judge_user", "json_retry"]
         if "aware" in self.config.debias.mode:
             names.append("bias_warning")
         if "self" in self.config.debias.mode:
@@ -292,17 +294,17 @@ class Judge:
         """The system and user messages for one item."""
         rubrics = self.active_rubrics(item)
         fence_open, fence_close = fence_for(item.response)
-        rubric_vars = [_rubric_vars(r) for r in rubrics]
-        system = self._system_prompt(tuple(r.name for r in rubrics), rubric_vars)
+        system = self._system_prompt(tuple(r.name for r in rubrics), rubrics)
         user = self.assets.template("judge_user").render(
             prompt=item.prompt, response=item.response, jurisdiction=item.jurisdiction,
-            expected_signals=item.expected_signals, rubrics=rubric_vars, evidence=evidence or "",
-            fence_open=fence_open, fence_close=fence_close,
+            expected_signals=item.expected_signals, rubric_names=[r.name for r in rubrics],
+            evidence=evidence or "", fence_open=fence_open, fence_close=fence_close,
         )
         return [Message(role="system", content=system), Message(role="user", content=user)]
 
-    def _system_prompt(self, key: tuple[str, ...], rubric_vars: list[dict[str, Any]]) -> str:
-        # The system prompt depends only on the active rubrics: render it once per rubric list.
+    def _system_prompt(self, key: tuple[str, ...], rubrics: list[Rubric]) -> str:
+        # The system prompt depends only on the active rubrics: render it once per rubric list. A
+        # static system prompt also lets providers' prefix caching discount the repeated tokens.
         cached = self._system_cache.get(key)
         if cached is None:
             from legal_judge.debias import warning_text
@@ -310,8 +312,9 @@ class Judge:
             warning = (warning_text(self.assets, self.config.debias)
                        if "aware" in self.config.debias.mode else "")
             cached = self._system_cache[key] = self.assets.template("judge_system").render(
-                rubrics=rubric_vars, pass_fail_rule=self.rubric_set.describe_rule(),
-                bias_warning=warning,
+                rubrics=[rubric_vars(r) for r in rubrics],
+                rubric_definitions=rubric_definitions(self.assets, rubrics),
+                pass_fail_rule=self.rubric_set.describe_rule(), bias_warning=warning,
             )
         return cached
 
@@ -466,6 +469,17 @@ def _call_summary(request: CompletionRequest) -> dict[str, Any]:
         out["json_schema_sha256"] = hashlib.sha256(
             canonical_json(request.json_schema).encode()).hexdigest()[:16]
     return out
+
+
+def rubric_definitions(assets: Assets, rubrics: list[Rubric]) -> str:
+    """The rubric blocks of the judge prompt (``judge_rubric`` template, one per rubric)."""
+    template = assets.template("judge_rubric")
+    return "\n\n".join(template.render(r=rubric_vars(r)).strip() for r in rubrics)
+
+
+def rubric_vars(r: Rubric) -> dict[str, Any]:
+    """The variables a template sees for one rubric."""
+    return _rubric_vars(r)
 
 
 def _rubric_vars(r: Rubric) -> dict[str, Any]:

@@ -119,7 +119,9 @@ def parse_prompt(messages: Sequence[tuple[str, str]], known_biases: list[str]) -
         body = signals.split(":", 1)[-1].strip().rstrip(".")
         view.expected_signals = [s.strip() for s in body.split(";") if s.strip()]
     view.evidence = sections.get("Rule-based findings (computed by software, not by the AI under test)", "")
-    view.rubrics = _RUBRIC.findall(first)
+    listed = re.search(r"^## Rubrics to score\n(.+)$", first, re.MULTILINE)
+    view.rubrics = ([n.strip() for n in listed.group(1).split(",")] if listed
+                    else _RUBRIC.findall(system + "\n" + first))
     if not fenced and view.kind == "pointwise":
         view.kind = "other"
     return view

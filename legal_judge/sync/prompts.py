@@ -93,18 +93,18 @@ def _with_hash(text: str, config: dict[str, Any]) -> dict[str, Any]:
     return {**config, "sha256": content_hash(text, config)}
 
 
-def _rubric_text(r: Rubric) -> str:
-    lines = [f"### {r.name} ({r.title})", r.description.strip(), f"Bias guard: {r.bias_guard.strip()}",
-             "Scoring guide:"]
-    lines += [f"- {level}: {text}" for level, text in r.guide.items()]
-    return "\n".join(lines)
+def _rubric_text(assets: Assets, r: Rubric) -> str:
+    # The same template the judge renders, so Langfuse and local runs show identical rubric text.
+    from legal_judge.judge import rubric_definitions
+
+    return rubric_definitions(assets, [r])
 
 
-def _rubric_prompt(r: Rubric) -> LocalPrompt:
+def _rubric_prompt(assets: Assets, r: Rubric) -> LocalPrompt:
     cfg: dict[str, Any] = {"legal_judge": {
         "kind": "rubric", "asset": r.id, "asset_sha256": r.sha256, "rubric_kind": r.kind,
         "scale": r.scale.model_dump() if r.scale else None, "values": r.values}}
-    text = _rubric_text(r)
+    text = _rubric_text(assets, r)
     return LocalPrompt(rubric_prompt_name(r.name), "rubric", text, _with_hash(text, cfg))
 
 
@@ -115,10 +115,11 @@ def local_prompts(assets: Assets, *, judge_name: str | None = None,
     label = label or rubric_label()
     rubric_set = assets.rubric_set()
     names = list(rubric_set.rubrics) + [o.rubric for o in rubric_set.optional_rubrics]
-    rubrics = [_rubric_prompt(assets.rubric(n)) for n in dict.fromkeys(names)]
+    rubrics = [_rubric_prompt(assets, assets.rubric(n)) for n in dict.fromkeys(names)]
     template = assets.template(JUDGE_TEMPLATE)
     refs = [prompt_reference(p.name, label=label) for p in rubrics]
-    text = template.source.rstrip() + "\n\n## Rubric definitions\n\n" + "\n\n".join(refs) + "\n"
+    # The rubric definitions are bound at the Langfuse prompt level, by reference (the seed's design).
+    text = template.source.replace("{{ rubric_definitions }}", "\n\n".join(refs))
     cfg = {"legal_judge": {"kind": "judge", "asset": template.id, "asset_sha256": template.sha256,
                            "rubric_set": rubric_set.id, "rubric_label": label,
                            "rubrics": [p.name for p in rubrics]}}
