@@ -253,6 +253,8 @@ class Judge:
         self.model: str = provider.spec.model
         self.judge_id = self._compute_id()
         self._system_cache: dict[tuple[str, ...], str] = {}
+        self._schema_digests: dict[int, str] = {}
+        self._schemas: dict[tuple[str, ...], dict[str, Any]] = {}
 
     @property
     def label(self) -> str:
@@ -329,8 +331,24 @@ class Judge:
         spec = self.provider.spec
         # The URL actually used (a default endpoint or an options override), not only the spec's.
         base_url = getattr(self.provider, "base_url", None) or getattr(spec, "base_url", None)
-        payload = {"provider": spec.prefix, "base_url": base_url, "request": request.model_dump()}
-        return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+        # Hash the message texts directly: JSON-encoding ~10 KB of prompt per call is the slow part.
+        h = hashlib.sha256()
+        head = request.model_dump(exclude={"messages", "json_schema"})
+        h.update(canonical_json({"provider": spec.prefix, "base_url": base_url, **head}).encode())
+        h.update(b"\x00" + self._schema_digest(request.json_schema).encode())
+        for m in request.messages:
+            h.update(b"\x00" + m.role.encode() + b"\x1f" + m.content.encode())
+        return h.hexdigest()
+
+    def _schema_digest(self, schema: dict[str, Any] | None) -> str:
+        if schema is None:
+            return "none"
+        key = id(schema)
+        digest = self._schema_digests.get(key)
+        if digest is None:
+            digest = hashlib.sha256(canonical_json(schema).encode()).hexdigest()
+            self._schema_digests[key] = digest
+        return digest
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
                        purpose: str, attempt: int) -> CompletionResponse:
@@ -399,7 +417,10 @@ class Judge:
     async def _judge_with_retries(self, item: BenchmarkItem, rubrics: list[Rubric],
                                   messages: list[Message], *, run_id: str | None,
                                   purpose: str = "verdict") -> Verdict:
-        schema = verdict_schema(rubrics)
+        names = tuple(r.name for r in rubrics)
+        schema = self._schemas.get(names)
+        if schema is None:  # one schema object per rubric list: its digest is computed once
+            schema = self._schemas[names] = verdict_schema(rubrics)
         acc = _Attempts()
         convo = list(messages)
         error = ""

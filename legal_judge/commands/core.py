@@ -203,17 +203,30 @@ def print_summary(run: dict[str, Any]) -> None:
               help="Apply the correction fitted by `calibrate fit` (raw scores are kept).")
 @click.option("--lookup", is_flag=True,
               help="Verify citations with CourtListener (COURTLISTENER_TOKEN) during the run.")
+@click.option("--batch", is_flag=True,
+              help="Send OpenAI/Anthropic judge calls as provider batch jobs (batch prices); "
+                   "collect later with --resume RUN_ID --batch.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | None,
-        no_cache: bool, out: Path | None, calibration: str | None, lookup: bool,
+        no_cache: bool, out: Path | None, calibration: str | None, lookup: bool, batch: bool,
         quiet: bool) -> None:
     """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble."""
-    res = _execute(dataset, ensemble, resume=resume, no_cache=no_cache, out=out, run_id=run_id,
-                   quiet=quiet, calibration=calibration, lookup=lookup)
+    if batch:
+        if calibration or lookup:
+            raise ConfigError("--batch does not combine with --calibration or --lookup yet",
+                              code="batch-options", fix="drop --batch for this run")
+        from legal_judge.batch.cli import run_batch_cli
+
+        res = run_batch_cli(dataset, ensemble, resume=resume, run_id=run_id, no_cache=no_cache,
+                            out=out, quiet=quiet)
+    else:
+        res = _execute(dataset, ensemble, resume=resume, no_cache=no_cache, out=out,
+                       run_id=run_id, quiet=quiet, calibration=calibration, lookup=lookup)
     print_summary(res["run"])
     if res["outcome"].status != "completed":
         console.print(f"[yellow]run {res['outcome'].status}[/yellow]: finish it with "
-                      f"`legal-judge run --resume {res['outcome'].run_id}`")
+                      f"`legal-judge run --resume {res['outcome'].run_id}"
+                      f"{' --batch' if batch else ''}`")
 
 
 @click.command()

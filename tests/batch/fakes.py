@@ -24,7 +24,7 @@ class SimBatchBackend:
         self.requests: dict[str, CompletionRequest] = {}
         self.batches: dict[str, list[str]] = {}
         self.polls: dict[str, int] = {}
-        self.answers: dict[str, CompletionResponse] = {}
+        self.answers: dict[tuple[Any, ...], CompletionResponse] = {}
 
     def encode(self, custom_id: str, request: CompletionRequest) -> bytes:
         self.requests[custom_id] = request
@@ -46,7 +46,7 @@ class SimBatchBackend:
 
     async def _answer(self, request: CompletionRequest) -> CompletionResponse:
         # The simulator is deterministic per request: identical requests share one computation.
-        key = request.model_dump_json()
+        key = (request.model, request.temperature, *(m.content for m in request.messages))
         if key not in self.answers:
             self.answers[key] = await self.provider.complete(request)
         return self.answers[key]

@@ -97,3 +97,13 @@ def test_inconclusive_posts_an_alert_to_the_webhook(tmp_path: Path) -> None:
     assert "invalid" in received[0]["error"] or "JSON" in received[0]["error"]
     run = Store().list_runs()[0]
     assert Store().load_results(run["id"])[bench.read_text() and load_dataset(bench)[0].id]["status"] == "inconclusive"
+
+
+def test_run_batch_flag_with_online_only_judges_completes(tmp_path: Path) -> None:
+    bench = tmp_path / "b.jsonl"
+    bench.write_text("".join(i.model_dump_json() + "\n" for i in load_dataset(sample_dataset_path())[:3]))
+    res = CliRunner().invoke(cli, ["run", str(bench), "--ensemble", "demo", "--batch", "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "pass rate" in res.output
+    status = CliRunner().invoke(cli, ["batches", "status"])
+    assert status.exit_code == 0, status.output

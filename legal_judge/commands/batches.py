@@ -1,0 +1,56 @@
+"""``legal-judge batches status [RUN_ID]``: the provider batches of a run, from the store."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from legal_judge.store import Store
+
+console = Console()
+
+
+@click.group()
+def batches() -> None:
+    """Provider batch jobs of `legal-judge run --batch` runs."""
+
+
+@batches.command("status")
+@click.argument("run_id", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+def batches_status(run_id: str | None, as_json: bool) -> None:
+    """Batches of RUN_ID (default: every run), as last seen; `run --resume RUN_ID --batch` polls."""
+    from legal_judge.batch.records import batch_rows
+
+    store = Store()
+    if run_id is not None:
+        store.get_run(run_id)  # a clear "no run" error with the fix
+    rows = batch_rows(store, run_id=run_id, with_ids=False)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        console.print("no batches" + (f" for run {run_id}" if run_id else ""))
+        return
+    table = Table(title=f"Batches of {run_id}" if run_id else "Batches")
+    for col in ("batch id", "run", "provider", "judge", "requests", "provider status", "counts",
+                "state", "updated"):
+        table.add_column(col)
+    for r in rows:
+        meta = r["meta"]
+        counts = meta.get("counts") or {}
+        table.add_row(r["id"], r["run_id"], r["provider"], str(meta.get("judge", "")),
+                      str(meta.get("requests", "")), str(meta.get("provider_status", "")),
+                      ", ".join(f"{k} {v}" for k, v in counts.items() if v), r["status"],
+                      r["updated_at"][:19])
+    console.print(table)
+    pending = sorted({r["run_id"] for r in rows if r["status"] == "submitted"})
+    for rid in pending:
+        console.print(f"run {rid} has batches in flight: collect them with "
+                      f"`legal-judge run --resume {rid} --batch`")
+
+
+COMMANDS: list[click.Command] = [batches]
