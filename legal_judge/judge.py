@@ -253,7 +253,6 @@ class Judge:
         self.model: str = provider.spec.model
         self.judge_id = self._compute_id()
         self._system_cache: dict[tuple[str, ...], str] = {}
-        self._schema_digests: dict[int, str] = {}
         self._schemas: dict[tuple[str, ...], dict[str, Any]] = {}
 
     @property
@@ -340,15 +339,12 @@ class Judge:
             h.update(b"\x00" + m.role.encode() + b"\x1f" + m.content.encode())
         return h.hexdigest()
 
-    def _schema_digest(self, schema: dict[str, Any] | None) -> str:
+    @staticmethod
+    def _schema_digest(schema: dict[str, Any] | None) -> str:
+        # Not memoised by id(): the request holds its own copy of the schema, and ids are reused.
         if schema is None:
             return "none"
-        key = id(schema)
-        digest = self._schema_digests.get(key)
-        if digest is None:
-            digest = hashlib.sha256(canonical_json(schema).encode()).hexdigest()
-            self._schema_digests[key] = digest
-        return digest
+        return hashlib.sha256(canonical_json(schema).encode()).hexdigest()
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
                        purpose: str, attempt: int) -> CompletionResponse:
@@ -419,7 +415,7 @@ class Judge:
                                   purpose: str = "verdict") -> Verdict:
         names = tuple(r.name for r in rubrics)
         schema = self._schemas.get(names)
-        if schema is None:  # one schema object per rubric list: its digest is computed once
+        if schema is None:  # one schema per rubric list, built once
             schema = self._schemas[names] = verdict_schema(rubrics)
         acc = _Attempts()
         convo = list(messages)

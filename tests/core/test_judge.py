@@ -183,3 +183,20 @@ async def test_self_debias_keeps_both_verdicts() -> None:
     second = p.requests[1].messages[-1].content
     assert second.startswith("You just delivered this verdict:") and '"score": 5' in second
     assert "verbosity" in second
+
+
+def test_cache_key_covers_schema_and_messages_and_is_stable() -> None:
+    from legal_judge.models import CompletionRequest, Message
+
+    judge = make_judge(ScriptedProvider("openai:gpt-4o"))
+    msgs = [Message(role="user", content="x")]
+    keys = set()
+    for _ in range(50):  # fresh dicts each time: ids get reused, keys must not change
+        keys.add(judge.cache_key(CompletionRequest(model="gpt-4o", messages=msgs, json_schema={"a": 1})))
+    assert len(keys) == 1
+    other = judge.cache_key(CompletionRequest(model="gpt-4o", messages=msgs, json_schema={"a": 2}))
+    assert other not in keys
+    assert judge.cache_key(CompletionRequest(model="gpt-4o", messages=msgs, json_schema={"a": 1},
+                                             temperature=0.2)) not in keys
+    assert judge.cache_key(CompletionRequest(model="gpt-4o", messages=[Message(role="user", content="y")],
+                                             json_schema={"a": 1})) not in keys
