@@ -396,8 +396,46 @@ class Judge:
         Raises:
             AuthError, BadRequestError, ConfigError: configuration problems that no retry can fix.
         """
+        vkey = self.verdict_key(item, evidence) if self.store is not None else ""
+        if self.store is not None and self.use_cache:
+            hit = self.store.cache_get(vkey)
+            if hit is not None:
+                return self._verdict_from_cache(hit, item_id=item.id, run_id=run_id)
         rubrics = self.active_rubrics(item)
         messages = self.messages(item, evidence=evidence)
+        verdict = await self._verdict_uncached(item, rubrics, messages, run_id=run_id)
+        if self.store is not None and verdict.status != "error":
+            self.store.cache_put(vkey, provider=self.provider.spec.prefix, model=self.model,
+                                 response=verdict.model_dump())
+        return verdict
+
+    def verdict_key(self, item: BenchmarkItem, evidence: str | None) -> str:
+        """Key of a whole verdict: the judge_id plus every item field the prompt uses.
+
+        A rerun with the same judge on the same items skips rendering, the provider and parsing.
+        """
+        h = hashlib.sha256(f"verdict:{self.judge_id}".encode())
+        language = item.metadata.get("language") if isinstance(item.metadata, dict) else None
+        for part in (item.prompt, item.response, item.jurisdiction or "",
+                     "\x1e".join(item.expected_signals), str(language), evidence or ""):
+            h.update(b"\x00" + part.encode())
+        return "verdict:" + h.hexdigest()
+
+    def _verdict_from_cache(self, data: dict[str, Any], *, item_id: str,
+                            run_id: str | None) -> Verdict:
+        verdict = Verdict.model_validate(data).model_copy(update={
+            "cached": True, "cost_usd": 0.0, "latency_ms": 0.0,
+            "extra": {**data.get("extra", {}), "cache": "verdict"}})
+        if self.store is not None and run_id is not None:
+            self.store.record_call(
+                run_id, item_id, self.label, purpose="verdict", attempt=1,
+                request={"cache": "verdict", "model": self.model}, response_text=verdict.raw,
+                usage={"input_tokens": 0, "output_tokens": 0}, latency_ms=0.0, cached=True,
+                retries=0, error=None)
+        return verdict
+
+    async def _verdict_uncached(self, item: BenchmarkItem, rubrics: list[Rubric],
+                                messages: list[Message], *, run_id: str | None) -> Verdict:
         try:
             verdict = await self._judge_with_retries(item, rubrics, messages, run_id=run_id)
             if verdict.status == "ok" and "self" in self.config.debias.mode:
