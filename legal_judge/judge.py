@@ -400,7 +400,7 @@ class Judge:
         if self.store is not None and self.use_cache:
             hit = self.store.cache_get(vkey)
             if hit is not None:
-                return self._verdict_from_cache(hit, item_id=item.id, run_id=run_id)
+                return self._verdict_from_cache(hit)
         rubrics = self.active_rubrics(item)
         messages = self.messages(item, evidence=evidence)
         verdict = await self._verdict_uncached(item, rubrics, messages, run_id=run_id)
@@ -421,18 +421,12 @@ class Judge:
             h.update(b"\x00" + part.encode())
         return "verdict:" + h.hexdigest()
 
-    def _verdict_from_cache(self, data: dict[str, Any], *, item_id: str,
-                            run_id: str | None) -> Verdict:
-        verdict = Verdict.model_validate(data).model_copy(update={
+    @staticmethod
+    def _verdict_from_cache(data: dict[str, Any]) -> Verdict:
+        # No call was made, so none is logged; the verdict itself says it came from the cache.
+        return Verdict.model_validate(data).model_copy(update={
             "cached": True, "cost_usd": 0.0, "latency_ms": 0.0,
             "extra": {**data.get("extra", {}), "cache": "verdict"}})
-        if self.store is not None and run_id is not None:
-            self.store.record_call(
-                run_id, item_id, self.label, purpose="verdict", attempt=1,
-                request={"cache": "verdict", "model": self.model}, response_text=verdict.raw,
-                usage={"input_tokens": 0, "output_tokens": 0}, latency_ms=0.0, cached=True,
-                retries=0, error=None)
-        return verdict
 
     async def _verdict_uncached(self, item: BenchmarkItem, rubrics: list[Rubric],
                                 messages: list[Message], *, run_id: str | None) -> Verdict:

@@ -139,6 +139,13 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _insert_items(db: sqlite3.Connection, run_id: str, items: list[dict[str, Any]]) -> None:
+    db.executemany(
+        "INSERT OR IGNORE INTO items (run_id, item_id, position, item_json) VALUES (?, ?, ?, ?)",
+        [(run_id, it["id"], i, canonical_json(it)) for i, it in enumerate(items)],
+    )
+
+
 class Store:
     """A connection to the store with the queries the core modules share.
 
@@ -196,18 +203,31 @@ class Store:
                 raise
             self.db.execute("COMMIT")
 
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        # One statement in autocommit mode is its own atomic transaction: a third of the
+        # round trips of BEGIN/INSERT/COMMIT on the per-call hot path.
+        with self._lock:
+            self.db.execute(sql, params)
+
     def close(self) -> None:
         """Close the connection."""
         self.db.close()
 
     # runs -------------------------------------------------------------------------------------
-    def create_run(self, run_id: str, *, kind: str, config: dict[str, Any]) -> None:
-        """Record a new run."""
+    def create_run(self, run_id: str, *, kind: str, config: dict[str, Any],
+                   items: list[dict[str, Any]] | None = None) -> None:
+        """Record a new run, with its items in the same commit when given.
+
+        A process killed while starting then leaves either nothing or a resumable run, never a run
+        without its items (which a resume would "complete" with no results).
+        """
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO runs (id, kind, status, created_at, config_json) VALUES (?, ?, ?, ?, ?)",
                 (run_id, kind, "running", utcnow(), canonical_json(config)),
             )
+            if items is not None:
+                _insert_items(db, run_id, items)
 
     def finish_run(self, run_id: str, *, status: str, summary: dict[str, Any] | None) -> None:
         """Set a run's final status and summary."""
@@ -243,10 +263,7 @@ class Store:
     def save_items(self, run_id: str, items: list[dict[str, Any]]) -> None:
         """Store the run's items (idempotent)."""
         with self.transaction() as db:
-            db.executemany(
-                "INSERT OR IGNORE INTO items (run_id, item_id, position, item_json) VALUES (?, ?, ?, ?)",
-                [(run_id, it["id"], i, canonical_json(it)) for i, it in enumerate(items)],
-            )
+            _insert_items(db, run_id, items)
 
     def load_items(self, run_id: str) -> list[dict[str, Any]]:
         """The run's items in dataset order."""
@@ -266,28 +283,28 @@ class Store:
             cache: ``(key, provider, model, response)`` to remember in the provider cache in the
                 same transaction (one commit per call on the hot path).
         """
+        row = (run_id, item_id, judge, purpose, attempt, canonical_json(request), response_text,
+               canonical_json(usage) if usage is not None else None, latency_ms, int(cached),
+               retries, error, utcnow())
+        sql = """INSERT INTO judge_calls (run_id, item_id, judge, purpose, attempt, request_json,
+                 response_text, usage_json, latency_ms, cached, retries, error, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+        if cache is None:
+            self._write(sql, row)
+            return
+        key, provider, model, response = cache
         with self.transaction() as db:
-            if cache is not None:
-                key, provider, model, response = cache
-                db.execute("INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
-                           (key, provider, model, canonical_json(response), utcnow()))
-            db.execute(
-                """INSERT INTO judge_calls (run_id, item_id, judge, purpose, attempt, request_json,
-                   response_text, usage_json, latency_ms, cached, retries, error, created_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (run_id, item_id, judge, purpose, attempt, canonical_json(request), response_text,
-                 canonical_json(usage) if usage is not None else None, latency_ms, int(cached),
-                 retries, error, utcnow()),
-            )
+            db.execute("INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
+                       (key, provider, model, canonical_json(response), utcnow()))
+            db.execute(sql, row)
 
     def save_verdict(self, run_id: str, item_id: str, judge: str, verdict: dict[str, Any]) -> None:
         """Commit one judge's verdict on one item."""
-        with self.transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (run_id, item_id, judge, verdict["judge_id"], verdict["status"],
-                 canonical_json(verdict), utcnow()),
-            )
+        self._write(
+            "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (run_id, item_id, judge, verdict["judge_id"], verdict["status"], canonical_json(verdict),
+             utcnow()),
+        )
 
     def load_verdicts(self, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
         """Verdicts of a run keyed by (item_id, judge)."""
@@ -298,12 +315,11 @@ class Store:
 
     def save_result(self, run_id: str, item_id: str, result: dict[str, Any]) -> None:
         """Commit the ensemble result of one item."""
-        with self.transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)",
-                (run_id, item_id, result["status"], result.get("overall"), canonical_json(result),
-                 utcnow()),
-            )
+        self._write(
+            "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, item_id, result["status"], result.get("overall"), canonical_json(result),
+             utcnow()),
+        )
 
     def load_results(self, run_id: str) -> dict[str, dict[str, Any]]:
         """Ensemble results of a run keyed by item id."""
@@ -331,11 +347,8 @@ class Store:
 
     def cache_put(self, key: str, *, provider: str, model: str, response: dict[str, Any]) -> None:
         """Remember a provider response under its request key."""
-        with self.transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
-                (key, provider, model, canonical_json(response), utcnow()),
-            )
+        self._write("INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
+                    (key, provider, model, canonical_json(response), utcnow()))
 
     def lookup_get(self, key: str) -> dict[str, Any] | None:
         """A cached citation lookup (CourtListener), or None."""

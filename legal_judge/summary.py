@@ -116,6 +116,7 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
         "expected_agreement": _expected_agreement(results, item_rows),
         "citation_overrides": overridden,
         "calls": store.call_counts(run_id),
+        "cached_verdicts": sum(1 for v in verdicts.values() if v.get("cached")),
         "input_tokens": tokens_in,
         "output_tokens": tokens_out,
         "cost_usd": round(cost, 6),

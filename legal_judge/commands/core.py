@@ -182,8 +182,10 @@ def print_summary(run: dict[str, Any]) -> None:
                       f"({exp['rate']:.0%}); passed but should fail: {exp['false_pass']}; "
                       f"failed but should pass: {exp['false_fail']}")
     calls = s["calls"]
-    console.print(f"calls: {calls['calls']} (cached {calls['cached']}, failed {calls['failed']}, "
-                  f"retries {calls['retries']})  tokens: {s['input_tokens']:,} in / "
+    console.print(f"provider calls: {calls['calls']} (cached {calls['cached']}, failed "
+                  f"{calls['failed']}, retries {calls['retries']}); verdicts from the cache: "
+                  f"{s.get('cached_verdicts', 0)}")
+    console.print(f"tokens: {s['input_tokens']:,} in / "
                   f"{s['output_tokens']:,} out  cost: ${s['cost_usd']:.4f}"
                   + ("" if s["cost_complete"] else " (some prices unknown)"))
     for w in s.get("warnings", [])[:10]:

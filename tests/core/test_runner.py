@@ -44,7 +44,8 @@ def test_cached_rerun_makes_no_provider_call() -> None:
     first = asyncio.run(run_benchmark(items, config, store=store))
     second = asyncio.run(run_benchmark(items, config, store=store))
     assert first.progress.cached == 0 and second.progress.cached == 30
-    assert store.call_counts(second.run_id)["cached"] == 30
+    assert store.call_counts(second.run_id)["calls"] == 0  # nothing was called
+    assert store.get_run(second.run_id)["summary"]["cached_verdicts"] == 30
     for item_id, r in first.results.items():
         assert second.results[item_id].scores == r.scores
 
