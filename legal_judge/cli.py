@@ -31,9 +31,60 @@ COMMAND_MODULES = (
     "legal_judge.commands.batches",
 )
 
+# Command name -> (module, short help). Modules are imported only when one of their commands runs,
+# so `legal-judge --help` does not load scipy or eyecite; tests/foundation/test_cli.py checks that
+# this table matches the commands the modules really define.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("legal_judge.commands.core", "Check a benchmark dataset without running anything."),
+    "judge": ("legal_judge.commands.core", "Judge one item with one judge and print the verdict."),
+    "run": ("legal_judge.commands.core",
+            "Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble."),
+    "demo": ("legal_judge.commands.core",
+             "Score the bundled sample with three simulated judges (no keys, no network)."),
+    "runs": ("legal_judge.commands.core", "List and show stored runs."),
+    "compare": ("legal_judge.commands.core",
+                "Paired comparison of two runs on the same items (RUN_B against baseline RUN_A)."),
+    "check": ("legal_judge.commands.check",
+              "Check the legal citations in an answer; exit 1 if any is invalid, mismatched..."),
+    "prompts": ("legal_judge.commands.langfuse",
+                "Versioned judge prompts and rubrics (repository = source of truth, Langfuse =..."),
+    "sync": ("legal_judge.commands.langfuse",
+             "Deliver the outbox (runs, audits, calibrations, labels) to Langfuse."),
+    "datasets": ("legal_judge.commands.langfuse", "Benchmark datasets in Langfuse."),
+    "calibrate": ("legal_judge.commands.calibrate",
+                  "Quarterly calibration of the judges against lawyers' scores."),
+    "audit": ("legal_judge.commands.audit",
+              "Audit a judge for bias: counterbalanced pairs, paired statistics, a JSON bias..."),
+    "debias": ("legal_judge.commands.debias",
+               "Bias mitigation inside the judge: measure it, or print the prompts."),
+    "report": ("legal_judge.commands.report",
+               "Write the report of a run, audit, calibration or debias experiment (kind..."),
+    "doctor": ("legal_judge.commands.report",
+               "Check the setup: versions, keys (never printed), store, ensemble, Langfuse;..."),
+    "batches": ("legal_judge.commands.batches",
+                "Provider batch jobs of `legal-judge run --batch` runs."),
+}
+
 
 class _Group(click.Group):
-    """Maps LegalJudgeError to its exit code and a message that names the fix."""
+    """Lazily loaded commands; maps LegalJudgeError to its exit code and a message naming the fix."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(LAZY_COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            module = importlib.import_module(LAZY_COMMANDS[cmd_name][0])
+            for command in getattr(module, "COMMANDS", []):
+                self.commands.setdefault(command.name or "", command)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, LAZY_COMMANDS[name][1] if name in LAZY_COMMANDS
+                 else self.commands[name].get_short_help_str(limit=80))
+                for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -57,19 +108,12 @@ def cli(verbose: int) -> None:
     logging.getLogger("eyecite").setLevel(max(level, logging.ERROR))
 
 
-def _register() -> None:
+def load_all_commands() -> dict[str, click.Command]:
+    """Import every command module (tests and docs use it); the CLI itself loads lazily."""
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # that area is not built in this version
-                continue
-            raise
-        for command in getattr(module, "COMMANDS", []):
-            cli.add_command(command)
-
-
-_register()
+        for command in getattr(importlib.import_module(name), "COMMANDS", []):
+            cli.commands.setdefault(command.name or "", command)
+    return dict(cli.commands)
 
 
 def main() -> None:

@@ -61,3 +61,21 @@ def test_judge_command_prints_one_verdict() -> None:
 
     data = json.loads(as_json.output)
     assert data["status"] == "ok" and data["cached"] is True  # the second call came from the cache
+
+
+def test_lazy_command_table_matches_the_modules() -> None:
+    from legal_judge.cli import LAZY_COMMANDS, load_all_commands
+
+    commands = load_all_commands()
+    assert set(commands) == set(LAZY_COMMANDS)
+    for name, (module, short) in LAZY_COMMANDS.items():
+        assert commands[name].callback is not None and commands[name].callback.__module__ == module
+        assert commands[name].get_short_help_str(limit=80) == short, name
+
+
+def test_help_lists_every_command_without_importing_scipy() -> None:
+    code = ("import sys; from click.testing import CliRunner; from legal_judge.cli import cli; "
+            "r = CliRunner().invoke(cli, ['--help']); print(r.output); "
+            "print('SCIPY' if 'scipy' in sys.modules else 'NOSCIPY')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "calibrate" in out and "doctor" in out and "NOSCIPY" in out
