@@ -154,3 +154,31 @@ def test_diff_compares_effects_per_dimension(demo_audit: DemoAudit, tmp_path: Pa
     assert rows["verbosity"]["status"] == "resolved"
     assert rows["authority"]["effect_change"] < 0
     assert rows["position"]["status"] == "dropped"
+
+
+def test_options_from_a_config_file_and_bad_keys(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    cfg = tmp_path / "audit.yaml"
+    out = tmp_path / "r.json"
+    cfg.write_text("judge: simulated:fair\ndimensions: [verbosity, sentiment]\npairs: 15\n"
+                   "min-complete-pairs: 16\nsignificance: 0.01\ndisparity_threshold: 0.1\n")
+    res = invoke(home, "audit", "run", "--config", str(cfg), "--out", str(out),
+                 "--min-complete-pairs", "10")
+    assert res.exit_code == 0, res.output
+    report = json.loads(out.read_text())
+    meta = report["audit_metadata"]
+    assert meta["significance_threshold"] == 0.01 and meta["disparity_threshold"] == 0.1
+    assert meta["num_dimensions"] == 2 and meta["num_test_pairs_per_dimension"] == 15
+    assert report["extensions"]["min_complete_pairs"] == 10  # the command line wins
+    cfg.write_text("pairz: 3\n")
+    bad = invoke(home, "audit", "run", "--config", str(cfg), "--judge", "simulated:fair")
+    assert bad.exit_code == 2 and "pairz" in bad.output
+
+
+def test_gate_refuses_an_insufficient_data_report(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    out = tmp_path / "r.json"
+    invoke(home, "audit", "run", "--judge", "simulated:fair", "--pairs", "10",
+           "--dimensions", "demographic", "--out", str(out))
+    res = invoke(home, "audit", "gate", str(out), "--max-severity", "critical")
+    assert res.exit_code == 1 and "INSUFFICIENT_DATA" in res.output

@@ -141,7 +141,7 @@ async def test_llm_assisted_variants_validate_and_go_inconclusive(tmp_path: Path
     register_provider("scripted-auditor", factory)
     try:
         store = Store(tmp_path / "s.sqlite3")
-        (target,) = load_targets("simulated:demo-openai", store=store)
+        (target,) = load_targets("simulated:fair?verbosity=2", store=store)
         settings = AuditSettings(dimensions=["verbosity", "sentiment"], pairs=12, noise_pairs=0,
                                  llm_variants="scripted-auditor:v1")
         out = await run_audit(target, items, settings, store=store)
@@ -156,3 +156,12 @@ async def test_llm_assisted_variants_validate_and_go_inconclusive(tmp_path: Path
         "error"]
     assert res["verbosity"]["flagged"]
     assert "It is worth noting" in res["verbosity"]["test_pairs"][0]["variant_a_input"]
+
+
+async def test_finished_audits_are_queued_for_langfuse(tmp_path: Path, items: list[Any]) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    (target,) = load_targets("simulated:fair", store=store)
+    out = await run_audit(target, items, AuditSettings(dimensions=["sentiment"], pairs=10,
+                                                       noise_pairs=0), store=store)
+    pending = [(r["entity_kind"], r["entity_id"]) for r in store.outbox_pending()]
+    assert ("audit", out.audit_id) in pending

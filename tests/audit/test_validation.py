@@ -16,9 +16,9 @@ def test_power_d_05_60_pairs_reduced() -> None:
 
 
 def test_false_positive_rate_eight_null_dimensions_reduced() -> None:
-    res = validation_study("simulated:fair", EIGHT, repetitions=24)
-    # Holm keeps the family-wise error at or below 0.05; P(>= 4 of 24 | 0.05) < 0.03.
-    assert res.any_flagged <= 3, res.flagged_counts
+    res = validation_study("simulated:fair", EIGHT, repetitions=40)
+    # Holm keeps the family-wise error at or below 0.05; P(>= 6 of 40 | 0.05) < 0.02.
+    assert res.any_flagged <= 5, res.flagged_counts
 
 
 @pytest.mark.slow
@@ -27,7 +27,7 @@ def test_power_full_200_repetitions() -> None:
     assert single.rate("verbosity") >= 0.9
     among_eight = validation_study("simulated:fair?verbosity=0.5", EIGHT, repetitions=200)
     others = sum(v for k, v in among_eight.flagged_counts.items() if k != "verbosity")
-    assert among_eight.rate("verbosity") >= 0.75 and others <= 10
+    assert among_eight.rate("verbosity") >= 0.75 and others <= 20  # 200 x 7 null dims, Holm
 
 
 @pytest.mark.slow

@@ -1,0 +1,155 @@
+"""The shared call loop of audit targets: the JSON retry policy and what one judgment returns.
+
+The retry policy is the judge's (DESIGN): the first attempt at the configured temperature, then 0.2 and
+0.4 with the retry instruction appended; after three invalid outputs the judgment is INCONCLUSIVE with
+the raw outputs kept. A parse function never invents a score.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from legal_judge.assets import Assets
+from legal_judge.judge import RETRY_TEMPERATURES, ParseError
+from legal_judge.models import CompletionRequest, CompletionResponse, Message
+
+__all__ = ["Compared", "Scored", "json_path_get", "parse_pairwise", "with_json_retries"]
+
+log = logging.getLogger("legal_judge.audit")
+T = TypeVar("T")
+
+
+@dataclass
+class Scored:
+    """One pointwise judgment of one variant."""
+
+    score: float | None
+    status: str
+    error: str | None = None
+    raw: str = ""
+    attempts: int = 0
+    cached: bool = False
+
+
+@dataclass
+class Compared:
+    """One pairwise judgment: scores by slot and the winning slot (``A`` first, ``B`` second)."""
+
+    score_first: float | None
+    score_second: float | None
+    winner: str | None
+    status: str
+    error: str | None = None
+    raw: str = ""
+    attempts: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Attempted:
+    """The outcome of :func:`with_json_retries`."""
+
+    value: Any
+    status: str
+    error: str | None
+    raw: list[str]
+    cached: bool
+
+
+async def with_json_retries(
+    complete: Callable[[CompletionRequest, int], Awaitable[CompletionResponse]],
+    messages: list[Message], parse: Callable[[str], T], *, assets: Assets, model: str,
+    temperature: float, max_tokens: int, json_schema: dict[str, Any] | None, schema_name: str,
+    seed: int | None,
+) -> Attempted:
+    """Call, parse, and retry with the JSON retry instruction; INCONCLUSIVE after three failures."""
+    convo = list(messages)
+    raw: list[str] = []
+    cached = True
+    error = ""
+    for attempt, retry_temp in enumerate(RETRY_TEMPERATURES, start=1):
+        request = CompletionRequest(
+            model=model, messages=convo, temperature=temperature if attempt == 1 else retry_temp,
+            max_tokens=max_tokens, json_schema=json_schema, schema_name=schema_name, seed=seed,
+        )
+        resp = await complete(request, attempt)
+        raw.append(resp.text)
+        cached = cached and resp.cached
+        try:
+            if resp.finish_reason == "length":
+                raise ParseError("the output was truncated at max_tokens")
+            return Attempted(parse(resp.text), "ok", None, raw, cached)
+        except ParseError as exc:
+            error = f"the model refused: {resp.refusal}" if resp.refusal else str(exc)
+            convo = [*convo, Message(role="assistant", content=resp.text or "(empty)"),
+                     Message(role="user", content=assets.template("json_retry").render(error=error))]
+    log.warning("INCONCLUSIVE audit judgment after %d attempts: %s", len(raw), error)
+    return Attempted(None, "inconclusive", f"invalid output after {len(raw)} attempts: {error}",
+                     raw, cached)
+
+
+def _load_json(text: str) -> Any:
+    candidate = text.strip()
+    if candidate.startswith("```"):
+        candidate = candidate.strip("`").removeprefix("json").strip()
+    if not candidate.startswith(("{", "[")):
+        start, end = candidate.find("{"), candidate.rfind("}")
+        if start < 0 or end <= start:
+            raise ParseError("no JSON object found")
+        candidate = candidate[start: end + 1]
+    try:
+        return json.loads(candidate)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg} at position {exc.pos}") from None
+
+
+def json_path_get(data: Any, path: str) -> Any:
+    """Follow a simple JSON path (``$.a.b[0].c`` or ``a.b.0.c``); ParseError when absent."""
+    parts = path.removeprefix("$").lstrip(".").replace("[", ".").replace("]", "").split(".")
+    node = data
+    for part in (p for p in parts if p):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise ParseError(f"'{path}' not found in the answer")
+    return node
+
+
+def number_in(value: Any, scale: tuple[float, float], *, where: str) -> float:
+    """A score inside the scale, or ParseError (never a default)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ParseError(f"{where} must be a number, got {value!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ParseError(f"{where} must be a number, got {value!r}") from None
+    if not scale[0] <= number <= scale[1]:
+        raise ParseError(f"{where} {number:g} is outside {scale[0]:g}-{scale[1]:g}")
+    return number
+
+
+def parse_pairwise(text: str, *, first: str = "score_a", second: str = "score_b",
+                   winner: str = "winner", scale: tuple[float, float] = (0.0, 5.0)
+                   ) -> tuple[float, float, str]:
+    """Parse a pairwise answer: the two slot scores and the winning slot (A, B or tie)."""
+    data = _load_json(text)
+    sa = number_in(json_path_get(data, first), scale, where=first)
+    sb = number_in(json_path_get(data, second), scale, where=second)
+    try:
+        w = str(json_path_get(data, winner)).strip().upper()
+    except ParseError:
+        w = "A" if sa > sb else "B" if sb > sa else "TIE"
+    if w not in ("A", "B", "TIE"):
+        raise ParseError(f"{winner} must be 'A' or 'B', got {w!r}")
+    return sa, sb, "tie" if w == "TIE" else w
+
+
+def load_json_answer(text: str) -> Any:
+    """The JSON object in a model's answer (fenced or surrounded by prose), or ParseError."""
+    return _load_json(text)

@@ -1,0 +1,298 @@
+"""Bias dimensions as data, and one quality-preserving perturbation per dimension.
+
+A dimension (``dimensions.v1.yaml`` for the built-in ones, or a user YAML file of the same shape)
+names a perturbation and its parameters. A perturbation turns one base item into a pair of variants:
+``a`` carries the attribute under test, ``b`` is the baseline, and both come from the same base answer
+so the legal content is identical (DESIGN: ``d_i = score(A) - score(B)``).
+
+Perturbations that need no code, for user dimensions:
+
+- ``find_replace``: ``params.rules`` is a list of ``{find, replace, regex?, field?}``; variant A is the
+  base with the rules applied (to ``response`` by default), variant B the base unchanged (or with
+  ``params.rules_b`` applied).
+- ``template``: ``params.a`` / ``params.b`` map ``prompt`` and/or ``response`` to sandboxed Jinja
+  templates over ``prompt``, ``response``, ``jurisdiction`` and ``choice`` (one entry of
+  ``params.choices`` drawn per pair, the same for both variants).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from legal_judge.assets import render_string
+from legal_judge.errors import ConfigError, InputError, Problem
+from legal_judge.models import BenchmarkItem
+
+__all__ = [
+    "BUILTIN_PATH",
+    "Dimension",
+    "VariantPair",
+    "builtin_dimensions",
+    "load_dimension_file",
+    "perturb",
+    "resolve_dimensions",
+]
+
+BUILTIN_PATH = Path(__file__).parent / "dimensions.v1.yaml"
+DimensionKind = Literal["text", "position", "demographic"]
+
+
+class Dimension(BaseModel):
+    """One bias dimension: what it probes and how its variants are built."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str
+    perturbation: str
+    bias: str | None = None
+    kind: DimensionKind = "text"
+    remediation: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def effective_kind(self) -> DimensionKind:
+        """``position`` for the A/B swap, else the declared kind."""
+        return "position" if self.perturbation == "swap_order" else self.kind
+
+
+@dataclass
+class VariantPair:
+    """The two variants of one test pair (A carries the attribute)."""
+
+    a: BenchmarkItem
+    b: BenchmarkItem
+    subgroup: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class _DimensionFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "dimensions"
+    version: int = 1
+    dimensions: list[Dimension]
+
+
+def _parse_file(path: Path) -> list[Dimension]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError([Problem(str(path), mark.line + 1 if mark else None, None,
+                                  f"invalid YAML: {exc}")]) from None
+    try:
+        parsed = _DimensionFile.model_validate(data)
+    except ValidationError as exc:
+        raise InputError([Problem(str(path), None, ".".join(str(p) for p in e["loc"]) or None,
+                                  e["msg"]) for e in exc.errors()]) from None
+    problems = [Problem(str(path), None, f"dimensions.{d.name}.perturbation",
+                        f"unknown perturbation '{d.perturbation}' (use one of "
+                        f"{', '.join(sorted(PERTURBATIONS))})")
+                for d in parsed.dimensions if d.perturbation not in PERTURBATIONS]
+    if problems:
+        raise InputError(problems)
+    return parsed.dimensions
+
+
+@lru_cache(maxsize=1)
+def builtin_dimensions() -> dict[str, Dimension]:
+    """The built-in dimensions by name, in file order."""
+    return {d.name: d for d in _parse_file(BUILTIN_PATH)}
+
+
+def load_dimension_file(path: str | Path) -> dict[str, Dimension]:
+    """User dimensions from a YAML file (same shape as ``dimensions.v1.yaml``).
+
+    Raises:
+        InputError: unreadable file, invalid YAML, unknown fields or perturbations.
+    """
+    return {d.name: d for d in _parse_file(Path(path))}
+
+
+def resolve_dimensions(names: list[str] | None, *,
+                       extra_file: str | Path | None = None) -> list[Dimension]:
+    """The dimensions to audit: built-in plus user ones, selected by name (all when ``names`` is None).
+
+    Raises:
+        ConfigError: a name that is neither built in nor in the user file.
+    """
+    available = dict(builtin_dimensions())
+    if extra_file is not None:
+        available.update(load_dimension_file(extra_file))
+    if not names:
+        return list(available.values())
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise ConfigError(f"unknown dimension(s): {', '.join(unknown)}", code="audit-dimension-unknown",
+                          fix=f"use some of: {', '.join(available)}; or add them with --dimensions-file")
+    return [available[n] for n in dict.fromkeys(names)]
+
+
+# perturbations ---------------------------------------------------------------------------------
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_MD_LINE = re.compile(r"^\s*(?:#{1,6} |[-*•] |\d+[.)] )", re.MULTILINE)
+_BOLD = re.compile(r"\*\*([^*]+)\*\*")
+Perturbation = Callable[[BenchmarkItem, dict[str, Any], np.random.Generator], VariantPair]
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences (a simple rule: end punctuation followed by a capital)."""
+    flat = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    return [s.strip() for s in _SENTENCE.split(flat) if s.strip()]
+
+
+def plain_prose(text: str) -> str:
+    """The same text without markdown headings, bullets, numbering or bold."""
+    lines = [_MD_LINE.sub("", line) for line in text.splitlines()]
+    return _BOLD.sub(r"\1", "\n".join(lines))
+
+
+def _variant(item: BenchmarkItem, **update: Any) -> BenchmarkItem:
+    return item.model_copy(update=update)
+
+
+def _pick(rng: np.random.Generator, pool: list[str], k: int) -> list[str]:
+    idx = rng.choice(len(pool), size=min(k, len(pool)), replace=False)
+    return [pool[int(i)] for i in idx]
+
+
+def _pad(item: BenchmarkItem, params: dict[str, Any], rng: np.random.Generator) -> VariantPair:
+    # Restate the answer's own sentences behind filler phrases: longer, no new content.
+    sents = sentences(item.response) or [item.response]
+    k = int(params.get("restatements", 3))
+    fillers = _pick(rng, list(params["fillers"]), k)
+    chosen = [sents[int(i)] for i in rng.choice(len(sents), size=k, replace=len(sents) < k)]
+    padding = " ".join(f"{f} {s[0].lower()}{s[1:]}" for f, s in zip(fillers, chosen, strict=False))
+    return VariantPair(_variant(item, response=f"{item.response}\n\n{padding}"), item)
+
+
+def _insert(item: BenchmarkItem, params: dict[str, Any], rng: np.random.Generator) -> VariantPair:
+    # Variant B gets neutral sentences at the same places, so length stays comparable.
+    where = params.get("where", "both")
+    count = int(params.get("count", 2 if where == "both" else 1))
+    idx = rng.choice(len(params["a"]), size=count, replace=False)
+    a = [params["a"][int(i)] for i in idx]
+    b = [params["b"][int(i) % len(params["b"])] for i in idx]
+
+    def place(extra: list[str]) -> str:
+        if where == "start":
+            return " ".join(extra) + "\n\n" + item.response
+        if where == "end":
+            return item.response + "\n\n" + " ".join(extra)
+        head, tail = extra[: len(extra) // 2], extra[len(extra) // 2:]
+        return "\n\n".join(p for p in (" ".join(head), item.response, " ".join(tail)) if p)
+
+    return VariantPair(_variant(item, response=place(a)), _variant(item, response=place(b)))
+
+
+def _markdown(item: BenchmarkItem, params: dict[str, Any], rng: np.random.Generator) -> VariantPair:
+    prose = plain_prose(item.response)
+    sents = sentences(prose) or [prose]
+    first, rest = sents[0], sents[1:]
+    lines = ["## Short answer", "", f"**{first}**", "", "## Analysis", ""]
+    lines += [f"- {s}" for s in rest] or [f"- {first}"]
+    return VariantPair(_variant(item, response="\n".join(lines)),
+                       _variant(item, response=" ".join(sents)))
+
+
+def _names(item: BenchmarkItem, params: dict[str, Any], rng: np.random.Generator) -> VariantPair:
+    reference = params["reference"]
+    others = [g for g in params["groups"] if g != reference]
+    group = str(params.get("_subgroup") or others[int(rng.integers(len(others)))])
+    row = params["values"][int(rng.integers(len(params["values"])))]
+
+    def framed(name: str) -> BenchmarkItem:
+        variables = {"name": name, "prompt": item.prompt, "response": item.response}
+        return _variant(
+            item,
+            prompt=render_string(params.get("prompt_template", "{{ prompt }}"), variables,
+                                 name="demographic prompt_template"),
+            response=render_string(params.get("response_template", "{{ response }}"), variables,
+                                   name="demographic response_template"),
+        )
+
+    meta = {k: v for k, v in row.items() if k not in params["groups"]}
+    return VariantPair(framed(row[group]), framed(row[reference]), subgroup=group,
+                       meta={"names": {"a": row[group], "b": row[reference]}, **meta})
+
+
+def _find_replace(item: BenchmarkItem, params: dict[str, Any],
+                  rng: np.random.Generator) -> VariantPair:
+    def apply(rules: list[dict[str, Any]]) -> BenchmarkItem:
+        out = item
+        for rule in rules:
+            target = rule.get("field", "response")
+            text = getattr(out, target)
+            if rule.get("regex"):
+                text = re.sub(rule["find"], rule["replace"], text)
+            else:
+                text = text.replace(rule["find"], rule["replace"])
+            out = _variant(out, **{target: text})
+        return out
+
+    return VariantPair(apply(params.get("rules", [])), apply(params.get("rules_b", [])))
+
+
+def _template(item: BenchmarkItem, params: dict[str, Any], rng: np.random.Generator) -> VariantPair:
+    choices = params.get("choices") or [{}]
+    choice = choices[int(rng.integers(len(choices)))]
+    variables = {"prompt": item.prompt, "response": item.response,
+                 "jurisdiction": item.jurisdiction or "", "choice": choice}
+
+    def build(spec: dict[str, str], side: str) -> BenchmarkItem:
+        update = {f: render_string(src, variables, name=f"dimension template {side}.{f}")
+                  for f, src in spec.items() if f in ("prompt", "response")}
+        return _variant(item, **update)
+
+    return VariantPair(build(params.get("a", {}), "a"), build(params.get("b", {}), "b"),
+                       meta={"choice": choice})
+
+
+def _swap_order(item: BenchmarkItem, params: dict[str, Any],
+                rng: np.random.Generator) -> VariantPair:
+    # Position: the same answer shown first (A) and second (B); design.py builds the two orders.
+    return VariantPair(item, item)
+
+
+PERTURBATIONS: dict[str, Perturbation] = {
+    "pad": _pad,
+    "insert": _insert,
+    "markdown": _markdown,
+    "names": _names,
+    "find_replace": _find_replace,
+    "template": _template,
+    "swap_order": _swap_order,
+}
+
+
+def perturb(dimension: Dimension, item: BenchmarkItem, rng: np.random.Generator, *,
+            subgroup: str | None = None) -> VariantPair:
+    """Build the variant pair of ``dimension`` from one base item.
+
+    Args:
+        dimension: The dimension.
+        item: The base item (its response already at the chosen quality level).
+        rng: The pair's generator (seeded by the design, so the variants are reproducible).
+        subgroup: For demographic dimensions, the group variant A is drawn from.
+    """
+    params = dict(dimension.params)
+    if subgroup is not None:
+        params["_subgroup"] = subgroup
+    try:
+        return PERTURBATIONS[dimension.perturbation](item, params, rng)
+    except KeyError as exc:
+        raise ConfigError(f"dimension '{dimension.name}': missing parameter {exc}",
+                          code="audit-dimension-params",
+                          fix="see dimensions.v1.yaml for the parameters of each perturbation") from None

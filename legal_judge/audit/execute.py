@@ -1,0 +1,282 @@
+"""Run an audit: design, guard, judge every variant concurrently, log everything, report.
+
+Judge calls go through the target's judge machinery (provider cache, retries, call log in the store)
+with ``asyncio.gather`` under a semaphore. A variant whose judgment fails is recorded, excluded from the
+statistics and listed in the report. The demographic subgroup guard runs before any judge call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from legal_judge.audit.analysis import PairRow
+from legal_judge.audit.design import AuditSettings, Design, TestPair, build_design, subgroup_counts
+from legal_judge.audit.dimensions import Dimension, resolve_dimensions
+from legal_judge.audit.log import AuditLog
+from legal_judge.audit.report import build_report, validate_report
+from legal_judge.audit.target import AuditTarget
+from legal_judge.errors import LegalJudgeError
+from legal_judge.models import BenchmarkItem
+from legal_judge.store import Store, canonical_json, utcnow
+
+__all__ = ["AuditOutcome", "new_audit_id", "run_audit", "variant_input"]
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class AuditOutcome:
+    """What ``audit run`` produced."""
+
+    audit_id: str
+    judge_id: str
+    status: str
+    report: dict[str, Any]
+    rows: list[PairRow]
+
+
+def new_audit_id() -> str:
+    """``audit-<UTC timestamp>-<random>``."""
+    return f"audit-{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
+
+
+def variant_input(item: BenchmarkItem) -> str:
+    """The variant as the seed's ``variant_*_input``: the judge's [INPUT] and [OUTPUT]."""
+    return f"[INPUT]\n{item.prompt}\n\n[OUTPUT]\n{item.response}"
+
+
+def _position_input(question: str, first: str, second: str) -> str:
+    return f"[INPUT]\n{question}\n\n[OPTION A]\n{first}\n\n[OPTION B]\n{second}"
+
+
+def _other_answer(text: str) -> str:
+    # The second, equal-quality answer of a position pair: the same text, paragraphs re-flowed.
+    return "\n".join(line for line in text.splitlines() if line.strip())
+
+
+class _Runner:
+    def __init__(self, target: AuditTarget, settings: AuditSettings, audit_id: str,
+                 progress: Progress | None, total: int) -> None:
+        self.target = target
+        self.settings = settings
+        self.audit_id = audit_id
+        self.sem = asyncio.Semaphore(settings.concurrency)
+        self.progress = progress
+        self.done = 0
+        self.total = total
+        self.raw: dict[str, dict[str, Any]] = {}
+
+    async def _guard(self, coro: Awaitable[Any]) -> Any:
+        async with self.sem:
+            out = await coro
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+        return out
+
+    async def text_pair(self, pair: TestPair, kind: str, repeat: bool) -> PairRow:
+        run = self.audit_id
+        if pair.meta.get("llm_error"):  # no valid variants: nothing to judge, documented as failed
+            return PairRow(dimension=pair.dimension, pair_id=pair.pair_id,
+                           variant_a_input=variant_input(pair.a), variant_a_score=None,
+                           variant_b_input=variant_input(pair.b), variant_b_score=None,
+                           error=f"variant generation INCONCLUSIVE: {pair.meta['llm_error']}",
+                           kind=kind, subgroup=pair.subgroup)  # type: ignore[arg-type]
+        first, second = (pair.a, pair.b) if pair.order == "ab" else (pair.b, pair.a)
+        s1 = await self._guard(self.target.score(first, run_id=run))
+        s2 = await self._guard(self.target.score(second, run_id=run))
+        sa, sb = (s1, s2) if pair.order == "ab" else (s2, s1)
+        rep = await self._guard(self.target.score(pair.b, run_id=run, repeat=1)) if repeat else None
+        errors = [f"variant {n}: {s.status}: {s.error}" for n, s in (("A", sa), ("B", sb))
+                  if s.score is None]
+        self.raw[pair.pair_id] = {"a": {"status": sa.status, "score": sa.score, "raw": sa.raw,
+                                        "error": sa.error},
+                                  "b": {"status": sb.status, "score": sb.score, "raw": sb.raw,
+                                        "error": sb.error},
+                                  "repeat_b": None if rep is None else {"score": rep.score,
+                                                                         "raw": rep.raw}}
+        return PairRow(dimension=pair.dimension, pair_id=pair.pair_id,
+                       variant_a_input=variant_input(pair.a), variant_a_score=sa.score,
+                       variant_b_input=variant_input(pair.b), variant_b_score=sb.score,
+                       error="; ".join(errors) or None, kind=kind,  # type: ignore[arg-type]
+                       subgroup=pair.subgroup, quality=pair.quality, order=pair.order,
+                       repeat_score=rep.score if rep is not None else None)
+
+    async def position_pair(self, pair: TestPair, repeat: bool) -> PairRow:
+        q, x = pair.a.prompt, pair.a.response
+        y = _other_answer(x)
+        run, iid = self.audit_id, pair.pair_id
+        calls = [("ab", x, y), ("ba", y, x)] if pair.order == "ab" else [("ba", y, x), ("ab", x, y)]
+        got = {}
+        for name, first, second in calls:
+            got[name] = await self._guard(self.target.compare(q, first, second, run_id=run,
+                                                              item_id=iid))
+        ab, ba = got["ab"], got["ba"]
+        rep = (await self._guard(self.target.compare(q, y, x, run_id=run, item_id=iid, repeat=1))
+               if repeat else None)
+        errors = [f"order {n}: {c.status}: {c.error}" for n, c in (("ab", ab), ("ba", ba))
+                  if c.score_first is None]
+        to_identity = {"A": "B", "B": "A", "tie": "tie"}
+        winners = None if errors else (ab.winner, to_identity[ba.winner])
+        self.raw[iid] = {"ab": {"status": ab.status, "raw": ab.raw, "error": ab.error},
+                         "ba": {"status": ba.status, "raw": ba.raw, "error": ba.error}}
+        return PairRow(dimension=pair.dimension, pair_id=iid,
+                       variant_a_input="[ORDER] the answer shown first\n" + _position_input(q, x, y),
+                       variant_a_score=ab.score_first,
+                       variant_b_input="[ORDER] the same answer shown second\n"
+                                       + _position_input(q, y, x),
+                       variant_b_score=ba.score_second, error="; ".join(errors) or None,
+                       kind="position", quality=pair.quality, order=pair.order,
+                       repeat_score=rep.score_second if rep is not None else None,
+                       winners=winners)
+
+
+def _calls(design: Design, settings: AuditSettings) -> int:
+    n = 0
+    for dim, pairs in design.by_dimension().items():
+        del dim
+        n += 2 * len(pairs) + min(settings.noise_pairs, len(pairs))
+    return n
+
+
+async def _execute(design: Design, runner: _Runner, settings: AuditSettings) -> list[PairRow]:
+    kinds = {d.name: d.effective_kind for d in design.dimensions}
+    tasks = []
+    for name, pairs in design.by_dimension().items():
+        for i, pair in enumerate(pairs):
+            repeat = i < settings.noise_pairs
+            if kinds[name] == "position":
+                tasks.append(runner.position_pair(pair, repeat))
+            else:
+                tasks.append(runner.text_pair(pair, kinds[name], repeat))
+    return list(await asyncio.gather(*tasks))
+
+
+def _start(store: Store, log: AuditLog, audit_id: str, target: AuditTarget, settings: AuditSettings,
+           dims: list[Dimension], items: list[BenchmarkItem]) -> None:
+    config = {"settings": settings.model_dump(), "target": target.describe(),
+              "judge": target.label, "high_stakes": target.high_stakes}
+    with store.transaction() as db:
+        db.execute("INSERT INTO audits (id, created_at, judge_id, status, config_json) "
+                   "VALUES (?, ?, ?, ?, ?)",
+                   (audit_id, utcnow(), target.judge_id, "running", canonical_json(config)))
+    log.append(audit_id, "audit_started", {
+        **config, "judge_id": target.judge_id, "target_kind": target.kind,
+        "dimensions": [d.model_dump() for d in dims],
+        "items": [i.model_dump(mode="json") for i in items],
+    })
+
+
+def _finish(store: Store, log: AuditLog, audit_id: str, status: str,
+            report: dict[str, Any]) -> None:
+    text = canonical_json(report)
+    problems = validate_report(report)
+    log.append(audit_id, "validator", {"schema": "bias_report.schema.json", "valid": not problems,
+                                       "problems": problems})
+    severity = report["overall_assessment"]["severity"]
+    with store.transaction() as db:
+        db.execute("UPDATE audits SET status = ?, severity = ?, report_json = ? WHERE id = ?",
+                   (status, severity, text, audit_id))
+    log.append(audit_id, "audit_finished", {
+        "status": status, "severity": severity,
+        "report_sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "flagged": [d["dimension"] for d in report["dimension_results"] if d["flagged"]],
+    })
+
+
+def _insufficient_report(settings: AuditSettings, short: dict[str, dict[str, int]],
+                         extensions: dict[str, Any]) -> dict[str, Any]:
+    detail = "; ".join(f"{d}: " + ", ".join(f"{g} {n}" for g, n in c.items())
+                       for d, c in short.items())
+    report = build_report([], settings, extensions=extensions)
+    report["overall_assessment"]["summary"] = (
+        f"INSUFFICIENT_DATA: fewer than {settings.min_sample} scored examples per demographic "
+        f"subgroup ({detail}); the audit stopped before any judge call. Raise --pairs to at least "
+        f"{settings.min_sample} per subgroup.")
+    report["extensions"] |= {"status": "INSUFFICIENT_DATA", "subgroup_counts": short}
+    return report
+
+
+async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: AuditSettings, *,
+                    store: Store, progress: Progress | None = None,
+                    audit_id: str | None = None, sync: bool = True) -> AuditOutcome:
+    """Run one audit of one judge end to end and store it (report in ``audits``, log entries).
+
+    With ``sync`` the audit is queued in the outbox for Langfuse and delivered when configured.
+
+    Raises:
+        ConfigError: unknown dimensions, no items; provider configuration errors propagate.
+    """
+    dims = resolve_dimensions(settings.dimensions, extra_file=settings.dimensions_file)
+    design = build_design(items, dims, pairs=settings.pairs, seed=settings.seed)
+    audit_id = audit_id or new_audit_id()
+    log = AuditLog(store)
+    _start(store, log, audit_id, target, settings, dims, items)
+    ext: dict[str, Any] = {"judge_id": target.judge_id, "audit_id": audit_id, "judge": target.label,
+                           "target_kind": target.kind, "high_stakes": target.high_stakes,
+                           "design_seed": design.seed, "target": target.describe()}
+    if "simulated" in str(target.describe().get("spec", "")):
+        ext["notice"] = "simulated judge: for demos, tests and power studies only"
+    for dim, pairs in design.by_dimension().items():
+        log.append(audit_id, "design", {"dimension": dim, "pairs": [p.describe() for p in pairs]})
+    counts = subgroup_counts(design)
+    short = {d: c for d, c in counts.items() if min(c.values(), default=0) < settings.min_sample}
+    if short:
+        report = _insufficient_report(settings, short, ext)
+        _finish(store, log, audit_id, "INSUFFICIENT_DATA", report)
+        if sync:
+            _sync(store, audit_id)
+        return AuditOutcome(audit_id, target.judge_id, "INSUFFICIENT_DATA", report, [])
+    status = "complete"
+    if settings.llm_variants:
+        from legal_judge.audit.assisted import generate_variants
+
+        llm = await generate_variants(design, settings, store=store, log=log, audit_id=audit_id,
+                                      target=target)
+        ext["llm_variants"] = llm
+        status = "INCONCLUSIVE" if llm["requested"] and not llm["ok"] else status
+    runner = _Runner(target, settings, audit_id, progress, _calls(design, settings))
+    try:
+        rows = await _execute(design, runner, settings)
+    except LegalJudgeError as exc:
+        with store.transaction() as db:
+            db.execute("UPDATE audits SET status = 'failed' WHERE id = ?", (audit_id,))
+        log.append(audit_id, "audit_failed", {"error": str(exc)})
+        raise
+    for dim in design.by_dimension():
+        log.append(audit_id, "judgments", {"dimension": dim, "outputs": {
+            r.pair_id: runner.raw.get(r.pair_id) for r in rows if r.dimension == dim}})
+    ext["counts"] = {"subgroups": counts, "calls_planned": runner.total}
+    report = build_report(
+        rows, settings, dimensions=[d.name for d in dims],
+        kinds={d.name: d.effective_kind for d in dims},
+        actions={d.name: _action(d) for d in dims if _action(d)}, extensions=ext,
+        judge_label=target.label)
+    report["extensions"]["status"] = status
+    _finish(store, log, audit_id, status, report)
+    if sync:
+        _sync(store, audit_id)
+    return AuditOutcome(audit_id, target.judge_id, status, report, rows)
+
+
+def _sync(store: Store, audit_id: str) -> None:
+    # Stored first; Langfuse gets it when configured (never raises when Langfuse is down).
+    from legal_judge.sink import get_sink
+
+    sink = get_sink()
+    sink.enqueue_audit(store, audit_id)
+    sink.flush(store, timeout_s=10.0)
+
+
+def _action(d: Dimension) -> str:
+    from legal_judge.audit.report import REMEDIATION
+
+    if d.remediation and d.remediation in REMEDIATION:
+        return REMEDIATION[d.remediation]
+    return d.remediation or ""  # a user dimension's own recommended action, in words

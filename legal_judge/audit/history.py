@@ -1,0 +1,168 @@
+"""Versioned judges over time: prior audits, drift between audits, human review, the CI gates.
+
+Every audit records the judge_id ("the judge changed" means "the judge_id changed"). Reviews are
+entries of the hash-chained log, never updates of a row, so a sign-off is part of the evidence trail.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from legal_judge.audit.log import AuditLog
+from legal_judge.audit.report import SEVERITIES
+from legal_judge.errors import ConfigError, GateFailure, InputError, NotFoundError, Problem
+from legal_judge.store import Store
+
+__all__ = [
+    "audit_needed",
+    "diff_reports",
+    "fetch_prior_audit_results",
+    "gate_report",
+    "latest_audit",
+    "load_report",
+    "record_review",
+    "review_state",
+]
+
+
+def fetch_prior_audit_results(audit_id: str, *, store: Store | None = None) -> dict[str, Any]:
+    """A stored audit: id, judge_id, created_at, status, severity, review state and its report.
+
+    This is also the tool offered to the auditor LLM for drift comparison (it reads, never invents).
+
+    Raises:
+        NotFoundError: no such audit in the store.
+    """
+    store = store or Store()
+    row = store.db.execute("SELECT * FROM audits WHERE id = ?", (audit_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no audit '{audit_id}' in {store.path}",
+                            fix="`legal-judge audit list` shows the audits in this store")
+    return {"audit_id": row["id"], "judge_id": row["judge_id"], "created_at": row["created_at"],
+            "status": row["status"], "severity": row["severity"],
+            "config": json.loads(row["config_json"]),
+            "review": review_state(store, audit_id),
+            "report": json.loads(row["report_json"]) if row["report_json"] else None}
+
+
+def latest_audit(store: Store, judge_id: str, *, finished_only: bool = True) -> str | None:
+    """The newest audit id of a judge_id (complete or insufficient-data ones when finished_only)."""
+    sql = "SELECT id FROM audits WHERE judge_id = ?"
+    if finished_only:
+        sql += " AND status NOT IN ('running', 'failed')"
+    row = store.db.execute(sql + " ORDER BY created_at DESC, rowid DESC LIMIT 1",
+                           (judge_id,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def audit_needed(store: Store, judge_ids: list[str]) -> list[str]:
+    """The judge_ids with no finished audit yet (CI triggers on rubric, prompt or model change)."""
+    return [j for j in judge_ids if latest_audit(store, j) is None]
+
+
+def record_review(store: Store, audit_id: str, *, approve: bool, reviewer: str,
+                  note: str = "") -> dict[str, Any]:
+    """Append a reviewer's sign-off (or rejection) of an audit's findings to the log."""
+    fetch_prior_audit_results(audit_id, store=store)  # NotFoundError for an unknown id
+    if not reviewer.strip():
+        raise ConfigError("a review needs the reviewer's name", code="audit-review-invalid",
+                          fix="pass --reviewer NAME")
+    payload = {"decision": "approved" if approve else "rejected", "reviewer": reviewer,
+               "note": note, "reviews": "findings and counterbalanced test design"}
+    entry = AuditLog(store).append(audit_id, "review", payload)
+    return {**payload, "audit_id": audit_id, "seq": entry.seq, "hash": entry.hash}
+
+
+def review_state(store: Store, audit_id: str) -> dict[str, Any] | None:
+    """The latest review decision of an audit, or None when nobody reviewed it."""
+    entries = AuditLog(store).entries(audit_id, kind="review")
+    if not entries:
+        return None
+    last = entries[-1]
+    return {**last.payload, "seq": last.seq, "at": last.created_at}
+
+
+def load_report(ref: str, *, store: Store | None = None) -> dict[str, Any]:
+    """A report from a JSON file path or a stored audit id."""
+    path = Path(ref)
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError([Problem(str(path), None, None, f"not a JSON report: {exc}")]) from None
+        if not isinstance(data, dict) or "dimension_results" not in data:
+            raise InputError([Problem(str(path), None, None, "not a bias report")])
+        return data
+    prior = fetch_prior_audit_results(ref, store=store)
+    if prior["report"] is None:
+        raise NotFoundError(f"audit '{ref}' has no report", fix="re-run the audit")
+    return dict(prior["report"])
+
+
+def diff_reports(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per dimension: effect and mean difference before and after, and what changed.
+
+    ``sign_flip`` marks over-correction (a mitigation that reversed the bias, DESIGN 2.8).
+    """
+    before = {d["dimension"]: d for d in old["dimension_results"]}
+    after = {d["dimension"]: d for d in new["dimension_results"]}
+    rows = []
+    for name in list(dict.fromkeys([*before, *after])):
+        o, n = before.get(name), after.get(name)
+        eo = o["effect_size"] if o else None
+        en = n["effect_size"] if n else None
+        change = None if eo is None or en is None else en - eo
+        rows.append({
+            "dimension": name, "effect_old": eo, "effect_new": en, "effect_change": change,
+            "mean_difference_old": o["mean_difference"] if o else None,
+            "mean_difference_new": n["mean_difference"] if n else None,
+            "flagged_old": bool(o and o["flagged"]), "flagged_new": bool(n and n["flagged"]),
+            "sign_flip": bool(eo and en and eo * en < 0 and n and n["flagged"]),
+            "status": ("new" if o is None else "dropped" if n is None else
+                       "now flagged" if n["flagged"] and not o["flagged"] else
+                       "resolved" if o["flagged"] and not n["flagged"] else
+                       "still flagged" if n["flagged"] else "clear"),
+        })
+    return rows
+
+
+def gate_report(report: dict[str, Any], *, max_severity: str, store: Store | None = None,
+                high_stakes: bool | None = None) -> dict[str, Any]:
+    """Decide the CI gate; raise :class:`GateFailure` (exit 1) when it says no.
+
+    The gate fails when the audit is not complete (INSUFFICIENT_DATA, INCONCLUSIVE), when the severity
+    is above ``max_severity``, or when the judge is high-stakes and its latest audit is not approved.
+    """
+    if max_severity not in SEVERITIES:
+        raise ConfigError(f"unknown severity '{max_severity}'", code="audit-gate-invalid",
+                          fix=f"use one of: {', '.join(SEVERITIES)}")
+    ext = report.get("extensions") or {}
+    status = ext.get("status", "complete")
+    severity = report["overall_assessment"]["severity"]
+    if status != "complete":
+        raise GateFailure(f"the audit status is {status}: it cannot pass a gate",
+                          fix="fix the cause in the report summary and re-run the audit")
+    if SEVERITIES.index(severity) > SEVERITIES.index(max_severity):
+        flagged = [d["dimension"] for d in report["dimension_results"] if d["flagged"]]
+        raise GateFailure(f"bias severity {severity} is above {max_severity} "
+                          f"(flagged: {', '.join(flagged)})",
+                          fix="apply the remediation steps in the report and re-audit")
+    stakes = ext.get("high_stakes", False) if high_stakes is None else high_stakes
+    if stakes:
+        _require_approval(store or Store(), ext.get("judge_id"))
+    return {"passed": True, "severity": severity, "max_severity": max_severity,
+            "high_stakes": bool(stakes)}
+
+
+def _require_approval(store: Store, judge_id: str | None) -> None:
+    latest = latest_audit(store, judge_id) if judge_id else None
+    if latest is None:
+        raise GateFailure(f"high-stakes judge {judge_id} has no stored audit",
+                          fix="run `legal-judge audit run` for this judge, then have it reviewed")
+    state = review_state(store, latest)
+    if state is None or state["decision"] != "approved":
+        what = "is not reviewed" if state is None else f"was {state['decision']}"
+        raise GateFailure(f"high-stakes judge {judge_id}: its latest audit {latest} {what}",
+                          fix=f"legal-judge audit review {latest} --approve --reviewer NAME --note TEXT")

@@ -1,0 +1,266 @@
+"""The judge under audit: legal-judge's own judge (or one judge of an ensemble) or any team's judge.
+
+``--judge`` accepts:
+
+- a judge spec (``simulated:demo-openai``, ``openai:gpt-4o``): legal-judge's judge with that model;
+- an ensemble TOML (``demo``, ``default`` or a path): its first judge, or every judge with
+  ``--all-judges``; ``high_stakes`` comes from the ensemble file;
+- a YAML target file: ``kind: judge`` (a :class:`~legal_judge.judge.JudgeConfig` plus ``high_stakes``
+  and ``rubric_set``) or ``kind: generic`` (see :mod:`legal_judge.audit.generic`).
+
+Repeat judgments for the noise floor carry a different request ``seed``: they get their own cache entry
+(the original judgment's cache entry is never overwritten) and a fresh call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Protocol
+
+import yaml
+from pydantic import ValidationError
+
+from legal_judge.audit.calls import Compared, Scored, parse_pairwise, with_json_retries
+from legal_judge.errors import (
+    AuthError,
+    BadRequestError,
+    ConfigError,
+    InputError,
+    Problem,
+    ProviderError,
+)
+from legal_judge.judge import Judge, JudgeConfig, fence_for
+from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message
+from legal_judge.store import Store
+
+__all__ = ["AuditTarget", "JudgeTarget", "load_targets", "repeat_seed"]
+
+PAIRWISE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"reasoning": {"type": "string"}, "winner": {"type": "string", "enum": ["A", "B"]},
+                   "score_a": {"type": "number"}, "score_b": {"type": "number"}},
+    "required": ["reasoning", "winner", "score_a", "score_b"],
+    "additionalProperties": False,
+}
+_REPEAT_BASE = 7_919
+
+
+def repeat_seed(base: int | None, repeat: int) -> int | None:
+    """The request seed of the ``repeat``-th judgment (0 = the normal one)."""
+    if repeat == 0:
+        return base
+    return (base or 0) * 1_000 + _REPEAT_BASE + repeat
+
+
+class AuditTarget(Protocol):
+    """What the audit needs from a judge."""
+
+    judge_id: str
+    label: str
+    high_stakes: bool
+    kind: str
+    supports_pairwise: bool
+
+    def describe(self) -> dict[str, Any]:
+        """The seed's target-judge specification (template, schemas, rubric, scale)."""
+        ...
+
+    async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0) -> Scored:
+        """Score one variant; ``repeat`` > 0 re-judges it without the cache."""
+        ...
+
+    async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,
+                      repeat: int = 0) -> Compared:
+        """Judge two answers shown in this order."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the provider."""
+        ...
+
+
+class _SeededJudge(Judge):
+    """The same judge (same judge_id) whose requests carry a seed: a fresh, separately cached call."""
+
+    request_seed: int | None = None
+
+    async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
+                       purpose: str, attempt: int) -> CompletionResponse:
+        if self.request_seed is not None:
+            request = request.model_copy(update={"seed": self.request_seed})
+        return await super().complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
+                                      attempt=attempt)
+
+
+class JudgeTarget:
+    """legal-judge's own judge under audit; the score is one rubric or the mean of numeric rubrics."""
+
+    kind = "legal-judge"
+    supports_pairwise = True
+
+    def __init__(self, judge: Judge, *, rubric: str | None = None, high_stakes: bool = False,
+                 request_seed: int | None = None) -> None:
+        self.judge = judge
+        self.rubric = rubric
+        self.high_stakes = high_stakes
+        self.request_seed = request_seed
+        self.judge_id = judge.judge_id
+        self.label = judge.label
+        self._seeded: dict[int | None, Judge] = {None: judge}
+
+    def describe(self) -> dict[str, Any]:
+        """Template ids and hashes, the output schema, the rubric scored and the scale."""
+        ident = self.judge.identity()
+        return {
+            "judge_prompt_template": ", ".join(f"{k} (sha256 {v[:12]})"
+                                               for k, v in ident["templates"].items()),
+            "judge_input_schema": "BenchmarkItem: prompt, response, jurisdiction, expected_signals",
+            "judge_output_schema": "verdict JSON: rubrics.<name>.score|result, overall, summary",
+            "judge_scoring_rubric": (f"rubric {self.rubric}" if self.rubric else
+                                     "mean of the numeric rubrics of " + self.judge.rubric_set.id),
+            "scale": [0.0, 5.0], "spec": self.judge.config.spec, "model": self.judge.model,
+        }
+
+    def _judge_for(self, repeat: int) -> Judge:
+        seed = repeat_seed(self.request_seed, repeat)
+        if seed not in self._seeded:
+            j = _SeededJudge(self.judge.config, self.judge.provider, assets=self.judge.assets,
+                             rubric_set=self.judge.rubric_set.id, store=self.judge.store,
+                             use_cache=self.judge.use_cache)
+            j.request_seed = seed
+            self._seeded[seed] = j
+        return self._seeded[seed]
+
+    async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0) -> Scored:
+        """Judge one variant and reduce the verdict to one score."""
+        verdict = await self._judge_for(repeat).judge(item, run_id=run_id)
+        if verdict.status != "ok":
+            return Scored(None, verdict.status, verdict.reason, verdict.raw, verdict.attempts,
+                          verdict.cached)
+        if self.rubric:
+            if self.rubric not in verdict.scores:
+                return Scored(None, "error", f"rubric '{self.rubric}' not in the verdict",
+                              verdict.raw, verdict.attempts, verdict.cached)
+            value = verdict.scores[self.rubric]
+        else:
+            value = sum(verdict.scores.values()) / len(verdict.scores)
+        return Scored(float(value), "ok", None, verdict.raw, verdict.attempts, verdict.cached)
+
+    async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,
+                      repeat: int = 0) -> Compared:
+        """Pairwise judgment with legal-judge's pairwise template (``prompts/pairwise``)."""
+        from legal_judge.debias import warning_text
+
+        j = self._judge_for(repeat)
+        fence_open, fence_close = fence_for(first + "\n" + second)
+        debias = j.config.debias
+        text = j.assets.template("pairwise").render(
+            criterion=debias.criterion, question=question, answer_a=first, answer_b=second,
+            fence_open=fence_open, fence_close=fence_close,
+            bias_warning=warning_text(j.assets, debias) if "aware" in debias.mode else "",
+        )
+
+        async def call(request: CompletionRequest, attempt: int) -> CompletionResponse:
+            return await j.complete(request, run_id=run_id, item_id=item_id,
+                                    purpose="audit-pairwise", attempt=attempt)
+
+        try:
+            out = await with_json_retries(
+                call, [Message(role="user", content=text)], parse_pairwise, assets=j.assets,
+                model=j.model, temperature=j.config.temperature, max_tokens=j.config.max_tokens,
+                json_schema=PAIRWISE_SCHEMA, schema_name="pairwise", seed=None,
+            )
+        except (AuthError, BadRequestError):
+            raise
+        except ProviderError as exc:
+            return Compared(None, None, None, "error", f"provider failed after retries: {exc.message}")
+        if out.value is None:
+            return Compared(None, None, None, out.status, out.error, "\n---\n".join(out.raw),
+                            len(out.raw))
+        sa, sb, winner = out.value
+        return Compared(sa, sb, winner, "ok", None, out.raw[-1], len(out.raw))
+
+    async def aclose(self) -> None:
+        """Close the provider."""
+        close = getattr(self.judge.provider, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _judge_target(config: JudgeConfig, store: Store | None, *, rubric_set: str, rubric: str | None,
+                  high_stakes: bool, use_cache: bool, request_seed: int | None) -> JudgeTarget:
+    from legal_judge.providers.base import ProviderOptions
+    from legal_judge.providers.registry import get_provider
+
+    opts = dict(config.options)
+    if config.family:
+        opts.setdefault("family", config.family)
+    provider = get_provider(config.spec, options=ProviderOptions(**opts))
+    judge = Judge(config, provider, rubric_set=rubric_set, store=store, use_cache=use_cache)
+    return JudgeTarget(judge, rubric=rubric, high_stakes=high_stakes, request_seed=request_seed)
+
+
+def _yaml_target(path: Path, store: Store | None, *, rubric: str | None, use_cache: bool,
+                 request_seed: int | None) -> AuditTarget:
+    from legal_judge.audit.generic import GenericTarget, GenericTargetConfig
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise InputError([Problem(str(path), None, None, f"cannot read the target: {exc}")]) from None
+    if not isinstance(data, dict):
+        raise InputError([Problem(str(path), 1, None, "expected a mapping with 'kind'")])
+    kind = data.pop("kind", "generic")
+    try:
+        if kind == "judge":
+            high = bool(data.pop("high_stakes", False))
+            rubric_set = str(data.pop("rubric_set", "legal_judge_set"))
+            return _judge_target(JudgeConfig.model_validate(data), store, rubric_set=rubric_set,
+                                 rubric=rubric, high_stakes=high, use_cache=use_cache,
+                                 request_seed=request_seed)
+        if kind == "generic":
+            config = GenericTargetConfig.model_validate(data)
+            return GenericTarget.from_config(config, store=store, use_cache=use_cache,
+                                             request_seed=request_seed, base_dir=path.parent)
+    except ValidationError as exc:
+        raise InputError([Problem(str(path), None, ".".join(str(p) for p in e["loc"]) or None,
+                                  e["msg"]) for e in exc.errors()]) from None
+    raise InputError([Problem(str(path), None, "kind", f"unknown kind '{kind}' (judge or generic)")])
+
+
+def load_targets(judge_config: str, *, store: Store | None, rubric: str | None = None,
+                 all_judges: bool = False, use_cache: bool = True,
+                 request_seed: int | None = None) -> list[AuditTarget]:
+    """The judge(s) ``--judge`` names: a spec, an ensemble TOML or a YAML target file.
+
+    Raises:
+        ConfigError: the value is none of these; InputError for a defective file.
+    """
+    from legal_judge.ensemble_config import bundled_config, load_ensemble_config
+
+    path = Path(judge_config)
+    is_toml = path.suffix == ".toml" or (not path.exists() and bundled_config(judge_config).exists())
+    if is_toml:
+        cfg = load_ensemble_config(judge_config)
+        chosen = cfg.judges if all_judges else cfg.judges[:1]
+        return [_judge_target(jc, store, rubric_set=cfg.rubric_set, rubric=rubric,
+                              high_stakes=cfg.high_stakes, use_cache=use_cache,
+                              request_seed=request_seed) for jc in chosen]
+    if path.suffix in (".yaml", ".yml"):
+        if not path.exists():
+            raise InputError([Problem(str(path), None, None, "file not found")])
+        return [_yaml_target(path, store, rubric=rubric, use_cache=use_cache,
+                             request_seed=request_seed)]
+    if ":" in judge_config:
+        return [_judge_target(JudgeConfig(spec=judge_config), store, rubric_set="legal_judge_set",
+                              rubric=rubric, high_stakes=False, use_cache=use_cache,
+                              request_seed=request_seed)]
+    raise ConfigError(f"cannot read the judge '{judge_config}'", code="audit-judge-invalid",
+                      fix="pass a judge spec (simulated:demo-openai), an ensemble TOML (demo) "
+                          "or a target YAML file (kind: judge | generic)")
+
+
+def digest(value: str) -> str:
+    """Short sha256 of a text (ids of generic judges)."""
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:12]

@@ -1,0 +1,154 @@
+"""Production traffic audit: disparities between groups of already-scored outputs (observational).
+
+Scores come from the store (ensemble results of runs, with their items' metadata) or from a JSONL
+export (for example Langfuse scores joined with trace metadata: one ``{"score": ..., ...}`` per line).
+Outputs are grouped by an attribute (``metadata.client_region``, ``jurisdiction``,
+``system_under_test``, or ``length_bucket``); each group with at least ``min_sample`` scores is
+compared with a reference group (default: the largest; difference in means with the Welch 95% CI, Welch's t or Mann-Whitney with an
+effect size, Holm across groups). This shows *that* groups are scored differently, not *why*:
+counterbalanced pairs (``audit run``) are needed to prove that the attribute causes it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from legal_judge.errors import ConfigError, InputError, Problem
+from legal_judge.stats import adjust_pvalues, flag, two_group_test
+from legal_judge.store import Store
+
+__all__ = ["parse_since", "traffic_audit", "traffic_rows_from_file", "traffic_rows_from_store"]
+
+CAVEAT = ("Observational: these groups differ in more than the attribute (questions, systems, "
+          "quality), so a disparity here is a signal to investigate, not proof of bias; run "
+          "counterbalanced pairs (legal-judge audit run) to establish cause.")
+_SINCE = re.compile(r"^(\d+)([mhdw])$")
+
+
+def parse_since(value: str, *, now: datetime | None = None) -> datetime:
+    """``7d``, ``24h``, ``30m``, ``2w`` or an ISO date/time -> the UTC start of the window."""
+    now = now or datetime.now(UTC)
+    match = _SINCE.match(value.strip())
+    if match:
+        n, unit = int(match[1]), match[2]
+        return now - timedelta(**{{"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise ConfigError(f"cannot read --since '{value}'", code="audit-since-invalid",
+                          fix="use 7d, 24h, 30m, 2w or an ISO date such as 2025-01-31") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _length_bucket(text: str) -> str:
+    words = len(text.split())
+    return "<100 words" if words < 100 else "100-199 words" if words < 200 else "200+ words"
+
+
+def _get(row: dict[str, Any], path: str) -> Any:
+    if path == "length_bucket":
+        return _length_bucket(str(row.get("response", "")))
+    node: Any = row
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _score(scores: dict[str, Any], rubric: str | None) -> float | None:
+    if rubric:
+        value = scores.get(rubric)
+        return float(value) if isinstance(value, int | float) else None
+    nums = [float(v) for v in scores.values() if isinstance(v, int | float)]
+    return sum(nums) / len(nums) if nums else None
+
+
+def traffic_rows_from_store(store: Store, *, since: datetime,
+                            rubric: str | None) -> list[dict[str, Any]]:
+    """Scored items of every run since ``since``: the item's fields plus ``score``."""
+    rows = store.db.execute(
+        """SELECT e.result_json, i.item_json, e.created_at FROM ensemble_results e
+           JOIN items i ON i.run_id = e.run_id AND i.item_id = e.item_id
+           WHERE e.status = 'ok' AND e.created_at >= ?""", (since.isoformat(),))
+    out = []
+    for r in rows:
+        item = json.loads(r["item_json"])
+        score = _score(json.loads(r["result_json"]).get("scores", {}), rubric)
+        if score is not None:
+            out.append({**item, "score": score, "created_at": r["created_at"]})
+    return out
+
+
+def traffic_rows_from_file(path: Path, *, since: datetime | None = None) -> list[dict[str, Any]]:
+    """Rows of a JSONL export: ``score`` plus any attributes (``timestamp`` filters by ``since``)."""
+    problems: list[Problem] = []
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(str(path), lineno, None, f"invalid JSON: {exc.msg}"))
+            continue
+        if not isinstance(row, dict) or not isinstance(row.get("score"), int | float):
+            problems.append(Problem(str(path), lineno, "score", "a numeric 'score' is required"))
+            continue
+        stamp = row.get("timestamp")
+        if since is not None and isinstance(stamp, str):
+            try:
+                when = datetime.fromisoformat(stamp)
+            except ValueError:
+                problems.append(Problem(str(path), lineno, "timestamp", "not an ISO date/time"))
+                continue
+            if (when if when.tzinfo else when.replace(tzinfo=UTC)) < since:
+                continue
+        out.append(row)
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def traffic_audit(rows: list[dict[str, Any]], *, attribute: str, min_sample: int = 50,
+                  method: str = "auto", significance: float = 0.05, min_effect: float = 0.2,
+                  correction: str = "holm", reference: str | None = None) -> dict[str, Any]:
+    """Group scored outputs by ``attribute`` and test each eligible group against the reference.
+
+    The reference is the largest eligible group unless named; comparing each group with "all the
+    others" would flag the healthy groups too whenever one group is off.
+    """
+    groups: dict[str, list[float]] = {}
+    for row in rows:
+        value = _get(row, attribute)
+        if value is not None:
+            groups.setdefault(str(value), []).append(float(row["score"]))
+    sizes = {g: len(v) for g, v in sorted(groups.items())}
+    eligible = [g for g, n in sizes.items() if n >= min_sample]
+    base = {"kind": "traffic_audit", "attribute": attribute, "n_scores": sum(sizes.values()),
+            "group_sizes": sizes, "min_sample": min_sample, "caveat": CAVEAT,
+            "too_small": [g for g in sizes if g not in eligible]}
+    if len(eligible) < 2:
+        return {**base, "status": "INSUFFICIENT_DATA", "comparisons": [],
+                "summary": f"fewer than two groups of '{attribute}' have {min_sample} or more scores"}
+    ref = reference if reference in eligible else max(eligible, key=lambda g: (sizes[g], g))
+    comparisons = []
+    for g in (x for x in eligible if x != ref):
+        res = two_group_test(groups[g], groups[ref], method=method)  # type: ignore[arg-type]
+        comparisons.append({"group": g, "versus": ref, **asdict(res)})
+    adjusted = adjust_pvalues([c["p_value"] for c in comparisons], correction)  # type: ignore[arg-type]
+    for c, p in zip(comparisons, adjusted, strict=True):
+        c["p_value_adjusted"] = float(p)
+        c["flagged"] = flag(float(p), c["effect_size"], significance=significance,
+                            min_effect=min_effect)
+        c["ci95"] = list(c["ci95"])
+    flagged = [c["group"] for c in comparisons if c["flagged"]]
+    return {**base, "status": "complete", "reference": ref, "comparisons": comparisons,
+            "flagged": flagged,
+            "summary": (f"{len(flagged)} of {len(comparisons)} groups of '{attribute}' scored "
+                        f"differently from the rest. {CAVEAT}")}

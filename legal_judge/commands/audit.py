@@ -1,0 +1,343 @@
+"""``legal-judge audit``: run, stats, verify-log, diff, needed, gate, review, traffic, list."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from legal_judge.errors import ConfigError, GateFailure, InputError, Problem
+from legal_judge.store import Store
+
+console = Console()
+err_console = Console(stderr=True)
+
+_STAT_OPTIONS = [
+    click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
+                 help="YAML file with any of these options (command-line values win)."),
+    click.option("--dimensions", help="Comma-separated dimensions (default: all built-in)."),
+    click.option("--dimensions-file", help="YAML file with extra dimensions."),
+    click.option("--pairs", type=int, help="Test pairs per dimension (default 60)."),
+    click.option("--disparity-threshold", type=float, help="Flag pairs with |A-B| above (0.5)."),
+    click.option("--significance", type=float, help="Significance threshold (0.05)."),
+    click.option("--min-effect", type=float, help="Minimum |effect size| to flag (0.2)."),
+    click.option("--min-complete-pairs", type=int, help="Fewer: 'insufficient data' (10)."),
+    click.option("--min-sample", type=int, help="Per demographic subgroup, else stop (50)."),
+    click.option("--method", type=click.Choice(["auto", "t-test", "wilcoxon"])),
+    click.option("--correction", type=click.Choice(["holm", "bh", "none"])),
+]
+
+
+def _stat_options(fn: Any) -> Any:
+    for option in reversed(_STAT_OPTIONS):
+        fn = option(fn)
+    return fn
+
+
+def _settings(config_file: Path | None, cli_values: dict[str, Any]) -> Any:
+    from legal_judge.audit.design import AuditSettings
+
+    base: dict[str, Any] = {}
+    if config_file is not None:
+        try:
+            loaded = yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise InputError([Problem(str(config_file), None, None, f"cannot read: {exc}")]) from None
+        if not isinstance(loaded, dict):
+            raise InputError([Problem(str(config_file), 1, None, "expected a mapping of options")])
+        base = {k.replace("-", "_"): v for k, v in loaded.items()}
+    values = {**base, **{k: v for k, v in cli_values.items() if v is not None}}
+    if isinstance(values.get("dimensions"), str):
+        values["dimensions"] = [d.strip() for d in values["dimensions"].split(",") if d.strip()]
+    extra = {k: values.pop(k) for k in ("judge", "items", "out") if k in values}
+    try:
+        return AuditSettings.model_validate(values), extra
+    except ValidationError as exc:
+        raise InputError([Problem(str(config_file or "command line"), None,
+                                  ".".join(str(p) for p in e["loc"]) or None, e["msg"])
+                          for e in exc.errors()]) from None
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    ext = report.get("extensions", {})
+    table = Table(title=f"bias audit {ext.get('audit_id', '')} — judge {ext.get('judge', '')} "
+                        f"({ext.get('judge_id', '')})")
+    for col in ("dimension", "mean diff", "95% CI", "p", "p adj", "effect", "test", "noise",
+                "MDE d_z", "pairs", "flag"):
+        table.add_column(col)
+    for d in report["dimension_results"]:
+        e = ext.get("dimensions", {}).get(d["dimension"], {})
+        if d["p_value"] is None:
+            table.add_row(d["dimension"], "insufficient data", "", "", "", "", "", "", "",
+                          f"{e.get('pairs_complete', 0)}/{e.get('pairs_designed', 0)}", "")
+            continue
+        nf, mde = e.get("noise_floor") or {}, e.get("minimum_detectable_effect") or {}
+        table.add_row(
+            d["dimension"], f"{d['mean_difference']:+.3f}",
+            f"[{d['confidence_interval_95'][0]:+.2f}, {d['confidence_interval_95'][1]:+.2f}]",
+            f"{d['p_value']:.2g}", f"{e.get('p_value_adjusted', float('nan')):.2g}",
+            f"{d['effect_size']:+.2f} {d['effect_size_interpretation']}",
+            str(e.get("test_used", "")), f"{nf['mean_abs_diff']:.2f}" if nf else "-",
+            f"{mde['d_z']:.2f}" if mde else "-",
+            f"{e.get('pairs_complete', 0)}/{e.get('pairs_designed', 0)}",
+            "[red]FLAG[/red]" if d["flagged"] else "")
+    console.print(table)
+    oa = report["overall_assessment"]
+    console.print(f"severity: [bold]{oa['severity']}[/bold]  status: {ext.get('status')}")
+    console.print(oa["summary"])
+    for step in report["remediation_steps"]:
+        console.print(f"- [{step['priority']}] {step['dimension']}: {step['recommended_action']}")
+
+
+def _write(report: dict[str, Any], out: Path | None) -> None:
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+        console.print(f"report written to {out}")
+
+
+@click.group()
+def audit() -> None:
+    """Audit a judge for bias: counterbalanced pairs, paired statistics, a JSON bias report."""
+
+
+@audit.command("run")
+@click.option("--judge", "judge_config", help="Judge spec, ensemble TOML or target YAML.")
+@click.option("--items", type=click.Path(dir_okay=False, path_type=Path),
+              help="Base items (JSONL/CSV); default: the bundled sample.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Report JSON file.")
+@_stat_options
+@click.option("--seed", type=int, help="Design seed (recorded in the report).")
+@click.option("--noise-pairs", type=int, help="Pairs per dimension judged twice (20).")
+@click.option("--concurrency", type=int, help="Judge calls in flight (16).")
+@click.option("--rubric", help="Score one rubric instead of the mean of numeric rubrics.")
+@click.option("--llm-variants", help="Auditor model spec: LLM-written paraphrase variants.")
+@click.option("--all-judges", is_flag=True, help="Audit every judge of an ensemble.")
+@click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
+@click.option("--max-severity", type=click.Choice(["none", "low", "medium", "high", "critical"]),
+              help="Also gate: exit 1 when the severity is above this.")
+def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, config_file: Path | None,
+            all_judges: bool, no_cache: bool, max_severity: str | None, **options: Any) -> None:
+    """Run a bias audit of a judge and write the report."""
+    from legal_judge.audit.execute import run_audit
+    from legal_judge.audit.history import gate_report
+    from legal_judge.audit.target import load_targets
+    from legal_judge.dataset import load_dataset, sample_dataset_path
+
+    settings, extra = _settings(config_file, options)
+    judge_config = judge_config or extra.get("judge")
+    if not judge_config:
+        raise ConfigError("no judge to audit", code="audit-judge-missing",
+                          fix="pass --judge simulated:demo-openai (or an ensemble TOML / target YAML)")
+    items_path = items or (Path(extra["items"]) if extra.get("items") else sample_dataset_path())
+    out = out or (Path(extra["out"]) if extra.get("out") else None)
+    base_items = load_dataset(items_path)
+    store = Store()
+    targets = load_targets(judge_config, store=store, rubric=settings.rubric, all_judges=all_judges,
+                           use_cache=not no_cache, request_seed=settings.request_seed)
+    outcomes = []
+    for target in targets:
+        outcome = asyncio.run(_run_one(run_audit, target, base_items, settings, store))
+        outcomes.append(outcome)
+        _print_report(outcome.report)
+        target_out = out if len(targets) == 1 or out is None else \
+            out.with_name(f"{out.stem}.{outcome.judge_id}{out.suffix}")
+        _write(outcome.report, target_out)
+    bad = [o for o in outcomes if o.status != "complete"]
+    if bad:
+        raise GateFailure(f"audit {bad[0].audit_id} ended with status {bad[0].status}",
+                          fix=bad[0].report["overall_assessment"]["summary"])
+    if max_severity is not None:
+        for o in outcomes:
+            gate_report(o.report, max_severity=max_severity, store=store)
+
+
+async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store: Store) -> Any:
+    from rich.progress import Progress
+
+    with Progress(console=err_console, transient=True) as progress:
+        task = progress.add_task(f"auditing {target.label}", total=None)
+
+        def tick(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        try:
+            return await run_audit(target, items, settings, store=store, progress=tick)
+        finally:
+            await target.aclose()
+
+
+@audit.command("stats")
+@click.argument("pairs_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Report JSON file.")
+@_stat_options
+def stats_cmd(pairs_file: Path, out: Path | None, config_file: Path | None, **options: Any) -> None:
+    """Compute the bias report from pairs scored elsewhere (JSONL rows)."""
+    from legal_judge.audit.pairs_io import read_pairs
+    from legal_judge.audit.report import build_report
+
+    settings, _ = _settings(config_file, options)
+    rows = read_pairs(pairs_file)
+    report = build_report(rows, settings, dimensions=settings.dimensions)
+    _print_report(report)
+    _write(report, out)
+
+
+@audit.command("verify-log")
+@click.option("--expect-head", help="A head hash printed by an earlier verification.")
+def verify_log_cmd(expect_head: str | None) -> None:
+    """Verify the audit log's hash chain; exit 1 on any edited, deleted or reordered entry."""
+    from legal_judge.audit.log import AuditLog
+
+    result = AuditLog(Store()).verify(expect_head=expect_head)
+    if not result.ok:
+        for p in result.problems[:50]:
+            err_console.print(f"[red]{p}[/red]")
+        raise GateFailure(f"the audit log is not intact ({len(result.problems)} problems)",
+                          fix="restore the store from a backup; the log must never be edited")
+    console.print(f"[green]audit log intact[/green]: {result.entries} entries, head {result.head}")
+
+
+@audit.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+def diff_cmd(old: str, new: str, as_json: bool) -> None:
+    """Compare two audits (ids or report files) per dimension."""
+    from legal_judge.audit.history import diff_reports, load_report
+
+    store = Store()
+    rows = diff_reports(load_report(old, store=store), load_report(new, store=store))
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title=f"{old} -> {new}")
+    for col in ("dimension", "effect old", "effect new", "change", "status", "over-correction"):
+        table.add_column(col)
+    for r in rows:
+        def fmt(v: float | None) -> str:
+            return "-" if v is None else f"{v:+.2f}"
+        table.add_row(r["dimension"], fmt(r["effect_old"]), fmt(r["effect_new"]),
+                      fmt(r["effect_change"]), r["status"], "yes" if r["sign_flip"] else "")
+    console.print(table)
+
+
+@audit.command("needed")
+@click.option("--judge", "judge_config", required=True, help="Spec, ensemble TOML or target YAML.")
+@click.option("--all-judges", is_flag=True, help="Check every judge of an ensemble.")
+@click.option("--rubric", help="As given to audit run.")
+def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
+    """Exit 1 when the judge (its judge_id) has no audit yet."""
+    from legal_judge.audit.history import audit_needed
+    from legal_judge.audit.target import load_targets
+
+    store = Store()
+    targets = load_targets(judge_config, store=store, rubric=rubric, all_judges=all_judges)
+    missing = audit_needed(store, [t.judge_id for t in targets])
+    if missing:
+        raise GateFailure(f"no audit for judge_id {', '.join(missing)}",
+                          fix=f"legal-judge audit run --judge {judge_config}")
+    console.print(f"[green]audited[/green]: {', '.join(t.judge_id for t in targets)}")
+
+
+@audit.command("gate")
+@click.argument("report_ref")
+@click.option("--max-severity", default="low", show_default=True,
+              type=click.Choice(["none", "low", "medium", "high", "critical"]))
+@click.option("--high-stakes/--not-high-stakes", default=None,
+              help="Override the report's high_stakes flag.")
+def gate_cmd(report_ref: str, max_severity: str, high_stakes: bool | None) -> None:
+    """Exit 1 when the report's severity is above the threshold (or a high-stakes judge is unapproved)."""
+    from legal_judge.audit.history import gate_report, load_report
+
+    store = Store()
+    result = gate_report(load_report(report_ref, store=store), max_severity=max_severity,
+                         store=store, high_stakes=high_stakes)
+    console.print(f"[green]gate passed[/green]: severity {result['severity']} <= {max_severity}")
+
+
+@audit.command("review")
+@click.argument("audit_id")
+@click.option("--approve/--reject", required=True, help="Sign off or reject the findings.")
+@click.option("--reviewer", required=True, help="Your name.")
+@click.option("--note", default="", help="What you checked.")
+def review_cmd(audit_id: str, approve: bool, reviewer: str, note: str) -> None:
+    """Record a human sign-off of an audit's findings and test design in the audit log."""
+    from legal_judge.audit.history import record_review
+
+    out = record_review(Store(), audit_id, approve=approve, reviewer=reviewer, note=note)
+    console.print(f"{out['decision']} by {reviewer} (log entry {out['seq']})")
+
+
+@audit.command("traffic")
+@click.option("--since", default="7d", show_default=True, help="7d, 24h, 2w or an ISO date.")
+@click.option("--attribute", required=True, help="metadata.client_region, jurisdiction, length_bucket...")
+@click.option("--input", "input_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="JSONL export (e.g. Langfuse scores with trace metadata) instead of the store.")
+@click.option("--rubric", help="Score one rubric instead of the mean.")
+@click.option("--min-sample", default=50, show_default=True, type=int)
+@click.option("--method", default="auto", type=click.Choice(["auto", "welch", "mann-whitney"]))
+@click.option("--reference", help="Group the others are compared with (default: the largest).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path))
+def traffic_cmd(since: str, attribute: str, input_file: Path | None, rubric: str | None,
+                min_sample: int, method: str, reference: str | None, out: Path | None) -> None:
+    """Disparities between groups of production scores (observational)."""
+    from legal_judge.audit.log import AuditLog
+    from legal_judge.audit.traffic import (
+        parse_since,
+        traffic_audit,
+        traffic_rows_from_file,
+        traffic_rows_from_store,
+    )
+
+    start = parse_since(since)
+    store = Store()
+    rows = (traffic_rows_from_file(input_file, since=start) if input_file
+            else traffic_rows_from_store(store, since=start, rubric=rubric))
+    result = traffic_audit(rows, attribute=attribute, min_sample=min_sample, method=method,
+                           reference=reference)
+    result["since"] = start.isoformat()
+    AuditLog(store).append(f"traffic-{start:%Y%m%d}", "traffic_audit", result)
+    table = Table(title=f"traffic audit by {attribute} since {start:%Y-%m-%d}")
+    for col in ("group", "n", "mean", "diff vs ref", "95% CI", "test", "p adj", "effect", "flag"):
+        table.add_column(col)
+    for c in result["comparisons"]:
+        table.add_row(c["group"], str(c["n_x"]), f"{c['mean_x']:.2f}", f"{c['mean_difference']:+.2f}",
+                      f"[{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]", c["test_used"],
+                      f"{c['p_value_adjusted']:.2g}", f"{c['effect_size']:+.2f}",
+                      "[red]FLAG[/red]" if c["flagged"] else "")
+    console.print(table)
+    console.print(f"status: {result['status']}; {result['summary']}")
+    _write(result, out)
+    if result["status"] != "complete":
+        raise GateFailure(f"traffic audit: {result['summary']}",
+                          fix=f"widen --since or lower the grouping granularity (min {min_sample})")
+
+
+@audit.command("list")
+@click.option("--limit", default=20, show_default=True, type=int)
+def list_cmd(limit: int) -> None:
+    """The most recent audits in the store."""
+    from legal_judge.audit.history import review_state
+
+    store = Store()
+    rows = store.db.execute("SELECT id, created_at, judge_id, status, severity FROM audits "
+                            "ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall()
+    table = Table(title="audits")
+    for col in ("audit", "created", "judge_id", "status", "severity", "review"):
+        table.add_column(col)
+    for r in rows:
+        state = review_state(store, r["id"])
+        table.add_row(r["id"], r["created_at"][:19], r["judge_id"], r["status"], r["severity"] or "",
+                      state["decision"] if state else "")
+    console.print(table)
+
+
+COMMANDS: list[click.Command] = [audit]
