@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import jinja2
 import yaml
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from legal_judge.errors import ConfigError, InputError, Problem, TemplateError
@@ -279,7 +279,30 @@ def _pick(table: dict[str, dict[int, Any]], ref: str, what: str) -> Any:
     return versions[int(version)]
 
 
-_ENV = SandboxedEnvironment(
+_MAX_POWER = 1024
+_MAX_REPEAT = 1_000_000
+
+
+class _Sandbox(ImmutableSandboxedEnvironment):
+    """No attribute escapes, no mutation of the variables, no arithmetic that exhausts the machine.
+
+    Templates can come from Langfuse or a user's config, so ``9**9**9`` or ``'x' * 10**10`` must be
+    refused like ``''.__class__``; there is no loader, so include/import/extends are refused too.
+    """
+
+    intercepted_binops = frozenset({"**", "*"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**" and isinstance(right, int) and abs(right) > _MAX_POWER:
+            raise jinja2.exceptions.SecurityError(f"exponent {right} is larger than {_MAX_POWER}")
+        if operator == "*":
+            seq, n = (left, right) if isinstance(right, int) else (right, left)
+            if isinstance(seq, str | list | tuple) and isinstance(n, int) and len(seq) * n > _MAX_REPEAT:
+                raise jinja2.exceptions.SecurityError("repetition longer than a million items")
+        return super().call_binop(context, operator, left, right)
+
+
+_ENV = _Sandbox(
     undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False,
     trim_blocks=False, lstrip_blocks=False,
 )
@@ -319,6 +342,12 @@ def render_string(source: str, variables: dict[str, Any], *, name: str = "<templ
             f"template {name}: syntax error on line {exc.lineno}: {exc.message}",
             fix="fix the Jinja syntax on that line",
         ) from None
+    except (jinja2.TemplateError, ArithmeticError, TypeError, ValueError) as exc:
+        # 1/0, range(10**9), {% include %} without a loader: refused, never a traceback.
+        raise TemplateError(
+            f"template {name} failed to render: {type(exc).__name__}: {exc}",
+            fix="templates may only format the variables they are given; no includes or big loops",
+        ) from None
 
 
 def asset_root() -> Path:
@@ -346,6 +375,8 @@ def _read_yaml(path: Path) -> tuple[Any, bytes]:
         raise InputError([Problem(str(path), line, None, f"invalid YAML: {exc}")]) from None
     except UnicodeDecodeError as exc:
         raise InputError([Problem(str(path), None, None, f"not UTF-8: {exc}")]) from None
+    except RecursionError:
+        raise InputError([Problem(str(path), None, None, "invalid YAML: nested too deeply")]) from None
 
 
 def _validation_problems(path: Path, exc: ValidationError) -> list[Problem]:

@@ -43,7 +43,11 @@ def _decode(path: Path, problems: list[Problem]) -> str | None:
         problems.append(Problem(str(path), None, None,
                                 f"file is {size / 1e6:.0f} MB; the limit is {MAX_FILE_BYTES // 2**20} MiB"))
         return None
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:  # a directory, a permission problem
+        problems.append(Problem(str(path), None, None, f"cannot read: {exc.strerror}"))
+        return None
     try:
         text = data.decode("utf-8-sig")  # a BOM is accepted
     except UnicodeDecodeError as exc:

@@ -138,6 +138,9 @@ def load_pairs(path: Path | str | None = None) -> list[DebiasPair]:
         except json.JSONDecodeError as exc:
             problems.append(Problem(str(path), n, None, f"invalid JSON: {exc.msg}"))
             continue
+        except RecursionError:
+            problems.append(Problem(str(path), n, None, "JSON nested too deeply"))
+            continue
         except ValidationError as exc:
             problems += [Problem(str(path), n, ".".join(map(str, e["loc"])) or None, e["msg"])
                          for e in exc.errors()]

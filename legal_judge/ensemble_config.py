@@ -89,6 +89,8 @@ def load_ensemble_config(path: str | Path) -> EnsembleConfig:
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
         raise InputError([Problem(str(path), line, None, f"invalid TOML: {exc}")]) from None
+    except RecursionError:
+        raise InputError([Problem(str(path), None, None, "invalid TOML: nested too deeply")]) from None
     try:
         return EnsembleConfig.model_validate(data)
     except ValidationError as exc:

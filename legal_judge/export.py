@@ -64,7 +64,8 @@ def export_results(store: Store, run_id: str, path: Path) -> Path:
             else:
                 columns = list(dict.fromkeys(k for row in rows for k in row))
                 writer = csv.DictWriter(fh, fieldnames=columns)
-                writer.writeheader()
+                # Headers carry judge names from the ensemble file: neutralised like cells.
+                writer.writerow({c: csv_safe(c) for c in columns})
                 for row in rows:
                     writer.writerow({k: csv_safe(v) for k, v in row.items()})
         os.replace(tmp, path)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from legal_judge.assets import load_assets
 from legal_judge.ensemble import EnsemblePolicy, JudgeSlot, aggregate, check_policy
 from legal_judge.ensemble_config import EnsembleConfig
@@ -268,9 +270,12 @@ def build_judges(config: EnsembleConfig, store: Store, *, use_cache: bool,
         opts.setdefault("max_concurrency", config.concurrency)
         try:
             options = ProviderOptions(**opts)
-        except ValueError as exc:
-            raise ConfigError(f"judge {jc.label}: invalid options: {exc}",
-                              code="judge-options-invalid") from None
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise ConfigError(f"judge {jc.label}: invalid options: {problems}",
+                              code="judge-options-invalid",
+                              fix="options may set: " + ", ".join(ProviderOptions.model_fields)
+                              ) from None
         provider = get_provider(jc.spec, options=options, http_client=http_client)
         judges.append(Judge(jc, provider, rubric_set=config.rubric_set, store=store,
                             use_cache=use_cache))
@@ -285,6 +290,18 @@ def _check_families(run: _Run, items: list[BenchmarkItem]) -> None:
             continue
         seen.add(family)
         run.warnings += check_policy(run.slots, family, run.policy)
+
+
+def _refuse_existing_run(store: Store, run_id: str) -> None:
+    # Without this a reused --run-id ends in a raw UNIQUE-constraint traceback.
+    from legal_judge.errors import NotFoundError
+
+    try:
+        store.get_run(run_id)
+    except NotFoundError:
+        return
+    raise ConfigError(f"a run '{run_id}' already exists in {store.path}", code="run-id-exists",
+                      fix=f"finish it with `legal-judge run --resume {run_id}` or pick another --run-id")
 
 
 async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store,
@@ -317,6 +334,8 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
         ConfigError: a refused same-family configuration or a missing key, before any call.
     """
     run_id = run_id or new_run_id()
+    if not resume:
+        _refuse_existing_run(store, run_id)
     judges = build_judges(config, store, use_cache=use_cache, http_client=http_client)
     if resume:
         items = [BenchmarkItem.model_validate(x) for x in store.load_items(run_id)]
@@ -333,13 +352,12 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
     run.lookup = lookup
     _check_families(run, items)
     if not resume:
-        store.create_run(run_id, kind="run", config={
+        store.create_run(run_id, kind="run", items=[i.model_dump() for i in items], config={
             "ensemble": config.model_dump(), "judge_ids": {j.label: j.judge_id for j in judges},
             "judge_id": run.ensemble_id, "rubric_set": run.rubric_set.id,
             "calibration": calibration, "langfuse_prompts": _langfuse_prompts(run.warnings),
             **(extra_config or {}),
         })
-        store.save_items(run_id, [i.model_dump() for i in items])
     run.progress.items_total = len(items)
     status = "completed"
     try:

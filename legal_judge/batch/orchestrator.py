@@ -290,11 +290,11 @@ async def run_benchmark_batch(
     run.calls = asyncio.Semaphore(max(1, len(items) * len(judges)))
     _check_families(run, items)
     if not resume:
-        store.create_run(run_id, kind="run", config={
+        store.create_run(run_id, kind="run", items=[i.model_dump() for i in items], config={
             "ensemble": config.model_dump(), "judge_ids": {j.label: j.judge_id for j in judges},
-            "rubric_set": run.rubric_set.id, "batch": True, **(extra_config or {}),
+            "judge_id": run.ensemble_id, "rubric_set": run.rubric_set.id, "batch": True,
+            **(extra_config or {}),
         })
-        store.save_items(run_id, [i.model_dump() for i in items])
     run.progress.items_total = len(items)
     driver = _BatchDriver(store, run_id, collector, poll_interval_s=poll_interval_s,
                           online_threshold=online_threshold, max_resubmits=max_resubmits,

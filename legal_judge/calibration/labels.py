@@ -115,6 +115,9 @@ def _read_jsonl(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel
         except json.JSONDecodeError as exc:
             problems.append(Problem(file, line_no, None, f"invalid JSON: {exc.msg}"))
             continue
+        except RecursionError:
+            problems.append(Problem(file, line_no, None, "JSON nested too deeply"))
+            continue
         if not isinstance(rec, dict):
             problems.append(Problem(file, line_no, None, "expected a JSON object"))
             continue

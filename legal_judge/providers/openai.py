@@ -229,9 +229,18 @@ class OpenAIProvider:
     async def _call(self, request: CompletionRequest, mode: str | None) -> ChatCompletion:
         kwargs = self._request_kwargs(request, mode)
         try:
-            return await self._client.chat.completions.create(**kwargs)
+            completion = await self._client.chat.completions.create(**kwargs)
         except openai.APIError as exc:
             raise self._translate(exc) from exc
+        except ValueError as exc:  # a body cut short: the SDK's JSON decoding failed
+            raise ProviderUnavailable(f"malformed response body ({type(exc).__name__})",
+                                      provider=self.name) from None
+        if not _well_formed(completion):
+            # A gateway's HTML error page with status 200, or JSON that is no chat completion:
+            # retried like a 5xx instead of crashing the run.
+            raise ProviderUnavailable("malformed response body (not a chat completion)",
+                                      provider=self.name)
+        return completion
 
     def _request_kwargs(self, request: CompletionRequest, mode: str | None) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -296,6 +305,15 @@ class OpenAIProvider:
             retries=retries,
             structured_mode=mode,
         )
+
+
+def _well_formed(completion: Any) -> bool:
+    if not isinstance(completion, ChatCompletion) or not isinstance(completion.choices, list):
+        return False
+    if not completion.choices:
+        return True  # reported as "no choices" with its own message
+    message = getattr(completion.choices[0], "message", None)
+    return isinstance(getattr(message, "content", None), str | None) and message is not None
 
 
 def _resolve_base_url(spec: ProviderSpec, options: ProviderOptions, endpoint: Endpoint) -> str:

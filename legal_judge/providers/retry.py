@@ -228,6 +228,8 @@ class RetryPolicy:
             except ProviderError as exc:
                 decision = classify(exc)
                 if not decision.should_retry or retries >= self.max_retries:
+                    # The call log records how many retries a failed call used, too.
+                    setattr(exc, "retries", retries)  # noqa: B010 - ProviderError has no field yet
                     raise
                 wait = self.wait_for(decision, retries)
                 logger.warning(

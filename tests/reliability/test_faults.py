@@ -124,3 +124,24 @@ def test_http_stub_faults_through_the_openai_provider(
     assert faults["invalid_json"] > 0 and faults["truncated"] > 0
     assert figures["items"].get("inconclusive", 0) > 0 and figures["items"]["ok"] > 0.9 * N_ITEMS
     print(dump({"http_stub": figures, "stub": stats}))
+
+
+def test_a_gateway_html_page_is_retried_not_a_crash(
+        start_stub: Callable[..., Stub], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 200 whose body is no chat completion (a proxy's error page) used to abort the whole run."""
+    stub = start_stub("--bad-body", "0.25", "--seed", "5", latency_ms=1)
+    waits: list[float] = []
+    monkeypatch.setattr(provider_base, "RetryPolicy", _stub_policy(waits))
+    judges = [JudgeConfig(spec=f"openai-compatible:{m}@{stub.url}", name=m)
+              for m in ("gpt-4o", "gemini-2.5-pro", "mistral-large-latest")]
+    config = EnsembleConfig(judges=judges, quorum=QUORUM, concurrency=8, run_checks=False)
+    items = bench_items(40)
+    store = Store()
+    out = asyncio.run(run_benchmark(items, config, store=store, use_cache=False))
+    assert out.status == "completed"
+    figures = check_run(store, out.run_id, items, judges=[j.label for j in judges], quorum=QUORUM)
+    stats = stub.stats()
+    assert stats["faults"]["bad_body"] > 10
+    assert figures["provider_attempts"] == stats["requests"]
+    assert figures["transport_retries"] + figures["failed_calls"] == stats["faults"]["bad_body"]
+    print(dump({"bad_body": figures, "stub": stats}))
