@@ -165,9 +165,7 @@ class RubricSet(_Strict):
             value: float | str | None = scores.get(cond.rubric, categorical.get(cond.rubric))
             if value is None:
                 continue
-            if cond.equals is not None and value == cond.equals:
-                reasons.append(cond.reason)
-            elif cond.at_most is not None and isinstance(value, int | float) and value <= cond.at_most:
+            if cond.equals is not None and value == cond.equals or cond.at_most is not None and isinstance(value, int | float) and value <= cond.at_most:
                 reasons.append(cond.reason)
         return reasons
 

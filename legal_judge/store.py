@@ -44,7 +44,7 @@ def _script(db: sqlite3.Connection, sql: str) -> None:
 
 @migration
 def m001_core(db: sqlite3.Connection) -> None:
-    _script(db, 
+    _script(db,
         """
         CREATE TABLE runs (
             id TEXT PRIMARY KEY, kind TEXT NOT NULL, status TEXT NOT NULL,
@@ -85,7 +85,7 @@ def m001_core(db: sqlite3.Connection) -> None:
 
 @migration
 def m002_audit_calibration_sync(db: sqlite3.Connection) -> None:
-    _script(db, 
+    _script(db,
         """
         CREATE TABLE audits (
             id TEXT PRIMARY KEY, created_at TEXT NOT NULL, judge_id TEXT NOT NULL,

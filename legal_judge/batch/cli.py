@@ -12,7 +12,7 @@ from legal_judge.store import Store
 __all__ = ["run_batch_cli"]
 
 
-def run_batch_cli(dataset: Path | None, ensemble: str, *, resume: str | None = None,
+def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | None = None,
                   run_id: str | None = None, no_cache: bool = False, out: Path | None = None,
                   quiet: bool = True, wait: bool = True, poll_interval_s: float = 30.0,
                   online_threshold: int = 20, store: Store | None = None) -> dict[str, Any]:

@@ -99,10 +99,8 @@ def _load_items(dataset: str) -> list[Any]:
 def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache: bool,
              out: Path | None, run_id: str | None, quiet: bool,
              calibration: str | None = None, lookup: bool = False) -> dict[str, Any]:
-    from legal_judge.ensemble_config import load_ensemble_config
+    from legal_judge.ensemble_config import EnsembleConfig, load_ensemble_config
     from legal_judge.runner import RunProgress, run_benchmark
-
-    from legal_judge.ensemble_config import EnsembleConfig
 
     store = Store()
     items = []
