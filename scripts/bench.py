@@ -3,6 +3,8 @@
     python scripts/bench.py                       # 1,000 items x 3 judges, concurrency 32, 200 ms stub
     python scripts/bench.py --items 200 --latency-ms 50
     python scripts/bench.py --memory-items 10000  # peak RSS of a 10,000-item run (fast stub)
+    python scripts/bench.py --batch --items 2000  # run --batch: submit/merge throughput, batch vs
+                                                  #   online cost (scripts/bench_batch.py)
 
 The ceiling is a bare ``openai`` SDK loop (AsyncOpenAI, a semaphore, asyncio.gather; no rendering,
 parsing or store) against the same stub in the same run; our figure is a ratio to it. Prints figures;
@@ -70,8 +72,8 @@ async def bare_loop(items: list[BenchmarkItem], url: str, concurrency: int) -> d
 
     async def one(messages: list[dict[str, str]], model: str) -> None:
         async with sem:
-            await client.chat.completions.create(
-                model=model, messages=messages, temperature=0, max_tokens=1500,  # type: ignore[arg-type]
+            await client.chat.completions.create(  # type: ignore[call-overload]
+                model=model, messages=messages, temperature=0, max_tokens=1500,
                 response_format={"type": "json_schema",
                                  "json_schema": {"name": "verdict", "schema": schema}})
 
@@ -113,14 +115,35 @@ def stub_requests(url: str) -> int:
     return int(httpx.get(url.removesuffix("/v1") + "/stats").json()["requests"])
 
 
+def batch_figures(n_items: int) -> None:
+    """``scripts/bench_batch.py``'s measurement (emulated batch APIs, no network), printed."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_batch", ROOT / "scripts" / "bench_batch.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["LEGAL_JUDGE_HOME"] = tmp
+        os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-key")
+        os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-bench-not-a-key")
+        asyncio.run(module.main_async(n_items, Path(tmp)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--items", type=int, default=1000)
+    parser.add_argument("--batch", action="store_true",
+                        help="measure run --batch instead: submit and merge throughput, batch vs "
+                             "online cost (emulated provider batch APIs)")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=float, default=200.0)
     parser.add_argument("--checks", action="store_true", help="also run the rule-based checks")
     parser.add_argument("--memory-items", type=int, default=0, help="peak-memory run size (0: skip)")
     args = parser.parse_args()
+    if args.batch:
+        batch_figures(args.items)
+        return
     items = make_items(args.items)
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)

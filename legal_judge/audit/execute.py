@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from legal_judge.audit.analysis import PairRow
 from legal_judge.audit.design import AuditSettings, Design, TestPair, build_design, subgroup_counts
@@ -25,9 +25,27 @@ from legal_judge.errors import LegalJudgeError
 from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store, canonical_json, utcnow
 
-__all__ = ["AuditOutcome", "new_audit_id", "run_audit", "variant_input"]
+__all__ = ["AuditOutcome", "TaskRouter", "new_audit_id", "run_audit", "variant_input"]
 
 Progress = Callable[[int, int], None]
+
+
+class TaskRouter(Protocol):
+    """Runs the audit's pair tasks in place of a bounded ``asyncio.gather`` (``audit run --batch``).
+
+    ``bounded`` False lifts the call semaphore: batched calls park until a whole round is
+    submitted, so a bound would stall the round.
+    """
+
+    bounded: bool
+
+    async def gather(self, tasks: list[Coroutine[Any, Any, PairRow]]) -> list[PairRow]:
+        """Run every pair task; the rows in task order."""
+        ...
+
+    def extensions(self) -> dict[str, Any]:
+        """Entries for the report's ``extensions`` (how the calls were made and priced)."""
+        ...
 
 
 @dataclass
@@ -62,11 +80,11 @@ def _other_answer(text: str) -> str:
 
 class _Runner:
     def __init__(self, target: AuditTarget, settings: AuditSettings, audit_id: str,
-                 progress: Progress | None, total: int) -> None:
+                 progress: Progress | None, total: int, *, bounded: bool = True) -> None:
         self.target = target
         self.settings = settings
         self.audit_id = audit_id
-        self.sem = asyncio.Semaphore(settings.concurrency)
+        self.sem = asyncio.Semaphore(settings.concurrency if bounded else max(1, total))
         self.progress = progress
         self.done = 0
         self.total = total
@@ -145,9 +163,10 @@ def _calls(design: Design, settings: AuditSettings) -> int:
     return n
 
 
-async def _execute(design: Design, runner: _Runner, settings: AuditSettings) -> list[PairRow]:
+async def _execute(design: Design, runner: _Runner, settings: AuditSettings,
+                   router: TaskRouter | None = None) -> list[PairRow]:
     kinds = {d.name: d.effective_kind for d in design.dimensions}
-    tasks = []
+    tasks: list[Coroutine[Any, Any, PairRow]] = []
     for name, pairs in design.by_dimension().items():
         for i, pair in enumerate(pairs):
             repeat = i < settings.noise_pairs
@@ -155,6 +174,8 @@ async def _execute(design: Design, runner: _Runner, settings: AuditSettings) -> 
                 tasks.append(runner.position_pair(pair, repeat))
             else:
                 tasks.append(runner.text_pair(pair, kinds[name], repeat))
+    if router is not None:
+        return await router.gather(tasks)
     return list(await asyncio.gather(*tasks))
 
 
@@ -205,10 +226,12 @@ def _insufficient_report(settings: AuditSettings, short: dict[str, dict[str, int
 
 async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: AuditSettings, *,
                     store: Store, progress: Progress | None = None,
-                    audit_id: str | None = None, sync: bool = True) -> AuditOutcome:
+                    audit_id: str | None = None, sync: bool = True,
+                    router: TaskRouter | None = None) -> AuditOutcome:
     """Run one audit of one judge end to end and store it (report in ``audits``, log entries).
 
     With ``sync`` the audit is queued in the outbox for Langfuse and delivered when configured.
+    ``router`` runs the judge calls another way (provider batches: :mod:`legal_judge.batch.audit`).
 
     Raises:
         ConfigError: unknown dimensions, no items; provider configuration errors propagate.
@@ -241,9 +264,10 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
                                       target=target)
         ext["llm_variants"] = llm
         status = "INCONCLUSIVE" if llm["requested"] and not llm["ok"] else status
-    runner = _Runner(target, settings, audit_id, progress, _calls(design, settings))
+    runner = _Runner(target, settings, audit_id, progress, _calls(design, settings),
+                     bounded=router is None or router.bounded)
     try:
-        rows = await _execute(design, runner, settings)
+        rows = await _execute(design, runner, settings, router)
     except LegalJudgeError as exc:
         with store.transaction() as db:
             db.execute("UPDATE audits SET status = 'failed' WHERE id = ?", (audit_id,))
@@ -253,6 +277,8 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
         log.append(audit_id, "judgments", {"dimension": dim, "outputs": {
             r.pair_id: runner.raw.get(r.pair_id) for r in rows if r.dimension == dim}})
     ext["counts"] = {"subgroups": counts, "calls_planned": runner.total}
+    if router is not None:
+        ext.update(router.extensions())
     report = build_report(
         rows, settings, dimensions=[d.name for d in dims],
         kinds={d.name: d.effective_kind for d in dims},

@@ -13,7 +13,8 @@ A backend turns judge requests into one provider batch job and back:
 
 Custom ids are ``j<judge index>-i<item position>-<purpose letter><attempt>``: short and within
 every provider's alphabet (Anthropic: ``[A-Za-z0-9_-]{1,64}``), and they map a result back to its
-item, judge and retry attempt without any side table.
+item, judge and retry attempt without any side table. An audit (``audit run --batch``) uses a call
+slot (pair task and step, see :mod:`legal_judge.batch.audit`) in place of the item position.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ __all__ = [
     "split_lines",
 ]
 
-_PURPOSE_CODES = {"verdict": "v", "self_debias": "s"}
+_PURPOSE_CODES = {"verdict": "v", "self_debias": "s", "audit-pairwise": "p"}
 _PURPOSES = {v: k for k, v in _PURPOSE_CODES.items()}
 _CUSTOM_ID = re.compile(r"^j(\d+)-i(\d+)-([a-z])(\d+)$")
 
@@ -111,11 +112,15 @@ class BatchBackend(Protocol):
 
 @dataclass(frozen=True)
 class CallTag:
-    """Which item, purpose and attempt a provider call belongs to."""
+    """Which item, purpose and attempt a provider call belongs to.
+
+    ``position`` overrides the item's position in the custom id (an audit's call slot).
+    """
 
     item_id: str
     purpose: str
     attempt: int
+    position: int | None = None
 
 
 def custom_id(judge_index: int, item_position: int, purpose: str, attempt: int) -> str:

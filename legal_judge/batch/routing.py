@@ -11,6 +11,8 @@ a retry is simply the next request the judge parks, sent in a follow-up batch.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +21,8 @@ from legal_judge.batch.base import BatchBackend, CallTag, custom_id
 from legal_judge.judge import Judge
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Verdict
 
-__all__ = ["BatchJudge", "Collector", "Lane", "Pending", "RoutedProvider"]
+__all__ = ["BatchJudge", "CallRecord", "Collector", "Lane", "Pending", "RoutedProvider",
+           "recording_calls", "tagged_call"]
 
 _CALL: ContextVar[CallTag | None] = ContextVar("legal_judge_batch_call", default=None)
 _TASK: ContextVar[list[CallRecord] | None] = ContextVar("legal_judge_batch_task", default=None)
@@ -86,7 +89,8 @@ class Collector:
     async def park(self, lane: Lane, tag: CallTag,
                    request: CompletionRequest) -> tuple[CompletionResponse, bool]:
         """Park one request until a batch (or an online follow-up) answers it."""
-        cid = custom_id(lane.index, self.positions[tag.item_id], tag.purpose, tag.attempt)
+        position = self.positions[tag.item_id] if tag.position is None else tag.position
+        cid = custom_id(lane.index, position, tag.purpose, tag.attempt)
         future: asyncio.Future[tuple[CompletionResponse, bool]] = (
             asyncio.get_running_loop().create_future())
         entry = Pending(cid, request, lane, future, follow_up=tag.attempt > 1,
@@ -113,6 +117,26 @@ class Collector:
             entry.future.set_exception(error)
 
 
+@contextmanager
+def tagged_call(tag: CallTag) -> Iterator[None]:
+    """Provider calls made inside are parked under ``tag`` (for callers other than BatchJudge)."""
+    token = _CALL.set(tag)
+    try:
+        yield
+    finally:
+        _CALL.reset(token)
+
+
+@contextmanager
+def recording_calls(records: list[CallRecord]) -> Iterator[None]:
+    """Routed calls made inside append their :class:`CallRecord` to ``records`` (for pricing)."""
+    token = _TASK.set(records)
+    try:
+        yield
+    finally:
+        _TASK.reset(token)
+
+
 class RoutedProvider:
     """Looks like the judge's provider (same spec, so the same judge_id and cache keys)."""
 
@@ -122,6 +146,9 @@ class RoutedProvider:
         self.spec = lane.inner.spec
         self.family = lane.inner.family
         self.name = getattr(lane.inner, "name", str(self.spec.raw))
+        # Part of the judge_id and of the cache keys: without it a routed judge differs from the
+        # online one (another judge_id, cache misses against the online path's entries).
+        self.base_url = getattr(lane.inner, "base_url", None)
 
     async def complete(self, request: CompletionRequest) -> CompletionResponse:
         """Park the request; record how it was answered for batch pricing."""

@@ -123,9 +123,22 @@ def audit() -> None:
 @click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
 @click.option("--max-severity", type=click.Choice(["none", "low", "medium", "high", "critical"]),
               help="Also gate: exit 1 when the severity is above this.")
+@click.option("--batch", is_flag=True,
+              help="Send the judge calls as provider batch jobs (OpenAI, Anthropic; half price, "
+                   "results within 24 h) and wait for them; other judges run online.")
+@click.option("--poll-interval", type=float, default=30.0, show_default=True,
+              help="With --batch: seconds between polls of the open batches.")
 def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, config_file: Path | None,
-            all_judges: bool, no_cache: bool, max_severity: str | None, **options: Any) -> None:
-    """Run a bias audit of a judge and write the report."""
+            all_judges: bool, no_cache: bool, max_severity: str | None, batch: bool,
+            poll_interval: float, **options: Any) -> None:
+    """Run a bias audit of a judge and write the report.
+
+    With --batch the command waits until every batch has ended (batch ids are stored under the
+    audit id: legal-judge batches status AUDIT_ID). An interrupted batch audit cannot be resumed;
+    re-run it: calls already merged come from the provider cache and are not paid twice.
+    """
+    import functools
+
     from legal_judge.audit.execute import run_audit
     from legal_judge.audit.history import gate_report
     from legal_judge.audit.target import load_targets
@@ -143,6 +156,10 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
     targets = load_targets(judge_config, store=store, rubric=settings.rubric, all_judges=all_judges,
                            use_cache=not no_cache, request_seed=settings.request_seed)
     outcomes = []
+    if batch:
+        from legal_judge.batch.audit import run_audit_batch
+
+        run_audit = functools.partial(run_audit_batch, poll_interval_s=poll_interval)
     for target in targets:
         outcome = asyncio.run(_run_one(run_audit, target, base_items, settings, store))
         outcomes.append(outcome)

@@ -48,9 +48,14 @@ def batches_status(run_id: str | None, as_json: bool) -> None:
                       r["updated_at"][:19])
     console.print(table)
     pending = sorted({r["run_id"] for r in rows if r["status"] == "submitted"})
+    audits = {r["id"] for r in store.db.execute("SELECT id FROM audits")} if pending else set()
     for rid in pending:
-        console.print(f"run {rid} has batches in flight: collect them with "
-                      f"`legal-judge run --resume {rid} --batch`")
+        if rid in audits:  # batch audits wait for their batches; rerunning reuses the cache
+            console.print(f"audit {rid} has batches in flight: rerun the same `legal-judge audit run "
+                          "... --batch`; merged answers come from the cache and are not paid twice")
+        else:
+            console.print(f"run {rid} has batches in flight: collect them with "
+                          f"`legal-judge run --resume {rid} --batch`")
 
 
 COMMANDS: list[click.Command] = [batches]

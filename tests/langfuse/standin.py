@@ -141,6 +141,20 @@ class StandinState:
         return {o["trace_id"] for o in self.observations.values()}
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up mid-response (a timed-out SDK) is normal here, not an error to print.
+
+    Printing it would also land in whatever stderr a concurrently running CliRunner test captures.
+    """
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class LangfuseStandin:
     """The stand-in server; ``base_url`` stays the same across ``stop()``/``start()``."""
 
@@ -161,7 +175,7 @@ class LangfuseStandin:
 
     def start(self) -> LangfuseStandin:
         handler = type("Handler", (_Handler,), {"standin": self})
-        server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        server = _QuietServer(("127.0.0.1", self.port), handler)
         server.daemon_threads = True
         self.port = server.server_address[1]
         self._server = server

@@ -1,0 +1,256 @@
+"""``audit run --batch``: the audited judge's calls as provider batch jobs, at batch prices.
+
+The audit runs unchanged (:func:`legal_judge.audit.execute.run_audit`: design, guard, pair tasks,
+statistics, report); only the judge's provider calls are routed, as in ``run --batch`` (see
+:mod:`legal_judge.batch.routing`). Every pair task makes up to three judgments in sequence (A, B and
+the noise-floor repeat; or the two orders and the repeat of a position pair), so a call's custom id
+uses a *call slot* ``task index * 4 + step`` in place of an item position: within one round every
+parked request has its own id, and a retry or self-debias call of the same judgment differs by its
+purpose letter and attempt. Prompts, the provider cache, the call log (``judge_calls`` under the
+audit id), parsing and the JSON retry policy are the online path's own code, so the same judge
+answers give the same report; each batch id is stored in the ``batches`` table under the audit id
+(``legal-judge batches status AUDIT_ID``).
+
+``--batch`` waits for the batches (there is no audit ``--resume``): a round's results are in the
+provider cache as soon as they are merged, so re-running the same audit after an interruption pays
+only for the calls whose batches were not collected. A judge without a batch API (simulated,
+google, mistral, a generic target) is audited online, and the report says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from legal_judge.audit.analysis import PairRow
+from legal_judge.audit.calls import Compared, Scored
+from legal_judge.audit.design import AuditSettings
+from legal_judge.audit.execute import AuditOutcome, Progress, run_audit
+from legal_judge.audit.target import AuditTarget, JudgeTarget, _SeededJudge, repeat_seed
+from legal_judge.batch.base import BatchBackend, CallTag
+from legal_judge.batch.orchestrator import BackendFactory, Sleep, _BatchDriver, default_backend
+from legal_judge.batch.routing import (
+    CallRecord,
+    Collector,
+    Lane,
+    RoutedProvider,
+    recording_calls,
+    tagged_call,
+)
+from legal_judge.judge import Judge
+from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse
+from legal_judge.store import Store
+
+__all__ = ["SLOT_STRIDE", "AuditBatchRouter", "BatchJudgeTarget", "run_audit_batch"]
+
+log = logging.getLogger("legal_judge.batch")
+
+SLOT_STRIDE = 4  # judgments one pair task may make (at most 3: A, B, repeat)
+# Per pair task: [task index, next step]; the slot of the judgment being made.
+_TASK_STEP: ContextVar[list[int] | None] = ContextVar("legal_judge_audit_task", default=None)
+_SLOT: ContextVar[int | None] = ContextVar("legal_judge_audit_slot", default=None)
+
+
+@contextmanager
+def _next_slot() -> Iterator[None]:
+    state = _TASK_STEP.get()
+    if state is None:  # not inside a routed pair task: no slot (the call runs online)
+        yield
+        return
+    index, step = state
+    if step >= SLOT_STRIDE:
+        raise RuntimeError(f"pair task {index} made more than {SLOT_STRIDE} judgments")
+    state[1] += 1
+    token = _SLOT.set(index * SLOT_STRIDE + step)
+    try:
+        yield
+    finally:
+        _SLOT.reset(token)
+
+
+class _SlotJudge(_SeededJudge):
+    """The audited judge (same judge_id, same requests) whose calls are parked under their slot."""
+
+    async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
+                       purpose: str, attempt: int) -> CompletionResponse:
+        slot = _SLOT.get()
+        if slot is None:
+            return await super().complete(request, run_id=run_id, item_id=item_id,
+                                          purpose=purpose, attempt=attempt)
+        with tagged_call(CallTag(item_id, purpose, attempt, position=slot)):
+            return await super().complete(request, run_id=run_id, item_id=item_id,
+                                          purpose=purpose, attempt=attempt)
+
+
+class BatchJudgeTarget(JudgeTarget):
+    """A :class:`JudgeTarget` whose provider calls go to the batch collector."""
+
+    def __init__(self, target: JudgeTarget, provider: RoutedProvider) -> None:
+        self.provider = provider
+        super().__init__(self._slot_judge(target.judge, target.request_seed), rubric=target.rubric,
+                         high_stakes=target.high_stakes, request_seed=target.request_seed)
+        self._seeded = {target.request_seed: self.judge}
+
+    def _slot_judge(self, base: Judge, seed: int | None) -> Judge:
+        j = _SlotJudge(base.config, self.provider, assets=base.assets,
+                       rubric_set=base.rubric_set.id, store=base.store, use_cache=base.use_cache)
+        j.request_seed = seed
+        return j
+
+    def _judge_for(self, repeat: int) -> Judge:
+        seed = repeat_seed(self.request_seed, repeat)
+        if seed not in self._seeded:
+            self._seeded[seed] = self._slot_judge(self.judge, seed)
+        return self._seeded[seed]
+
+    async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0) -> Scored:
+        """The online ``score``, its calls parked under the next slot of the pair task."""
+        with _next_slot():
+            return await super().score(item, run_id=run_id, repeat=repeat)
+
+    async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,
+                      repeat: int = 0) -> Compared:
+        """The online ``compare``, its calls parked under the next slot of the pair task."""
+        with _next_slot():
+            return await super().compare(question, first, second, run_id=run_id, item_id=item_id,
+                                         repeat=repeat)
+
+    async def aclose(self) -> None:
+        """Nothing: the provider belongs to the original target, which its caller closes."""
+
+
+class AuditBatchRouter:
+    """Runs the pair tasks beside the batch driver and prices their calls (a ``TaskRouter``)."""
+
+    bounded = False
+
+    def __init__(self, collector: Collector, driver: _BatchDriver, lane: Lane, *, model: str,
+                 provider: str) -> None:
+        self.collector, self.driver, self.lane = collector, driver, lane
+        self.model, self.provider = model, provider
+        self.records: list[CallRecord] = []
+
+    async def gather(self, tasks: list[Coroutine[Any, Any, PairRow]]) -> list[PairRow]:
+        """Every pair task as an asyncio task, plus the driver's submit/poll/merge rounds."""
+        self.collector.unfinished = len(tasks)
+        running = [asyncio.create_task(self._task(i, t)) for i, t in enumerate(tasks)]
+        drive = asyncio.create_task(self.driver.drive())
+        try:
+            await asyncio.gather(drive, *running)
+        finally:
+            for t in [drive, *running]:
+                t.cancel()
+            await asyncio.gather(drive, *running, return_exceptions=True)
+        return [t.result() for t in running]
+
+    async def _task(self, index: int, coro: Coroutine[Any, Any, PairRow]) -> PairRow:
+        records: list[CallRecord] = []
+        _TASK_STEP.set([index, 0])  # this asyncio task's own context
+        try:
+            with recording_calls(records):
+                return await coro
+        finally:
+            self.records += records
+            self.collector.task_done()
+
+    def extensions(self) -> dict[str, Any]:
+        """``extensions.batch``: batches, requests, online follow-ups and the cost at both rates."""
+        from legal_judge.providers.pricing import cost_usd
+
+        def total(batch_rates: bool) -> float | None:
+            out: float | None = 0.0
+            for r in self.records:
+                cost = cost_usd(self.model, r.input_tokens, r.output_tokens,
+                                provider=self.provider, batch=batch_rates and r.via_batch)
+                out = None if out is None or cost is None else out + cost
+            return out
+
+        stats = self.driver.stats
+        return {"batch": {
+            "mode": "batch", "provider": self.lane.backend.name,
+            "batches_submitted": stats["submitted"], "batches_collected": stats["collected"],
+            "batch_requests": stats["requests"], "online_follow_ups": stats["online"],
+            "calls_via_batch": sum(r.via_batch for r in self.records),
+            "calls_online": sum(not r.via_batch for r in self.records),
+            "cost_usd": total(True), "cost_usd_at_online_rates": total(False),
+        }}
+
+
+class _OnlineNote:
+    """The online path, with the reason the report gives for not batching."""
+
+    bounded = True
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    async def gather(self, tasks: list[Coroutine[Any, Any, PairRow]]) -> list[PairRow]:
+        return list(await asyncio.gather(*tasks))
+
+    def extensions(self) -> dict[str, Any]:
+        return {"batch": {"mode": "online", "reason": self.reason}}
+
+
+def _backend(target: AuditTarget, factory: BackendFactory) -> BatchBackend | str:
+    if not isinstance(target, JudgeTarget):
+        return f"a {target.kind} target has no provider batch API"
+    backend = factory(target.judge)
+    if backend is None:
+        return f"provider '{target.judge.provider.spec.prefix}' has no batch API"
+    return backend
+
+
+async def run_audit_batch(
+    target: AuditTarget, items: list[BenchmarkItem], settings: AuditSettings, *, store: Store,
+    progress: Progress | None = None, audit_id: str | None = None, sync: bool = True,
+    poll_interval_s: float = 30.0, online_threshold: int = 20, max_resubmits: int = 2,
+    backend_factory: BackendFactory | None = None, sleep: Sleep = asyncio.sleep,
+) -> AuditOutcome:
+    """:func:`~legal_judge.audit.execute.run_audit` with the judge's calls sent as provider batches.
+
+    Args:
+        target: The judge under audit (closed by the caller, as for ``run_audit``).
+        items: Base items.
+        settings: Audit settings (``concurrency`` does not bound batched calls).
+        store: The store: report, log, call log and the ``batches`` rows (under the audit id).
+        progress: Called with (judgments done, judgments planned).
+        audit_id: Id of the audit (default: a new one).
+        sync: Queue the audit for Langfuse.
+        poll_interval_s: Wait between two polls of the open batches.
+        online_threshold: JSON retries and resubmits fewer than this go online.
+        max_resubmits: How often a failed or expired request is sent in another batch.
+        backend_factory: Judge -> batch backend or None (default: OpenAI and Anthropic).
+        sleep: The poll wait (tests inject one that does not wait).
+
+    Returns:
+        The outcome; ``report["extensions"]["batch"]`` says how calls were made and priced.
+
+    Raises:
+        ConfigError, ProviderError: as ``run_audit``; a batch that cannot be submitted or polled.
+    """
+    from legal_judge.audit.execute import new_audit_id
+
+    audit_id = audit_id or new_audit_id()
+    backend = _backend(target, backend_factory or default_backend)
+    if isinstance(backend, str):
+        log.info("auditing %s online: %s", target.label, backend)
+        return await run_audit(target, items, settings, store=store, progress=progress,
+                               audit_id=audit_id, sync=sync, router=_OnlineNote(backend))
+    assert isinstance(target, JudgeTarget)
+    collector = Collector(positions={}, unfinished=0)
+    lane = Lane(0, target.label, backend, target.judge.provider)
+    routed = BatchJudgeTarget(target, RoutedProvider(lane, collector))
+    driver = _BatchDriver(store, audit_id, collector, poll_interval_s=poll_interval_s,
+                          online_threshold=online_threshold, max_resubmits=max_resubmits,
+                          sleep=sleep, wait=True)
+    router = AuditBatchRouter(collector, driver, lane, model=target.judge.model,
+                              provider=target.judge.provider.spec.prefix)
+    try:
+        return await run_audit(routed, items, settings, store=store, progress=progress,
+                               audit_id=audit_id, sync=sync, router=router)
+    finally:
+        await backend.aclose()
