@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -25,7 +25,8 @@ from legal_judge.judge import Judge
 from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
 from legal_judge.store import Store
 
-__all__ = ["RunOutcome", "RunProgress", "detect_language", "new_run_id", "run_benchmark"]
+__all__ = ["RunOutcome", "RunProgress", "StoredResults", "detect_language", "new_run_id",
+           "run_benchmark"]
 
 _ARABIC = re.compile(r"[\u0600-\u06FF]")
 _FRENCH = re.compile(r"\b(?:le|la|les|des|du|est|une|dans|pour|qui|que|avec|selon|article)\b",
@@ -80,13 +81,41 @@ class RunProgress:
             self.cost_usd += v.cost_usd or 0.0
 
 
+class StoredResults(Mapping[str, EnsembleResult]):
+    """A run's ensemble results, read from the store on access.
+
+    A 10,000-item run keeps none of them in memory; ``outcome.results[item_id]`` still works.
+    """
+
+    def __init__(self, store: Store, run_id: str) -> None:
+        self.store = store
+        self.run_id = run_id
+
+    def __getitem__(self, item_id: str) -> EnsembleResult:
+        row = self.store.db.execute(
+            "SELECT result_json FROM ensemble_results WHERE run_id = ? AND item_id = ?",
+            (self.run_id, item_id)).fetchone()
+        if row is None:
+            raise KeyError(item_id)
+        return EnsembleResult.model_validate_json(row[0])
+
+    def __iter__(self) -> Iterator[str]:
+        rows = self.store.db.execute(
+            "SELECT item_id FROM ensemble_results WHERE run_id = ?", (self.run_id,)).fetchall()
+        return iter([r[0] for r in rows])
+
+    def __len__(self) -> int:
+        return int(self.store.db.execute(
+            "SELECT COUNT(*) FROM ensemble_results WHERE run_id = ?", (self.run_id,)).fetchone()[0])
+
+
 @dataclass
 class RunOutcome:
     """What ``run_benchmark`` returns."""
 
     run_id: str
     status: str
-    results: dict[str, EnsembleResult]
+    results: Mapping[str, EnsembleResult]
     progress: RunProgress
     warnings: list[str] = field(default_factory=list)
 
@@ -117,7 +146,7 @@ class _Run:
         )
         self.slots = [JudgeSlot(j.label, j.family, j.config.weight) for j in judges]
         self.calls = asyncio.Semaphore(config.concurrency)
-        self.results: dict[str, EnsembleResult] = {}
+        self.results = StoredResults(store, run_id)
         self.warnings: list[str] = []
         self.non_english: dict[str, list[str]] = {}
         self.done = store.load_verdicts(run_id)
@@ -175,9 +204,7 @@ class _Run:
 
             # Corrected scores replace `scores`; the ensemble's own stay in `raw_scores`.
             data = correct_result(data, self.correction, judge_id=self.ensemble_id)
-            result = EnsembleResult.model_validate(data)
         self.store.save_result(self.run_id, item.id, data)
-        self.results[item.id] = result
         self.progress.items_done += 1
         if self.on_progress:
             self.on_progress(self.progress)

@@ -321,6 +321,27 @@ class Store:
              utcnow()),
         )
 
+    def iter_verdicts(self, run_id: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """Verdicts of a run one at a time (large runs: nothing else is kept in memory)."""
+        cursor = self.db.execute(
+            "SELECT item_id, judge, verdict_json FROM verdicts WHERE run_id = ?", (run_id,))
+        for item_id, judge, data in cursor:
+            yield item_id, judge, json.loads(data)
+
+    def iter_results(self, run_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Ensemble results of a run one at a time."""
+        cursor = self.db.execute(
+            "SELECT item_id, result_json FROM ensemble_results WHERE run_id = ?", (run_id,))
+        for item_id, data in cursor:
+            yield item_id, json.loads(data)
+
+    def iter_items(self, run_id: str) -> Iterator[dict[str, Any]]:
+        """The run's items in dataset order, one at a time."""
+        cursor = self.db.execute(
+            "SELECT item_json FROM items WHERE run_id = ? ORDER BY position", (run_id,))
+        for (data,) in cursor:
+            yield json.loads(data)
+
     def load_results(self, run_id: str) -> dict[str, dict[str, Any]]:
         """Ensemble results of a run keyed by item id."""
         rows = self.db.execute(

@@ -87,11 +87,30 @@ def _expected_agreement(results: dict[str, dict[str, Any]],
             "false_fail": sum(1 for a, b in pairs if b and not a)}
 
 
+_VERDICT_KEYS = ("judge_id", "judge", "status", "overall", "scores", "cost_usd", "input_tokens",
+                 "output_tokens", "cached")
+_RESULT_KEYS = ("status", "overall", "scores", "flagged_for_review", "overrides")
+
+
+def _slim_verdicts(store: Store, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
+    # Keep only the figures the summary needs: raw outputs and rationales of a 10,000-item run
+    # would otherwise be held in memory all at once.
+    out = {}
+    for item_id, judge, v in store.iter_verdicts(run_id):
+        slim = {k: v.get(k) for k in _VERDICT_KEYS}
+        slim["simulated"] = "simulated" in str(v.get("raw", ""))[:2000] or "simulated" in judge
+        slim["scores"] = slim["scores"] or {}
+        out[(item_id, judge)] = slim
+    return out
+
+
 def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
     """Pass rate, rubric means with 95% CIs, per-judge figures, agreement, flags, tokens and cost."""
-    results = store.load_results(run_id)
-    verdicts = store.load_verdicts(run_id)
-    item_rows = store.load_items(run_id)
+    results = {i: {k: r.get(k) for k in _RESULT_KEYS} for i, r in store.iter_results(run_id)}
+    verdicts = _slim_verdicts(store, run_id)
+    item_rows = [{"id": i["id"], "metadata": {k: v for k, v in (i.get("metadata") or {}).items()
+                                              if k == "expected_pass"}}
+                 for i in store.iter_items(run_id)]
     items = [i["id"] for i in item_rows]
     ok = [r for r in results.values() if r["status"] == "ok"]
     passed = sum(1 for r in ok if r["overall"] == "pass")
@@ -121,6 +140,5 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
         "output_tokens": tokens_out,
         "cost_usd": round(cost, 6),
         "cost_complete": unknown_cost == 0,
-        "simulated": any("simulated" in str(v.get("raw", ""))[:2000] or "simulated" in v["judge"]
-                         for v in verdicts.values()),
+        "simulated": any(v["simulated"] for v in verdicts.values()),
     }

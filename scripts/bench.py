@@ -84,12 +84,15 @@ async def bare_loop(items: list[BenchmarkItem], url: str, concurrency: int) -> d
     return {"wall_s": wall, "cpu_s": cpu, "calls": len(requests) * len(JUDGE_MODELS)}
 
 
-def ours(items_path: Path, config: Path, home: Path, *, run_id: str) -> dict[str, Any]:
+def ours(items_path: Path, config: Path, home: Path, *, run_id: str,
+         checks: bool = False) -> dict[str, Any]:
     """Our full path in a fresh process (rendering, parsing, validation, ensemble, store commits)."""
     code = f"""
 import asyncio, json, resource, time
 # Import what the run will import, before the clock starts (the bare loop imports openai untimed too).
-import legal_judge.summary, legal_judge.providers.openai, legal_judge.checks  # noqa: F401
+import legal_judge.summary, legal_judge.providers.openai  # noqa: F401
+if {checks!r}:
+    import legal_judge.checks  # noqa: F401
 from legal_judge.dataset import load_dataset
 from legal_judge.ensemble_config import load_ensemble_config
 from legal_judge.runner import run_benchmark
@@ -154,10 +157,10 @@ def main() -> None:
             config = write_config(tmpdir / "bench.toml", url, args.concurrency, args.checks)
             bare = asyncio.run(bare_loop(items, url, args.concurrency))
             before = stub_requests(url)
-            first = ours(items_path, config, tmpdir / "home", run_id="bench-1")
+            first = ours(items_path, config, tmpdir / "home", run_id="bench-1", checks=args.checks)
             made = stub_requests(url) - before
             before = stub_requests(url)
-            cached = ours(items_path, config, tmpdir / "home", run_id="bench-2")
+            cached = ours(items_path, config, tmpdir / "home", run_id="bench-2", checks=args.checks)
             cached_calls = stub_requests(url) - before
         finally:
             stub.terminate()
