@@ -149,8 +149,7 @@ def _offline_findings(clean: CleanText, ctx: RuleContext) -> list[CitationFindin
     return findings
 
 
-def _lookup_status(finding: CitationFinding, info: LookupInfo, weak: set[str]) -> CitationStatus:
-    reporter = finding.normalized.split(" ", 1)[-1].rsplit(" ", 1)[0]
+def _lookup_status(finding: CitationFinding, info: LookupInfo) -> CitationStatus:
     if info.http_status == 200:
         return "mismatch" if info.name_match is False else "verified"
     if info.http_status == 300:
@@ -158,17 +157,26 @@ def _lookup_status(finding: CitationFinding, info: LookupInfo, weak: set[str]) -
             return "mismatch"
         return "verified" if len(info.matched_cluster_ids) == 1 else "ambiguous"
     if info.http_status == 404:
-        return "unverifiable" if reporter in weak else "not_found"
+        # The specification counts a 404 as not found, Westlaw/Lexis numbers included (Mata's
+        # fabrications were WL cites); the reason says when coverage is partial so a reviewer
+        # checks the citation in Westlaw before accepting the forced zero.
+        return "not_found"
     return finding.status
 
 
-def _lookup_reason(status: CitationStatus, info: LookupInfo) -> RuleHit | None:
+def _weak_reporter(finding: CitationFinding, weak: set[str]) -> str | None:
+    reporter = finding.normalized.split(" ", 1)[-1].rsplit(" ", 1)[0]
+    return reporter if reporter in weak else None
+
+
+def _lookup_reason(status: CitationStatus, info: LookupInfo,
+                   weak_reporter: str | None = None) -> RuleHit | None:
     if status == "not_found":
-        return RuleHit(
-            rule="lookup_not_found",
-            severity="error",
-            message=info.message or "not in CourtListener",
-        )
+        message = info.message or "not in CourtListener"
+        if weak_reporter:
+            message += (f" (CourtListener covers {weak_reporter} citations only in part: confirm "
+                        "in the vendor's database before relying on this)")
+        return RuleHit(rule="lookup_not_found", severity="error", message=message)
     if status == "mismatch":
         names = "; ".join(info.case_names[:3]) or "another case"
         return RuleHit(
@@ -202,8 +210,8 @@ def _apply_lookup(
         if info is None:
             continue
         finding.lookup = info
-        status = _lookup_status(finding, info, weak)
-        reason = _lookup_reason(status, info)
+        status = _lookup_status(finding, info)
+        reason = _lookup_reason(status, info, _weak_reporter(finding, weak))
         if reason:
             finding.reasons.append(reason)
         finding.status = status

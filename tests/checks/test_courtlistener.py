@@ -259,11 +259,13 @@ def test_mata_fabrications_with_lookup_force_zero(fake_clock: FakeClock) -> None
     assert statuses["2013 IL App (1st) 111279-U"] == "not_found"
     assert statuses["905 F. Supp. 2d 121"] == "not_found"
     assert statuses["174 F.3d 366"] == "mismatch"
-    # A 404 on a Westlaw number is weak evidence (CourtListener holds few WL cites).
-    assert statuses["2019 WL 4639462"] == "unverifiable"
-    assert statuses["2017 WL 2418825"] == "unverifiable"
+    # A 404 on a Westlaw number is not_found too, with a note that coverage is partial.
+    assert statuses["2019 WL 4639462"] == "not_found"
+    assert statuses["2017 WL 2418825"] == "not_found"
+    wl = next(f for f in online.findings if f.normalized == "2019 WL 4639462")
+    assert any("only in part" in r.message for r in wl.reasons)
     assert online.forces_zero is True
-    assert len(online.forcing_reasons) == 4
+    assert len(online.forcing_reasons) == 6
     assert seen == ["\n".join(MATA_CITES)]
 
 

@@ -88,7 +88,8 @@ def test_mata_forces_zero_only_with_lookup() -> None:
     online = run_checks(_item(MATA_TEXT), today=TODAY, lookup=lookup)
     assert offline.forces_citation_zero is False
     assert online.forces_citation_zero is True
-    assert online.citations.counts["not_found"] == 3 and online.citations.counts["mismatch"] == 1
+    assert online.citations.counts["not_found"] == 5 and online.citations.counts["mismatch"] == 1
+    assert online.citations.counts["unverifiable"] == 0  # all six Mata fabrications are caught
 
 
 def test_lookup_failure_falls_back_to_offline() -> None:
