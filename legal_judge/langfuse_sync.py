@@ -489,6 +489,41 @@ def diff_prompts(*, label: str = "latest") -> list[dict[str, Any]]:
     return out
 
 
+def create_annotation_queue(*, name: str, run_id: str, trace_seeds: list[str],
+                            rubrics: list[dict[str, Any]], timeout_s: float = 30.0) -> str:
+    """An annotation queue for lawyers: one score config per rubric, one item per sampled trace.
+
+    ``trace_seeds`` are ``"{run_id}:{item_id}"``: the queue points at the judges' own traces, so
+    the lawyers' scores land next to the judges' (``legal-judge sync`` delivers those traces).
+
+    Returns:
+        The queue id.
+
+    Raises:
+        SyncError: Langfuse refused or was unreachable.
+    """
+    c = _client(require_settings())
+    dl = _Deadline(timeout_s)
+    wanted = {r["name"] for r in rubrics}
+    try:
+        configs = ensure_score_configs(
+            c, [s for s in score_config_specs(load_assets()) if s.name in wanted], dl)
+        queue = c.lf.api.annotation_queues.create_queue(
+            name=name, score_config_ids=[configs[n][0] for n in sorted(wanted) if n in configs],
+            description=f"legal-judge calibration sample of run {run_id}",
+            request_options=dl.options())
+        for seed in trace_seeds:
+            c.lf.api.annotation_queues.create_queue_item(
+                queue.id, object_id=Langfuse.create_trace_id(seed=seed), object_type="TRACE",
+                request_options=dl.options())
+    except SyncError:
+        raise
+    except Exception as exc:
+        raise SyncError(f"cannot create the annotation queue: {exc}",
+                        fix="check LANGFUSE_BASE_URL and the keys; the CSV template still works")
+    return str(queue.id)
+
+
 def resolve_prompt_versions(*, label: str = "production",
                             judge_name: str | None = None) -> dict[str, int]:
     """The composed prompt versions a run uses: the judge prompt and each rubric it references.

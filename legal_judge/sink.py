@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from legal_judge.store import Store
 from legal_judge.sync.mask import Masker, load_masker
@@ -86,6 +86,14 @@ class OutboxSink:
 
     def enqueue_labels(self, store: Store, run_id: str) -> None:
         store.outbox_put("human_labels", run_id, {"run_id": run_id})
+
+    def create_annotation_queue(self, *, name: str, run_id: str, trace_seeds: list[str],
+                                rubrics: list[dict[str, Any]]) -> str:
+        """A Langfuse annotation queue for a calibration sample (Langfuse must be configured)."""
+        from legal_judge import langfuse_sync
+
+        return langfuse_sync.create_annotation_queue(name=name, run_id=run_id,
+                                                     trace_seeds=trace_seeds, rubrics=rubrics)
 
     def flush(self, store: Store, *, timeout_s: float = 10.0) -> SyncReport:
         if not self.deliver:

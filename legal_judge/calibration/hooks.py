@@ -61,6 +61,8 @@ def annotation_sink() -> Any | None:
             continue
         get_sink = getattr(module, "get_sink", None)
         sink = get_sink() if callable(get_sink) else None
-        if sink is not None and hasattr(sink, "create_annotation_queue"):
+        # Only a sink that delivers (Langfuse configured) can create a queue.
+        if sink is not None and hasattr(sink, "create_annotation_queue") \
+                and getattr(sink, "deliver", True):
             return sink
     return None

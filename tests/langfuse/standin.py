@@ -36,6 +36,10 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from langfuse.api import (
+    AnnotationQueue,
+    AnnotationQueueItem,
+    CreateAnnotationQueueItemRequest,
+    CreateAnnotationQueueRequest,
     CreateDatasetItemRequest,
     CreateDatasetRequest,
     CreateScoreConfigRequest,
@@ -134,6 +138,7 @@ class StandinState:
     datasets: dict[str, dict[str, Any]] = field(default_factory=dict)
     dataset_items: dict[str, dict[str, Any]] = field(default_factory=dict)
     rejected: list[str] = field(default_factory=list)
+    queues: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def traces(self) -> set[str]:
@@ -269,11 +274,40 @@ class LangfuseStandin:
         if m and method == "GET":
             ds = self.state.datasets.get(unquote(m["name"]))
             return (200, _out(Dataset, ds), "json") if ds else _not_found("dataset")
+        if path == f"{p}/annotation-queues" and method == "POST":
+            return self._create_queue(body)
+        m = re.fullmatch(rf"{p}/annotation-queues/(?P<qid>[^/]+)/items", path)
+        if m and method == "POST":
+            return self._create_queue_item(m["qid"], body)
         if path == f"{p}/dataset-items" and method == "POST":
             return self._create_item(body)
         if path == f"{p}/dataset-items" and method == "GET":
             return self._list_items(query)
         return _not_found(path)
+
+    # annotation queues -------------------------------------------------------------------------
+    def _create_queue(self, body: Any) -> tuple[int, Any, str]:
+        validate(CreateAnnotationQueueRequest, body)
+        for cid in body["scoreConfigIds"]:
+            if cid not in self.state.score_configs:
+                raise BadRequest(f"unknown score config {cid}")
+        qid = f"queue-{len(self.state.queues) + 1}"
+        now = _now()
+        queue = {"id": qid, "name": body["name"], "description": body.get("description"),
+                 "scoreConfigIds": body["scoreConfigIds"], "createdAt": now, "updatedAt": now}
+        self.state.queues[qid] = {**queue, "items": []}
+        return 200, _out(AnnotationQueue, queue), "json"
+
+    def _create_queue_item(self, qid: str, body: Any) -> tuple[int, Any, str]:
+        validate(CreateAnnotationQueueItemRequest, body)
+        if qid not in self.state.queues:
+            return _not_found("annotation queue")
+        now = _now()
+        item = {"id": f"{qid}-item-{len(self.state.queues[qid]['items']) + 1}", "queueId": qid,
+                "objectId": body["objectId"], "objectType": body["objectType"],
+                "status": body.get("status") or "PENDING", "createdAt": now, "updatedAt": now}
+        self.state.queues[qid]["items"].append(item)
+        return 200, _out(AnnotationQueueItem, item), "json"
 
     # scores ------------------------------------------------------------------------------------
     def _scores(self, body: Any) -> tuple[int, Any, str]:

@@ -179,3 +179,25 @@ def test_mask_unit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LEGAL_JUDGE_MASK_FILE", raising=False)
     assert load_masker()("Acme") == "Acme"
     assert RUBRICS
+
+
+def test_calibration_sample_creates_an_annotation_queue(standin: LangfuseStandin,
+                                                        store: Store, tmp_path: Path) -> None:
+    import csv
+
+    from legal_judge.cli import cli
+    from legal_judge.sync.plan import item_trace_id
+
+    make_run(store, judge_prompt_version=1)
+    out = tmp_path / "sample.csv"
+    res = CliRunner().invoke(cli, ["calibrate", "sample", "run-1", "--n", "2", "--seed", "3",
+                                   "--out", str(out)],
+                             env={"LEGAL_JUDGE_HOME": str(store.path.parent)})
+    assert res.exit_code == 0, res.output
+    sampled = {row["item_id"] for row in csv.DictReader(out.open(encoding="utf-8-sig"))}
+    (queue,) = standin.state.queues.values()
+    cfg_names = {standin.state.score_configs[c]["name"] for c in queue["scoreConfigIds"]}
+    assert {"legal_soundness", "citation_quality", "hallucination"} <= cfg_names
+    assert {i["objectId"] for i in queue["items"]} == {item_trace_id("run-1", i) for i in sampled}
+    assert all(i["objectType"] == "TRACE" for i in queue["items"]) and len(sampled) == 2
+    assert not standin.state.rejected
