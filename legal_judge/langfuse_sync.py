@@ -520,7 +520,7 @@ def create_annotation_queue(*, name: str, run_id: str, trace_seeds: list[str],
         raise
     except Exception as exc:
         raise SyncError(f"cannot create the annotation queue: {exc}",
-                        fix="check LANGFUSE_BASE_URL and the keys; the CSV template still works")
+                        fix="check LANGFUSE_BASE_URL and the keys; the CSV template still works") from None
     return str(queue.id)
 
 
