@@ -210,6 +210,34 @@ class _Run:
             self.on_progress(self.progress)
 
 
+def run_inputs(store: Store, dataset: str | None, ensemble: str, *,
+               resume: str | None) -> tuple[list[BenchmarkItem], EnsembleConfig]:
+    """Items and config for ``legal-judge run`` (online or batch).
+
+    A resumed run takes its stored config and items (it is the same run, not a new one); a new run
+    reads DATASET (a file, or ``langfuse:NAME``) and the ensemble file.
+
+    Raises:
+        ConfigError: no dataset and nothing to resume.
+    """
+    from legal_judge.ensemble_config import load_ensemble_config
+
+    if resume:
+        return [], EnsembleConfig.model_validate(store.get_run(resume)["config"]["ensemble"])
+    if dataset is None:
+        raise ConfigError("no dataset given", code="dataset-missing",
+                          fix="pass a dataset file, e.g. legal-judge run bench.jsonl")
+    if dataset.startswith("langfuse:"):
+        from legal_judge.langfuse_sync import load_langfuse_dataset
+
+        items = load_langfuse_dataset(dataset.removeprefix("langfuse:"))
+    else:
+        from legal_judge.dataset import load_dataset
+
+        items = load_dataset(dataset)
+    return items, load_ensemble_config(ensemble)
+
+
 def ensemble_judge_id(config: EnsembleConfig, judges: list[Judge]) -> str:
     """The ensemble's identity: its judges' ids plus the weighting policy (DESIGN: judge identity)."""
     import hashlib

@@ -6,7 +6,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from legal_judge.errors import ConfigError
 from legal_judge.store import Store
 
 __all__ = ["run_batch_cli"]
@@ -35,19 +34,11 @@ def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | No
         ConfigError: no dataset and no run to resume.
     """
     from legal_judge.batch.orchestrator import run_benchmark_batch
-    from legal_judge.dataset import load_dataset
-    from legal_judge.ensemble_config import EnsembleConfig, load_ensemble_config
+    from legal_judge.runner import run_inputs
 
     store = store or Store()
-    items = []
-    if resume:
-        config = EnsembleConfig.model_validate(store.get_run(resume)["config"]["ensemble"])
-    else:
-        if dataset is None:
-            raise ConfigError("no dataset given", code="dataset-missing",
-                              fix="pass a dataset file, e.g. legal-judge run bench.jsonl --batch")
-        items = load_dataset(dataset)
-        config = load_ensemble_config(ensemble)
+    items, config = run_inputs(store, str(dataset) if dataset is not None else None, ensemble,
+                               resume=resume)
     progress = None if quiet else _printer()
     outcome = asyncio.run(run_benchmark_batch(
         items, config, store=store, run_id=resume or run_id, resume=bool(resume),

@@ -88,33 +88,15 @@ def _progress_bar() -> Progress:
     )
 
 
-def _load_items(dataset: str) -> list[Any]:
-    if dataset.startswith("langfuse:"):
-        from legal_judge.langfuse_sync import load_langfuse_dataset
-
-        return load_langfuse_dataset(dataset.removeprefix("langfuse:"))
-    return load_dataset(dataset)
-
-
 def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache: bool,
              out: Path | None, run_id: str | None, quiet: bool,
              calibration: str | None = None, lookup: bool = False) -> dict[str, Any]:
-    from legal_judge.ensemble_config import EnsembleConfig, load_ensemble_config
-    from legal_judge.runner import RunProgress, run_benchmark
+    from legal_judge.runner import RunProgress, run_benchmark, run_inputs
 
     store = Store()
-    items = []
-    if resume:
-        # The stored config wins: a resumed run is the same run, not a new one.
-        config = EnsembleConfig.model_validate(store.get_run(resume)["config"]["ensemble"])
-    else:
-        if dataset is None:
-            raise ConfigError("no dataset given", code="dataset-missing",
-                              fix="pass a dataset file, e.g. legal-judge run bench.jsonl")
-        items = _load_items(dataset)
-        config = load_ensemble_config(ensemble)
-        if lookup:
-            config = config.model_copy(update={"citation_lookup": True})
+    items, config = run_inputs(store, dataset, ensemble, resume=resume)
+    if lookup and not resume:
+        config = config.model_copy(update={"citation_lookup": True})
     def go(on_progress: Any) -> Any:
         return asyncio.run(run_benchmark(
             items, config, store=store, run_id=resume or run_id, resume=bool(resume),
