@@ -13,14 +13,14 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from legal_judge.errors import InputError, Problem
 from legal_judge.models import BenchmarkItem
 
-__all__ = ["DatasetSummary", "load_dataset", "sample_dataset_path", "summarize"]
+__all__ = ["DatasetSummary", "load_dataset", "read_jsonl_models", "sample_dataset_path", "summarize"]
 
 MAX_FIELD_CHARS = 200_000
 MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -141,6 +141,38 @@ def _rows(path: Path, text: str, problems: list[Problem]) -> Iterator[tuple[int,
     return _jsonl_rows(path, text, problems)
 
 
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _model_problems(path: Path, lineno: int, exc: ValidationError) -> list[Problem]:
+    return [Problem(str(path), lineno, ".".join(str(p) for p in e["loc"]) or None,
+                    "unknown field" if e["type"] == "extra_forbidden" else e["msg"])
+            for e in exc.errors()]
+
+
+def read_jsonl_models(path: Path, model: type[ModelT],
+                      problems: list[Problem]) -> list[tuple[int, ModelT]]:
+    """Validate every line of a JSON Lines file as ``model``.
+
+    Defects (bad JSON, nesting, missing or unknown fields) are appended to ``problems`` with line
+    and field, so the caller can add its own checks and report everything at once.
+
+    Raises:
+        InputError: the file cannot be read at all.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
+    rows: list[tuple[int, ModelT]] = []
+    for lineno, obj in _jsonl_rows(path, text, problems):
+        try:
+            rows.append((lineno, model.model_validate(obj)))
+        except ValidationError as exc:
+            problems.extend(_model_problems(path, lineno, exc))
+    return rows
+
+
 def _validate_row(path: Path, lineno: int, row: Any, problems: list[Problem]) -> BenchmarkItem | None:
     if not isinstance(row, dict):
         problems.append(Problem(str(path), lineno, None, f"expected a JSON object, got {type(row).__name__}"))
@@ -153,10 +185,7 @@ def _validate_row(path: Path, lineno: int, row: Any, problems: list[Problem]) ->
     try:
         return BenchmarkItem.model_validate(row)
     except ValidationError as exc:
-        for err in exc.errors():
-            field = ".".join(str(p) for p in err["loc"]) or None
-            msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
-            problems.append(Problem(str(path), lineno, field, msg))
+        problems.extend(_model_problems(path, lineno, exc))
         return None
 
 

@@ -19,7 +19,6 @@ resumes without paying twice.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -27,9 +26,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from legal_judge.assets import load_assets
+from legal_judge.dataset import read_jsonl_models
 from legal_judge.debias import ModeSpec, parse_mode
 from legal_judge.debias_analysis import analyze
 from legal_judge.errors import ConfigError, InputError, Problem
@@ -122,29 +122,11 @@ def load_pairs(path: Path | str | None = None) -> list[DebiasPair]:
             identical answers, duplicate ids.
     """
     path = Path(path) if path is not None else bundled_pairs_path()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
     known = set(load_assets().biases)
     pairs: list[DebiasPair] = []
     problems: list[Problem] = []
     seen: set[str] = set()
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            pair = DebiasPair.model_validate(json.loads(line))
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(path), n, None, f"invalid JSON: {exc.msg}"))
-            continue
-        except RecursionError:
-            problems.append(Problem(str(path), n, None, "JSON nested too deeply"))
-            continue
-        except ValidationError as exc:
-            problems += [Problem(str(path), n, ".".join(map(str, e["loc"])) or None, e["msg"])
-                         for e in exc.errors()]
-            continue
+    for n, pair in read_jsonl_models(path, DebiasPair, problems):
         if pair.bias not in known:
             problems.append(Problem(str(path), n, "bias", f"unknown bias '{pair.bias}' "
                                     f"(one of: {', '.join(sorted(known))})"))

@@ -60,6 +60,15 @@ class Attempted:
     cached: bool
 
 
+def compared_from(out: Attempted) -> Compared:
+    """A pairwise judgment from the outcome of :func:`with_json_retries` on a pairwise parse."""
+    if out.value is None:
+        return Compared(None, None, None, out.status, out.error, "\n---\n".join(out.raw),
+                        len(out.raw))
+    sa, sb, winner = out.value
+    return Compared(sa, sb, winner, "ok", None, out.raw[-1], len(out.raw))
+
+
 async def with_json_retries(
     complete: Callable[[CompletionRequest, int], Awaitable[CompletionResponse]],
     messages: list[Message], parse: Callable[[str], T], *, assets: Assets, model: str,

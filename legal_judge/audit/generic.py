@@ -34,6 +34,7 @@ from legal_judge.assets import Assets, load_assets, render_string
 from legal_judge.audit.calls import (
     Compared,
     Scored,
+    compared_from,
     json_path_get,
     load_json_answer,
     number_in,
@@ -266,11 +267,7 @@ class GenericTarget:
             raise
         except ProviderError as exc:
             return Compared(None, None, None, "error", f"provider failed after retries: {exc.message}")
-        if out.value is None:
-            return Compared(None, None, None, out.status, out.error, "\n---\n".join(out.raw),
-                            len(out.raw))
-        sa, sb, winner = out.value
-        return Compared(sa, sb, winner, "ok", None, out.raw[-1], len(out.raw))
+        return compared_from(out)
 
     async def aclose(self) -> None:
         """Close the provider."""

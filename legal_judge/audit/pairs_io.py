@@ -8,12 +8,10 @@ reported at once with its line.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from legal_judge.audit.analysis import PairRow
+from legal_judge.dataset import read_jsonl_models
 from legal_judge.errors import InputError, Problem
 
 __all__ = ["read_pairs", "write_pairs"]
@@ -26,29 +24,10 @@ def read_pairs(path: Path) -> list[PairRow]:
         InputError: unreadable file, invalid JSON, unknown or missing fields, duplicate pair ids,
             a score given together with an error, or a missing score without an error.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
     rows: list[PairRow] = []
     problems: list[Problem] = []
     seen: set[tuple[str, str]] = set()
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = PairRow.model_validate(json.loads(line))
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(path), lineno, None, f"invalid JSON: {exc.msg}"))
-            continue
-        except RecursionError:
-            problems.append(Problem(str(path), lineno, None, "JSON nested too deeply"))
-            continue
-        except ValidationError as exc:
-            problems.extend(Problem(str(path), lineno, ".".join(str(p) for p in e["loc"]) or None,
-                                    "unknown field" if e["type"] == "extra_forbidden" else e["msg"])
-                            for e in exc.errors())
-            continue
+    for lineno, row in read_jsonl_models(path, PairRow, problems):
         key = (row.dimension, row.pair_id)
         if key in seen:
             problems.append(Problem(str(path), lineno, "pair_id", f"duplicate pair {row.pair_id}"))

@@ -21,7 +21,13 @@ from typing import Any, Protocol
 import yaml
 from pydantic import ValidationError
 
-from legal_judge.audit.calls import Compared, Scored, parse_pairwise, with_json_retries
+from legal_judge.audit.calls import (
+    Compared,
+    Scored,
+    compared_from,
+    parse_pairwise,
+    with_json_retries,
+)
 from legal_judge.errors import (
     AuthError,
     BadRequestError,
@@ -175,11 +181,7 @@ class JudgeTarget:
             raise
         except ProviderError as exc:
             return Compared(None, None, None, "error", f"provider failed after retries: {exc.message}")
-        if out.value is None:
-            return Compared(None, None, None, out.status, out.error, "\n---\n".join(out.raw),
-                            len(out.raw))
-        sa, sb, winner = out.value
-        return Compared(sa, sb, winner, "ok", None, out.raw[-1], len(out.raw))
+        return compared_from(out)
 
     async def aclose(self) -> None:
         """Close the provider."""
