@@ -8,6 +8,7 @@ emitted. A judge never invents a score: an invalid or out-of-scale score is neve
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -240,6 +241,9 @@ class Judge:
         use_cache: Read the provider cache (writes happen whenever a store is given).
     """
 
+    #: Identical concurrent requests share one call (batch judges leave it to the collector).
+    coalesce: bool = True
+
     def __init__(self, config: JudgeConfig, provider: Any, *, assets: Assets | None = None,
                  rubric_set: str = "legal_judge_set", store: Store | None = None,
                  use_cache: bool = True) -> None:
@@ -254,6 +258,8 @@ class Judge:
         self.judge_id = self._compute_id()
         self._system_cache: dict[tuple[str, ...], str] = {}
         self._schemas: dict[tuple[str, ...], dict[str, Any]] = {}
+        # Cache key -> the call in flight for it; identical concurrent requests share one call.
+        self._in_flight: dict[str, asyncio.Future[CompletionResponse | None]] = {}
 
     @property
     def label(self) -> str:
@@ -348,15 +354,40 @@ class Judge:
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
                        purpose: str, attempt: int) -> CompletionResponse:
-        """One provider call through the cache, logged in the store."""
+        """One provider call through the cache, logged in the store.
+
+        A request identical to one in flight (same cache key) waits for it and is answered as a
+        cache hit, as it would be a moment later: an audit's variants and a benchmark's repeated
+        items often render the same request, and concurrency would otherwise pay for each.
+        """
         key = self.cache_key(request) if self.store is not None else ""
+        shared = self.store is not None and self.use_cache and self.coalesce
         if self.store is not None and self.use_cache:
             hit = self.store.cache_get(key)
+            if hit is None and shared and key in self._in_flight:
+                first = await asyncio.shield(self._in_flight[key])
+                hit = None if first is None else first.model_dump()
             if hit is not None:
                 resp = CompletionResponse.model_validate({**hit, "cached": True, "latency_ms": 0.0,
                                                           "retries": 0})
                 self._log_call(run_id, item_id, purpose, attempt, request, resp, None)
                 return resp
+        if not shared:
+            return await self._call(request, key, run_id, item_id, purpose, attempt)
+        # None tells the waiting callers that this call failed: each then makes its own.
+        done: asyncio.Future[CompletionResponse | None] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = done
+        answer: CompletionResponse | None = None
+        try:
+            answer = await self._call(request, key, run_id, item_id, purpose, attempt)
+            return answer
+        finally:
+            if self._in_flight.get(key) is done:
+                del self._in_flight[key]
+            done.set_result(answer)
+
+    async def _call(self, request: CompletionRequest, key: str, run_id: str | None, item_id: str,
+                    purpose: str, attempt: int) -> CompletionResponse:
         try:
             resp = await self.provider.complete(request)
         except ProviderError as exc:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from legal_judge.audit.analysis import PairRow
 from legal_judge.audit.design import AuditSettings, Design, TestPair, build_design, subgroup_counts
@@ -28,6 +28,7 @@ from legal_judge.store import Store, canonical_json, utcnow
 __all__ = ["AuditOutcome", "TaskRouter", "new_audit_id", "run_audit", "variant_input"]
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
 
 
 class TaskRouter(Protocol):
@@ -41,6 +42,10 @@ class TaskRouter(Protocol):
 
     async def gather(self, tasks: list[Coroutine[Any, Any, PairRow]]) -> list[PairRow]:
         """Run every pair task; the rows in task order."""
+        ...
+
+    async def judgments(self, calls: Sequence[Awaitable[T]]) -> list[T]:
+        """One pair task's judgments (A, B, repeat), in order; at once when batched."""
         ...
 
     def extensions(self) -> dict[str, Any]:
@@ -80,11 +85,13 @@ def _other_answer(text: str) -> str:
 
 class _Runner:
     def __init__(self, target: AuditTarget, settings: AuditSettings, audit_id: str,
-                 progress: Progress | None, total: int, *, bounded: bool = True) -> None:
+                 progress: Progress | None, total: int, *, router: TaskRouter | None = None) -> None:
+        bounded = router is None or router.bounded
         self.target = target
         self.settings = settings
         self.audit_id = audit_id
         self.sem = asyncio.Semaphore(settings.concurrency if bounded else max(1, total))
+        self.router = router
         self.progress = progress
         self.done = 0
         self.total = total
@@ -98,6 +105,15 @@ class _Runner:
             self.progress(self.done, self.total)
         return out
 
+    async def _judgments(self, calls: Sequence[Awaitable[Any]]) -> list[Any]:
+        # A router may make a pair's judgments at once (batched: one round, not three, and a
+        # round can take a day). Either way they start in this order, so batch call slots (and
+        # custom ids) do not depend on the mode.
+        guarded = [self._guard(c) for c in calls]
+        if self.router is not None:
+            return await self.router.judgments(guarded)
+        return [await c for c in guarded]
+
     async def text_pair(self, pair: TestPair, kind: str, repeat: bool) -> PairRow:
         run = self.audit_id
         if pair.meta.get("llm_error"):  # no valid variants: nothing to judge, documented as failed
@@ -107,10 +123,12 @@ class _Runner:
                            error=f"variant generation INCONCLUSIVE: {pair.meta['llm_error']}",
                            kind=kind, subgroup=pair.subgroup)  # type: ignore[arg-type]
         first, second = (pair.a, pair.b) if pair.order == "ab" else (pair.b, pair.a)
-        s1 = await self._guard(self.target.score(first, run_id=run))
-        s2 = await self._guard(self.target.score(second, run_id=run))
+        calls = [self.target.score(first, run_id=run), self.target.score(second, run_id=run)]
+        if repeat:
+            calls.append(self.target.score(pair.b, run_id=run, repeat=1))
+        s1, s2, *more = await self._judgments(calls)
         sa, sb = (s1, s2) if pair.order == "ab" else (s2, s1)
-        rep = await self._guard(self.target.score(pair.b, run_id=run, repeat=1)) if repeat else None
+        rep = more[0] if more else None
         errors = [f"variant {n}: {s.status}: {s.error}" for n, s in (("A", sa), ("B", sb))
                   if s.score is None]
         self.raw[pair.pair_id] = {"a": {"status": sa.status, "score": sa.score, "raw": sa.raw,
@@ -130,14 +148,15 @@ class _Runner:
         q, x = pair.a.prompt, pair.a.response
         y = _other_answer(x)
         run, iid = self.audit_id, pair.pair_id
-        calls = [("ab", x, y), ("ba", y, x)] if pair.order == "ab" else [("ba", y, x), ("ab", x, y)]
-        got = {}
-        for name, first, second in calls:
-            got[name] = await self._guard(self.target.compare(q, first, second, run_id=run,
-                                                              item_id=iid))
+        orders = [("ab", x, y), ("ba", y, x)] if pair.order == "ab" else [("ba", y, x), ("ab", x, y)]
+        calls = [self.target.compare(q, first, second, run_id=run, item_id=iid)
+                 for _, first, second in orders]
+        if repeat:
+            calls.append(self.target.compare(q, y, x, run_id=run, item_id=iid, repeat=1))
+        c1, c2, *more = await self._judgments(calls)
+        got = {orders[0][0]: c1, orders[1][0]: c2}
         ab, ba = got["ab"], got["ba"]
-        rep = (await self._guard(self.target.compare(q, y, x, run_id=run, item_id=iid, repeat=1))
-               if repeat else None)
+        rep = more[0] if more else None
         errors = [f"order {n}: {c.status}: {c.error}" for n, c in (("ab", ab), ("ba", ba))
                   if c.score_first is None]
         to_identity = {"A": "B", "B": "A", "tie": "tie"}
@@ -264,8 +283,7 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
                                       target=target)
         ext["llm_variants"] = llm
         status = "INCONCLUSIVE" if llm["requested"] and not llm["ok"] else status
-    runner = _Runner(target, settings, audit_id, progress, _calls(design, settings),
-                     bounded=router is None or router.bounded)
+    runner = _Runner(target, settings, audit_id, progress, _calls(design, settings), router=router)
     try:
         rows = await _execute(design, runner, settings, router)
     except LegalJudgeError as exc:

@@ -98,6 +98,17 @@ class _SeededJudge(Judge):
         return await super().complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
                                       attempt=attempt)
 
+    def verdict_key(self, item: BenchmarkItem, evidence: str | None) -> str:
+        """The judge's verdict key, made distinct by the seed.
+
+        Without it, the noise-floor repeat (same judge_id, another seed) would be served the first
+        judgment's cached verdict, and the measured noise would be zero.
+        """
+        key = super().verdict_key(item, evidence)
+        if self.request_seed is None:
+            return key
+        return f"{key}:seed{self.request_seed}"
+
 
 class JudgeTarget:
     """legal-judge's own judge under audit; the score is one rubric or the mean of numeric rubrics."""

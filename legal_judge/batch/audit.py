@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Iterator
+from collections.abc import Awaitable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 from legal_judge.audit.analysis import PairRow
 from legal_judge.audit.calls import Compared, Scored
@@ -39,6 +39,7 @@ from legal_judge.batch.routing import (
     Lane,
     RoutedProvider,
     recording_calls,
+    records_cost,
     tagged_call,
 )
 from legal_judge.judge import Judge
@@ -48,6 +49,7 @@ from legal_judge.store import Store
 __all__ = ["SLOT_STRIDE", "AuditBatchRouter", "BatchJudgeTarget", "run_audit_batch"]
 
 log = logging.getLogger("legal_judge.batch")
+T = TypeVar("T")
 
 SLOT_STRIDE = 4  # judgments one pair task may make (at most 3: A, B, repeat)
 # Per pair task: [task index, next step]; the slot of the judgment being made.
@@ -74,6 +76,8 @@ def _next_slot() -> Iterator[None]:
 
 class _SlotJudge(_SeededJudge):
     """The audited judge (same judge_id, same requests) whose calls are parked under their slot."""
+
+    coalesce = False  # the collector coalesces parked requests; a waiting caller is not parked
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
                        purpose: str, attempt: int) -> CompletionResponse:
@@ -136,7 +140,7 @@ class AuditBatchRouter:
 
     async def gather(self, tasks: list[Coroutine[Any, Any, PairRow]]) -> list[PairRow]:
         """Every pair task as an asyncio task, plus the driver's submit/poll/merge rounds."""
-        self.collector.unfinished = len(tasks)
+        self.collector.start(len(tasks))
         running = [asyncio.create_task(self._task(i, t)) for i, t in enumerate(tasks)]
         drive = asyncio.create_task(self.driver.drive())
         try:
@@ -146,6 +150,20 @@ class AuditBatchRouter:
                 t.cancel()
             await asyncio.gather(drive, *running, return_exceptions=True)
         return [t.result() for t in running]
+
+    async def judgments(self, calls: Sequence[Awaitable[T]]) -> list[T]:
+        """A pair task's judgments at once, as concurrent flows (one batch round, not three)."""
+        self.collector.fork(len(calls))
+        left = [len(calls)]
+
+        async def flow(call: Awaitable[T]) -> T:
+            try:
+                return await call
+            finally:
+                left[0] -= 1
+                self.collector.flow_done(last=left[0] == 0)
+
+        return list(await asyncio.gather(*(flow(c) for c in calls)))
 
     async def _task(self, index: int, coro: Coroutine[Any, Any, PairRow]) -> PairRow:
         records: list[CallRecord] = []
@@ -159,23 +177,18 @@ class AuditBatchRouter:
 
     def extensions(self) -> dict[str, Any]:
         """``extensions.batch``: batches, requests, online follow-ups and the cost at both rates."""
-        from legal_judge.providers.pricing import cost_usd
-
         def total(batch_rates: bool) -> float | None:
-            out: float | None = 0.0
-            for r in self.records:
-                cost = cost_usd(self.model, r.input_tokens, r.output_tokens,
-                                provider=self.provider, batch=batch_rates and r.via_batch)
-                out = None if out is None or cost is None else out + cost
-            return out
+            return records_cost(self.records, provider=self.provider, model=self.model,
+                                batch_rates=batch_rates)
 
         stats = self.driver.stats
         return {"batch": {
             "mode": "batch", "provider": self.lane.backend.name,
             "batches_submitted": stats["submitted"], "batches_collected": stats["collected"],
             "batch_requests": stats["requests"], "online_follow_ups": stats["online"],
-            "calls_via_batch": sum(r.via_batch for r in self.records),
-            "calls_online": sum(not r.via_batch for r in self.records),
+            "calls_via_batch": sum(r.via_batch and not r.cached for r in self.records),
+            "calls_online": sum(not r.via_batch and not r.cached for r in self.records),
+            "calls_coalesced": sum(r.cached for r in self.records),
             "cost_usd": total(True), "cost_usd_at_online_rates": total(False),
         }}
 
@@ -190,6 +203,9 @@ class _OnlineNote:
 
     async def gather(self, tasks: list[Coroutine[Any, Any, PairRow]]) -> list[PairRow]:
         return list(await asyncio.gather(*tasks))
+
+    async def judgments(self, calls: Sequence[Awaitable[T]]) -> list[T]:
+        return [await c for c in calls]
 
     def extensions(self) -> dict[str, Any]:
         return {"batch": {"mode": "online", "reason": self.reason}}

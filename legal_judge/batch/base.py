@@ -19,6 +19,7 @@ slot (pair task and step, see :mod:`legal_judge.batch.audit`) in place of the it
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ __all__ = [
     "BatchStatus",
     "CallTag",
     "custom_id",
+    "line_digest",
     "parse_custom_id",
     "split_lines",
 ]
@@ -129,6 +131,11 @@ def custom_id(judge_index: int, item_position: int, purpose: str, attempt: int) 
     if code is None:
         raise ValueError(f"no custom-id code for purpose {purpose!r}")
     return f"j{judge_index}-i{item_position}-{code}{attempt}"
+
+
+def line_digest(line: bytes) -> str:
+    """Short sha256 of one encoded request line (stored per custom id with every batch)."""
+    return hashlib.sha256(line).hexdigest()[:16]
 
 
 def parse_custom_id(value: str) -> tuple[int, int, str, int]:

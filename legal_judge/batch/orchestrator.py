@@ -22,8 +22,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from legal_judge.batch.base import BatchBackend, BatchHandle, split_lines
-from legal_judge.batch.records import COLLECTED, SUBMITTED, batch_rows, insert_batch, update_batch
+from legal_judge.batch.base import BatchBackend, BatchHandle, line_digest, split_lines
+from legal_judge.batch.records import (
+    ABANDONED,
+    COLLECTED,
+    SUBMITTED,
+    batch_rows,
+    insert_batch,
+    update_batch,
+)
 from legal_judge.batch.routing import BatchJudge, Collector, Lane, Pending, RoutedProvider
 from legal_judge.ensemble_config import EnsembleConfig
 from legal_judge.errors import ProviderError
@@ -89,21 +96,31 @@ class _BatchDriver:
         self.delivered: list[str] = []
         self.stats = {"submitted": 0, "collected": 0, "online": 0, "requests": 0}
 
-    def adopt(self, lanes: dict[int, Lane]) -> None:
-        """Take over the run's stored, uncollected batches (resume)."""
+    def adopt(self, lanes: dict[int, Lane]) -> int:
+        """Take over the stored, uncollected batches of this run or audit (resume).
+
+        Returns:
+            How many batches were adopted.
+        """
+        n = 0
         for row in batch_rows(self.store, run_id=self.run_id, status=SUBMITTED):
             lane = lanes.get(int(row["meta"].get("judge_index", -1)))
             if lane is None or lane.label != row["meta"].get("judge"):
                 continue
             self.open[row["id"]] = (lane, BatchHandle(row["id"], row["meta"]))
-            for cid in row["meta"].get("custom_ids", []):
-                self.collector.in_flight[cid] = row["id"]
+            ids = row["meta"].get("custom_ids", [])
+            digests = row["meta"].get("digests") or [None] * len(ids)  # older rows: no digests
+            for cid, digest in zip(ids, digests, strict=True):
+                self.collector.in_flight[cid] = (row["id"], digest)
+            n += 1
+        return n
 
     async def drive(self) -> None:
         """Rounds until no batch-judge task is left."""
         while True:
             await self.collector.wait_settled()
             self._mark_collected()
+            self._abandon_unneeded()
             if self.collector.unfinished <= 0:
                 return
             answered = await self._dispatch()
@@ -118,6 +135,17 @@ class _BatchDriver:
         for batch_id in self.delivered:
             update_batch(self.store, batch_id, status=COLLECTED)
         self.delivered = []
+
+    def _abandon_unneeded(self) -> None:
+        # Once every task is parked, an adopted batch that no parked request waits for holds only
+        # answers already in the store (or requests rendered differently since): polling it would
+        # only wait, possibly for a day. It is marked abandoned, its results never merged.
+        needed = {p.batch_id for p in self.collector.pending.values()}
+        for batch_id in [b for b in self.open if b not in needed]:
+            del self.open[batch_id]
+            update_batch(self.store, batch_id, status=ABANDONED,
+                         meta={"abandoned": "no request of this resume waits for its results"})
+            log.info("batch %s abandoned: nothing waits for it", batch_id)
 
     async def _dispatch(self) -> bool:
         """Submit parked requests not yet in a batch; returns True when some were answered online."""
@@ -142,6 +170,7 @@ class _BatchDriver:
     async def _submit(self, lane: Lane, entries: list[Pending]) -> None:
         lines = [(p.custom_id, lane.backend.encode(p.custom_id, p.request)) for p in entries]
         by_id = {p.custom_id: p for p in entries}
+        digests = {cid: line_digest(line) for cid, line in lines}
         for chunk in split_lines(lines, lane.backend.limits):
             ids = [cid for cid, _ in chunk]
             handle = await lane.backend.submit(
@@ -151,11 +180,11 @@ class _BatchDriver:
             insert_batch(self.store, handle.id, run_id=self.run_id, provider=lane.backend.name,
                          meta={**handle.meta, "judge": lane.label, "judge_index": lane.index,
                                "requests": len(chunk), "bytes": sum(len(x) + 1 for _, x in chunk),
-                               "custom_ids": ids})
+                               "custom_ids": ids, "digests": [digests[c] for c in ids]})
             self.open[handle.id] = (lane, handle)
             for cid in ids:
                 by_id[cid].batch_id = handle.id
-                self.collector.in_flight[cid] = handle.id
+                self.collector.in_flight[cid] = (handle.id, digests[cid])
             self.stats["submitted"] += 1
             self.stats["requests"] += len(chunk)
             log.info("submitted %s batch %s (%d requests)", lane.label, handle.id, len(chunk))
@@ -207,7 +236,7 @@ class _BatchDriver:
         for entry in [p for p in self.collector.pending.values() if p.batch_id == batch_id]:
             self._failed(entry, f"no result in batch {batch_id} ({status})", retryable=True)
         for cid in handle.meta.get("custom_ids", []):
-            if self.collector.in_flight.get(cid) == batch_id:
+            if self.collector.in_flight.get(cid, ("",))[0] == batch_id:
                 del self.collector.in_flight[cid]
         self.delivered.append(batch_id)
         self.stats["collected"] += 1
@@ -281,9 +310,9 @@ async def run_benchmark_batch(
     collector = Collector(positions, unfinished=0)
     judges, lanes = _route(judges, config, store, collector, backend_factory or default_backend,
                            use_cache)
-    collector.unfinished = sum(
+    collector.start(sum(
         1 for item in items for lane in lanes.values()
-        if done.get((item.id, lane.label), {}).get("status") not in ("ok", "inconclusive"))
+        if done.get((item.id, lane.label), {}).get("status") not in ("ok", "inconclusive")))
     run = _Run(config, judges, store, run_id, on_progress=on_progress)
     # The runner's call semaphore exists for online concurrency; parked batch calls must not hold
     # it. Online judges stay bounded by their providers' own gates (max_concurrency).

@@ -1,6 +1,8 @@
 """The ``batches`` table: every submitted batch, written the moment the provider accepts it.
 
-A row's ``status`` is ``submitted`` until its results are merged into the store (``collected``).
+A row's ``status`` is ``submitted`` until its results are merged into the store (``collected``), or
+``abandoned`` when a resume finds that no request still waits for it (its answers were already in
+the store, or the requests were rendered differently since).
 ``meta_json`` holds the judge, the custom ids in the batch, the provider's own status and request
 counts, and whatever the backend needs to fetch results from another process (file ids).
 """
@@ -12,10 +14,11 @@ from typing import Any
 
 from legal_judge.store import Store, canonical_json, utcnow
 
-__all__ = ["COLLECTED", "SUBMITTED", "batch_rows", "insert_batch", "update_batch"]
+__all__ = ["ABANDONED", "COLLECTED", "SUBMITTED", "batch_rows", "insert_batch", "update_batch"]
 
 SUBMITTED = "submitted"
 COLLECTED = "collected"
+ABANDONED = "abandoned"
 
 
 def insert_batch(store: Store, batch_id: str, *, run_id: str, provider: str,
@@ -41,7 +44,8 @@ def update_batch(store: Store, batch_id: str, *, status: str | None = None,
 
 def batch_rows(store: Store, *, run_id: str | None = None, status: str | None = None,
                with_ids: bool = True) -> list[dict[str, Any]]:
-    """Batches, oldest first, with decoded meta (without the custom-id list unless ``with_ids``)."""
+    """Batches, oldest first, with decoded meta (without the custom ids and digests unless
+    ``with_ids``)."""
     sql, args = "SELECT * FROM batches WHERE 1 = 1", list[str]()
     if run_id is not None:
         sql, args = sql + " AND run_id = ?", [*args, run_id]
@@ -53,5 +57,6 @@ def batch_rows(store: Store, *, run_id: str | None = None, status: str | None = 
         item["meta"] = json.loads(item.pop("meta_json"))
         if not with_ids:
             item["meta"].pop("custom_ids", None)
+            item["meta"].pop("digests", None)
         out.append(item)
     return out

@@ -11,18 +11,22 @@ a retry is simply the next request the judge parks, sent in a follow-up batch.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from legal_judge.batch.base import BatchBackend, CallTag, custom_id
+from legal_judge.batch.base import BatchBackend, CallTag, custom_id, line_digest
 from legal_judge.judge import Judge
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Verdict
+from legal_judge.store import canonical_json
 
-__all__ = ["BatchJudge", "CallRecord", "Collector", "Lane", "Pending", "RoutedProvider",
+__all__ = ["BatchJudge", "CallRecord", "records_cost", "Collector", "Lane", "Pending", "RoutedProvider",
            "recording_calls", "tagged_call"]
+
+log = logging.getLogger("legal_judge.batch")
 
 _CALL: ContextVar[CallTag | None] = ContextVar("legal_judge_batch_call", default=None)
 _TASK: ContextVar[list[CallRecord] | None] = ContextVar("legal_judge_batch_task", default=None)
@@ -30,12 +34,16 @@ _TASK: ContextVar[list[CallRecord] | None] = ContextVar("legal_judge_batch_task"
 
 @dataclass(frozen=True)
 class CallRecord:
-    """A provider call of one task, and whether it went through a batch (for pricing)."""
+    """A provider call of one task, and whether it went through a batch (for pricing).
+
+    ``cached`` calls were answered by an identical request's result and cost nothing.
+    """
 
     purpose: str
     via_batch: bool
     input_tokens: int | None
     output_tokens: int | None
+    cached: bool = False
 
 
 @dataclass
@@ -50,31 +58,47 @@ class Lane:
 
 @dataclass
 class Pending:
-    """A parked request."""
+    """A parked request, and the identical requests parked after it (answered together)."""
 
     custom_id: str
     request: CompletionRequest
     lane: Lane
     future: asyncio.Future[tuple[CompletionResponse, bool]]
     follow_up: bool
+    key: str = ""
     resubmits: int = 0
     batch_id: str | None = None
     online: bool = False
+    followers: list[asyncio.Future[tuple[CompletionResponse, bool]]] = field(default_factory=list)
 
 
 @dataclass
 class Collector:
-    """Parked requests and the count of batch-judge tasks still running."""
+    """Parked requests, and how many call flows are still running (not parked, not done).
+
+    A *flow* is a chain of provider calls made one after the other: an (item, judge) task of a run,
+    or one judgment of an audit pair. The collector is *settled* when every flow is parked or
+    done; only then is a round submitted, so a round holds every request that can be made.
+    """
 
     positions: dict[str, int]
     unfinished: int
     pending: dict[str, Pending] = field(default_factory=dict)
-    in_flight: dict[str, str] = field(default_factory=dict)
+    # custom id -> (batch id, digest of the line submitted); adopted from the store on resume.
+    in_flight: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    active: int = 0
+    coalesced: int = 0
+    _by_key: dict[str, Pending] = field(default_factory=dict)
     _event: asyncio.Event = field(default_factory=asyncio.Event)
 
+    def start(self, tasks: int) -> None:
+        """``tasks`` tasks begin, each one running flow."""
+        self.unfinished = self.active = tasks
+        self._check()
+
     def is_settled(self) -> bool:
-        """True when every running batch-judge task is parked (or none is left)."""
-        return self.unfinished <= 0 or len(self.pending) >= self.unfinished
+        """True when every flow is parked or done."""
+        return self.unfinished <= 0 or self.active <= 0
 
     def _check(self) -> None:
         if self.is_settled():
@@ -88,33 +112,87 @@ class Collector:
 
     async def park(self, lane: Lane, tag: CallTag,
                    request: CompletionRequest) -> tuple[CompletionResponse, bool]:
-        """Park one request until a batch (or an online follow-up) answers it."""
+        """Park one request until a batch (or an online follow-up) answers it.
+
+        A request identical to one already parked (same judge, same body) is not sent twice: it
+        waits for the first and gets its answer as a cache hit, as it would online once the first
+        call had returned.
+        """
         position = self.positions[tag.item_id] if tag.position is None else tag.position
         cid = custom_id(lane.index, position, tag.purpose, tag.attempt)
         future: asyncio.Future[tuple[CompletionResponse, bool]] = (
             asyncio.get_running_loop().create_future())
-        entry = Pending(cid, request, lane, future, follow_up=tag.attempt > 1,
-                        batch_id=self.in_flight.get(cid))
-        self.pending[cid] = entry
+        # The request itself, seed included (as the provider cache keys it): a noise-floor repeat
+        # differs from the first judgment only by a seed some wires do not carry, and must not
+        # be answered by it.
+        key = f"{lane.index}:{line_digest(canonical_json(request.model_dump(mode='json')).encode())}"
+        entry = Pending(cid, request, lane, future, follow_up=tag.attempt > 1, key=key,
+                        batch_id=self._submitted_in(cid, lane, request))
+        leader = self._by_key.get(key)
+        if leader is not None and (leader.batch_id is not None or entry.batch_id is None):
+            leader.followers.append(future)
+            self.coalesced += 1
+        else:
+            if leader is not None:  # the new one is already in a stored batch: it leads
+                del self.pending[leader.custom_id]
+                entry.followers += [leader.future, *leader.followers]
+            self.pending[cid] = entry
+            self._by_key[key] = entry
+        self.active -= 1
         self._check()
         return await future
 
+    def _submitted_in(self, cid: str, lane: Lane, request: CompletionRequest) -> str | None:
+        """The stored batch that already holds this very request, if any.
+
+        The same custom id is not enough: a request rendered differently since (another prompt
+        version, model or retry history) must not be answered by the old batch's line.
+        """
+        held = self.in_flight.get(cid)
+        if held is None:
+            return None
+        batch_id, expected = held
+        if expected is not None and line_digest(lane.backend.encode(cid, request)) != expected:
+            log.warning("request %s differs from the one in batch %s; sending it again",
+                        cid, batch_id)
+            return None
+        return batch_id
+
+    def fork(self, flows: int) -> None:
+        """One running flow becomes ``flows`` flows (calls made concurrently)."""
+        self.active += flows - 1
+
+    def flow_done(self, *, last: bool) -> None:
+        """A forked flow ended; the ``last`` one hands over to the flow that forked it."""
+        if not last:
+            self.active -= 1
+            self._check()
+
     def task_done(self) -> None:
-        """One batch-judge task returned its verdict."""
+        """One task finished (its flow ends)."""
         self.unfinished -= 1
+        self.active -= 1
         self._check()
 
-    def resolve(self, entry: Pending, response: CompletionResponse, *, via_batch: bool) -> None:
-        """Answer a parked request."""
+    def _release(self, entry: Pending) -> list[asyncio.Future[tuple[CompletionResponse, bool]]]:
         self.pending.pop(entry.custom_id, None)
-        if not entry.future.done():
-            entry.future.set_result((response, via_batch))
+        if self._by_key.get(entry.key) is entry:
+            del self._by_key[entry.key]
+        waiting = [f for f in [entry.future, *entry.followers] if not f.done()]
+        self.active += len(waiting)  # they run again from now on, before their tasks resume
+        return waiting
+
+    def resolve(self, entry: Pending, response: CompletionResponse, *, via_batch: bool) -> None:
+        """Answer a parked request (and the identical requests parked after it)."""
+        waiting = self._release(entry)
+        for f in waiting:
+            f.set_result((response, via_batch) if f is entry.future else
+                         (response.model_copy(update={"cached": True}), via_batch))
 
     def fail(self, entry: Pending, error: BaseException) -> None:
         """Fail a parked request (the judge turns a ProviderError into an ``error`` verdict)."""
-        self.pending.pop(entry.custom_id, None)
-        if not entry.future.done():
-            entry.future.set_exception(error)
+        for f in self._release(entry):
+            f.set_exception(error)
 
 
 @contextmanager
@@ -160,7 +238,7 @@ class RoutedProvider:
         records = _TASK.get()
         if records is not None:
             records.append(CallRecord(tag.purpose, via_batch, response.usage.input_tokens,
-                                      response.usage.output_tokens))
+                                      response.usage.output_tokens, cached=response.cached))
         return response
 
     async def aclose(self) -> None:
@@ -172,6 +250,7 @@ class BatchJudge(Judge):
     """A Judge whose calls carry their item, purpose and attempt to the routed provider."""
 
     collector: Collector
+    coalesce = False  # the collector coalesces parked requests; a waiting caller is not parked
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
                        purpose: str, attempt: int) -> CompletionResponse:
@@ -196,24 +275,34 @@ class BatchJudge(Judge):
         return batch_priced(verdict, records, provider=self.provider.spec.prefix, model=self.model)
 
 
+def records_cost(records: list[CallRecord], *, provider: str, model: str,
+                 batch_rates: bool = True) -> float | None:
+    """What the calls cost: batch calls at the batch discount (unless not ``batch_rates``),
+    coalesced calls nothing; None when a price is unknown."""
+    from legal_judge.providers.pricing import cost_usd
+
+    total: float | None = 0.0
+    for r in records:
+        if r.cached:
+            continue
+        cost = cost_usd(model, r.input_tokens, r.output_tokens, provider=provider,
+                        batch=batch_rates and r.via_batch)
+        total = None if total is None or cost is None else total + cost
+    return total
+
+
 def batch_priced(verdict: Verdict, records: list[CallRecord], *, provider: str,
                  model: str) -> Verdict:
     """The verdict with its cost recomputed: batch calls at the provider's batch discount.
 
     The calls counted are those the verdict's cost covers (a failed self-debias pass is not).
     """
-    batch_calls = sum(r.via_batch for r in records)
+    batch_calls = sum(r.via_batch and not r.cached for r in records)
     if not batch_calls or verdict.status == "error":
         return verdict
-    from legal_judge.providers.pricing import cost_usd
-
     sd = verdict.extra.get("self_debias")
     counted = [r for r in records if r.purpose == "verdict" or sd is None
                or sd.get("status") == "ok"]
-    total: float | None = 0.0
-    for r in counted:
-        cost = cost_usd(model, r.input_tokens, r.output_tokens, provider=provider,
-                        batch=r.via_batch)
-        total = None if total is None or cost is None else total + cost
+    total = records_cost(counted, provider=provider, model=model)
     return verdict.model_copy(update={"cost_usd": total,
                                       "extra": {**verdict.extra, "batch_calls": batch_calls}})

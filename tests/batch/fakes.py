@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from legal_judge.batch.base import BatchHandle, BatchLimits, BatchLine, BatchStatus
@@ -16,23 +17,29 @@ class SimBatchBackend:
     name = "fake"
 
     def __init__(self, provider: Any, *, limits: BatchLimits | None = None,
-                 polls_to_end: int = 1, reverse: bool = True) -> None:
+                 polls_to_end: int = 1, reverse: bool = True, unmark: str | None = None) -> None:
         self.provider = provider
         self.limits = limits or BatchLimits(max_requests=50_000, max_bytes=200 * 1024 * 1024)
         self.polls_to_end = polls_to_end
         self.reverse = reverse
+        # Text from this marker to the next "]" is ignored when answering (scale tests).
+        self.unmark = re.compile(re.escape(unmark) + r"[^\]]*\]") if unmark else None
         self.requests: dict[str, CompletionRequest] = {}
         self.batches: dict[str, list[str]] = {}
         self.polls: dict[str, int] = {}
         self.answers: dict[tuple[Any, ...], CompletionResponse] = {}
 
     def encode(self, custom_id: str, request: CompletionRequest) -> bytes:
-        self.requests[custom_id] = request
-        return json.dumps({"custom_id": custom_id, "model": request.model}).encode()
+        # Pure, like the SDK backends: the whole request travels in the line.
+        return json.dumps({"custom_id": custom_id, "body": request.model_dump(mode="json")},
+                          sort_keys=True).encode()
 
     async def submit(self, lines: list[bytes], *, metadata: dict[str, str]) -> BatchHandle:
         batch_id = f"fake-{self.provider.spec.model}-{len(self.batches) + 1}"
-        self.batches[batch_id] = [json.loads(x)["custom_id"] for x in lines]
+        decoded = [json.loads(x) for x in lines]
+        for d in decoded:
+            self.requests[d["custom_id"]] = CompletionRequest.model_validate(d["body"])
+        self.batches[batch_id] = [d["custom_id"] for d in decoded]
         return BatchHandle(batch_id, {"provider_status": "in_progress"})
 
     async def status(self, handle: BatchHandle) -> BatchStatus:
@@ -46,6 +53,10 @@ class SimBatchBackend:
 
     async def _answer(self, request: CompletionRequest) -> CompletionResponse:
         # The simulator is deterministic per request: identical requests share one computation.
+        if self.unmark is not None:
+            request = request.model_copy(update={"messages": [
+                m.model_copy(update={"content": self.unmark.sub("", m.content)})
+                for m in request.messages]})
         key = (request.model, request.temperature, *(m.content for m in request.messages))
         if key not in self.answers:
             self.answers[key] = await self.provider.complete(request)
