@@ -62,7 +62,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("legal_judge.commands.report",
                "Check the setup: versions, keys (never printed), store, ensemble, Langfuse;..."),
     "batches": ("legal_judge.commands.batches",
-                "Provider batch jobs of `legal-judge run --batch` runs."),
+                "Provider batch jobs of `run --batch` runs and `audit run --batch` audits."),
 }
 
 

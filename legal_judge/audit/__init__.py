@@ -3,8 +3,8 @@
 Modules: ``dimensions`` (dimensions as data + perturbations), ``design`` (the test grid and the
 settings), ``target`` / ``generic`` (the judge under audit), ``execute`` (running an audit),
 ``analysis`` (statistics via :mod:`legal_judge.stats`), ``report`` (schema, severity, remediation),
-``log`` (append-only hash chain), ``history`` (drift, review, gates), ``traffic`` (production
-traffic), ``assisted`` (LLM-written variants).
+``log`` (append-only hash chain), ``resume`` (continuing a stopped audit), ``history`` (drift,
+review, gates), ``traffic`` (production traffic), ``assisted`` (LLM-written variants).
 """
 
 from legal_judge.audit.analysis import DimensionStats, PairRow, analyse

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
+import json
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -25,7 +27,15 @@ from legal_judge.errors import LegalJudgeError
 from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store, canonical_json, utcnow
 
-__all__ = ["AuditOutcome", "TaskRouter", "new_audit_id", "run_audit", "variant_input"]
+__all__ = ["AuditOutcome", "AuditSuspended", "RESUMABLE", "TaskRouter", "new_audit_id", "run_audit",
+           "variant_input"]
+
+#: Audit statuses ``audit run --resume`` picks up (``running``: the process died without a word).
+RESUMABLE = ("running", "failed", "interrupted", "submitted")
+
+
+class AuditSuspended(Exception):  # noqa: N818 - a state, not an error: batches left with the provider
+    """Raised by a router that leaves the judge calls with the provider (``--no-wait``)."""
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
@@ -109,10 +119,17 @@ class _Runner:
         # A router may make a pair's judgments at once (batched: one round, not three, and a
         # round can take a day). Either way they start in this order, so batch call slots (and
         # custom ids) do not depend on the mode.
-        guarded = [self._guard(c) for c in calls]
         if self.router is not None:
-            return await self.router.judgments(guarded)
-        return [await c for c in guarded]
+            return await self.router.judgments([self._guard(c) for c in calls])
+        waiting, out = list(calls), []
+        try:
+            while waiting:
+                out.append(await self._guard(waiting.pop(0)))
+        finally:
+            for c in waiting:  # a judgment failed the audit: the rest never start
+                if inspect.iscoroutine(c):
+                    c.close()
+        return out
 
     async def text_pair(self, pair: TestPair, kind: str, repeat: bool) -> PairRow:
         run = self.audit_id
@@ -199,9 +216,15 @@ async def _execute(design: Design, runner: _Runner, settings: AuditSettings,
 
 
 def _start(store: Store, log: AuditLog, audit_id: str, target: AuditTarget, settings: AuditSettings,
-           dims: list[Dimension], items: list[BenchmarkItem]) -> None:
+           dims: list[Dimension], items: list[BenchmarkItem], source: dict[str, Any] | None,
+           resume: bool) -> None:
+    if resume:
+        with store.transaction() as db:
+            db.execute("UPDATE audits SET status = 'running' WHERE id = ?", (audit_id,))
+        log.append(audit_id, "audit_resumed", {"judge_id": target.judge_id})
+        return
     config = {"settings": settings.model_dump(), "target": target.describe(),
-              "judge": target.label, "high_stakes": target.high_stakes}
+              "judge": target.label, "high_stakes": target.high_stakes, "source": source}
     with store.transaction() as db:
         db.execute("INSERT INTO audits (id, created_at, judge_id, status, config_json) "
                    "VALUES (?, ?, ?, ?, ?)",
@@ -211,6 +234,29 @@ def _start(store: Store, log: AuditLog, audit_id: str, target: AuditTarget, sett
         "dimensions": [d.model_dump() for d in dims],
         "items": [i.model_dump(mode="json") for i in items],
     })
+
+
+def _check_design(log: AuditLog, audit_id: str, design: Design) -> None:
+    """A resumed audit must rebuild the very pairs it logged (same seed, items and dimensions)."""
+    from legal_judge.errors import ConfigError
+
+    logged = {e.payload["dimension"]: e.payload["pairs"]
+              for e in log.entries(audit_id, kind="design")}
+    rebuilt = {dim: json.loads(canonical_json([p.describe() for p in pairs]))
+               for dim, pairs in design.by_dimension().items()}
+    if logged != rebuilt:
+        changed = sorted(d for d in set(logged) | set(rebuilt) if logged.get(d) != rebuilt.get(d))
+        raise ConfigError(
+            f"audit {audit_id} cannot be resumed: its test pairs no longer rebuild the same "
+            f"({', '.join(changed)} differ)", code="audit-resume-design",
+            fix="start a new audit (the dimension definitions or items changed since)")
+
+
+def _stopped(store: Store, log: AuditLog, audit_id: str, status: str,
+             payload: dict[str, Any]) -> None:
+    with store.transaction() as db:
+        db.execute("UPDATE audits SET status = ? WHERE id = ?", (status, audit_id))
+    log.append(audit_id, f"audit_{status}", payload)
 
 
 def _finish(store: Store, log: AuditLog, audit_id: str, status: str,
@@ -246,27 +292,42 @@ def _insufficient_report(settings: AuditSettings, short: dict[str, dict[str, int
 async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: AuditSettings, *,
                     store: Store, progress: Progress | None = None,
                     audit_id: str | None = None, sync: bool = True,
-                    router: TaskRouter | None = None) -> AuditOutcome:
+                    router: TaskRouter | None = None, resume: bool = False,
+                    source: dict[str, Any] | None = None) -> AuditOutcome:
     """Run one audit of one judge end to end and store it (report in ``audits``, log entries).
 
     With ``sync`` the audit is queued in the outbox for Langfuse and delivered when configured.
     ``router`` runs the judge calls another way (provider batches: :mod:`legal_judge.batch.audit`).
+    ``resume`` continues the stored audit ``audit_id`` (see :mod:`legal_judge.audit.resume`): the
+    design must rebuild the pairs it logged; judgments made before come from the caches.
+
+    Args:
+        source: How to rebuild the target on resume (stored with the audit's config).
+
+    Returns:
+        The outcome; status ``submitted`` (no report yet) when the router left the calls with
+        the provider.
 
     Raises:
-        ConfigError: unknown dimensions, no items; provider configuration errors propagate.
+        ConfigError: unknown dimensions, no items, a resumed design that changed; provider
+            configuration errors propagate.
     """
     dims = resolve_dimensions(settings.dimensions, extra_file=settings.dimensions_file)
     design = build_design(items, dims, pairs=settings.pairs, seed=settings.seed)
     audit_id = audit_id or new_audit_id()
     log = AuditLog(store)
-    _start(store, log, audit_id, target, settings, dims, items)
+    if resume:
+        _check_design(log, audit_id, design)
+    _start(store, log, audit_id, target, settings, dims, items, source, resume)
     ext: dict[str, Any] = {"judge_id": target.judge_id, "audit_id": audit_id, "judge": target.label,
                            "target_kind": target.kind, "high_stakes": target.high_stakes,
                            "design_seed": design.seed, "target": target.describe()}
     if "simulated" in str(target.describe().get("spec", "")):
         ext["notice"] = "simulated judge: for demos, tests and power studies only"
-    for dim, pairs in design.by_dimension().items():
-        log.append(audit_id, "design", {"dimension": dim, "pairs": [p.describe() for p in pairs]})
+    if not resume:
+        for dim, pairs in design.by_dimension().items():
+            log.append(audit_id, "design", {"dimension": dim,
+                                            "pairs": [p.describe() for p in pairs]})
     counts = subgroup_counts(design)
     short = {d: c for d, c in counts.items() if min(c.values(), default=0) < settings.min_sample}
     if short:
@@ -286,10 +347,14 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
     runner = _Runner(target, settings, audit_id, progress, _calls(design, settings), router=router)
     try:
         rows = await _execute(design, runner, settings, router)
+    except AuditSuspended as exc:
+        _stopped(store, log, audit_id, "submitted", {"detail": str(exc)})
+        return AuditOutcome(audit_id, target.judge_id, "submitted", {}, [])
     except LegalJudgeError as exc:
-        with store.transaction() as db:
-            db.execute("UPDATE audits SET status = 'failed' WHERE id = ?", (audit_id,))
-        log.append(audit_id, "audit_failed", {"error": str(exc)})
+        _stopped(store, log, audit_id, "failed", {"error": str(exc)})
+        raise
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        _stopped(store, log, audit_id, "interrupted", {"judgments_done": runner.done})
         raise
     for dim in design.by_dimension():
         log.append(audit_id, "judgments", {"dimension": dim, "outputs": {

@@ -15,6 +15,7 @@ Repeat judgments for the noise floor carry a different request ``seed``: they ge
 from __future__ import annotations
 
 import hashlib
+import math
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -161,7 +162,9 @@ class JudgeTarget:
                               verdict.raw, verdict.attempts, verdict.cached)
             value = verdict.scores[self.rubric]
         else:
-            value = sum(verdict.scores.values()) / len(verdict.scores)
+            # fsum is exact, so the mean does not depend on the order of the rubrics (a cached
+            # verdict comes back with its keys sorted).
+            value = math.fsum(verdict.scores.values()) / len(verdict.scores)
         return Scored(float(value), "ok", None, verdict.raw, verdict.attempts, verdict.cached)
 
     async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,

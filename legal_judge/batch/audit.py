@@ -11,9 +11,11 @@ audit id), parsing and the JSON retry policy are the online path's own code, so 
 answers give the same report; each batch id is stored in the ``batches`` table under the audit id
 (``legal-judge batches status AUDIT_ID``).
 
-``--batch`` waits for the batches (there is no audit ``--resume``): a round's results are in the
-provider cache as soon as they are merged, so re-running the same audit after an interruption pays
-only for the calls whose batches were not collected. A judge without a batch API (simulated,
+A pair's judgments are made at once (:meth:`AuditBatchRouter.judgments`), so an audit without JSON
+retries is one batch round, not three. ``--no-wait`` submits and returns (status ``submitted``);
+``audit run --resume AUDIT_ID`` (after ``--no-wait``, a kill or a closed laptop) rebuilds the same
+design and requests, adopts the stored batches (custom ids and request digests match), polls them
+and answers everything already merged from the caches. A judge without a batch API (simulated,
 google, mistral, a generic target) is audited online, and the report says so.
 """
 
@@ -29,10 +31,16 @@ from typing import Any, TypeVar
 from legal_judge.audit.analysis import PairRow
 from legal_judge.audit.calls import Compared, Scored
 from legal_judge.audit.design import AuditSettings
-from legal_judge.audit.execute import AuditOutcome, Progress, run_audit
+from legal_judge.audit.execute import AuditOutcome, AuditSuspended, Progress, run_audit
 from legal_judge.audit.target import AuditTarget, JudgeTarget, _SeededJudge, repeat_seed
 from legal_judge.batch.base import BatchBackend, CallTag
-from legal_judge.batch.orchestrator import BackendFactory, Sleep, _BatchDriver, default_backend
+from legal_judge.batch.orchestrator import (
+    BackendFactory,
+    Sleep,
+    _BatchDriver,
+    _Detach,
+    default_backend,
+)
 from legal_judge.batch.routing import (
     CallRecord,
     Collector,
@@ -145,6 +153,8 @@ class AuditBatchRouter:
         drive = asyncio.create_task(self.driver.drive())
         try:
             await asyncio.gather(drive, *running)
+        except _Detach:
+            raise AuditSuspended(f"{len(self.driver.open)} batches still running") from None
         finally:
             for t in [drive, *running]:
                 t.cancel()
@@ -225,6 +235,7 @@ async def run_audit_batch(
     progress: Progress | None = None, audit_id: str | None = None, sync: bool = True,
     poll_interval_s: float = 30.0, online_threshold: int = 20, max_resubmits: int = 2,
     backend_factory: BackendFactory | None = None, sleep: Sleep = asyncio.sleep,
+    wait: bool = True, resume: bool = False, source: dict[str, Any] | None = None,
 ) -> AuditOutcome:
     """:func:`~legal_judge.audit.execute.run_audit` with the judge's calls sent as provider batches.
 
@@ -241,6 +252,11 @@ async def run_audit_batch(
         max_resubmits: How often a failed or expired request is sent in another batch.
         backend_factory: Judge -> batch backend or None (default: OpenAI and Anthropic).
         sleep: The poll wait (tests inject one that does not wait).
+        wait: False does what can be done now (submit, poll once, merge) and returns status
+            ``submitted`` while batches still run; ``resume`` continues later.
+        resume: Continue the stored audit ``audit_id``: its uncollected batches are polled, not
+            resubmitted (a request rendered differently since is sent again).
+        source: How to rebuild the target on resume (see :mod:`legal_judge.audit.resume`).
 
     Returns:
         The outcome; ``report["extensions"]["batch"]`` says how calls were made and priced.
@@ -255,18 +271,23 @@ async def run_audit_batch(
     if isinstance(backend, str):
         log.info("auditing %s online: %s", target.label, backend)
         return await run_audit(target, items, settings, store=store, progress=progress,
-                               audit_id=audit_id, sync=sync, router=_OnlineNote(backend))
+                               audit_id=audit_id, sync=sync, router=_OnlineNote(backend),
+                               resume=resume, source=source)
     assert isinstance(target, JudgeTarget)
     collector = Collector(positions={}, unfinished=0)
     lane = Lane(0, target.label, backend, target.judge.provider)
     routed = BatchJudgeTarget(target, RoutedProvider(lane, collector))
     driver = _BatchDriver(store, audit_id, collector, poll_interval_s=poll_interval_s,
                           online_threshold=online_threshold, max_resubmits=max_resubmits,
-                          sleep=sleep, wait=True)
+                          sleep=sleep, wait=wait)
+    if resume:
+        adopted = driver.adopt({0: lane})
+        log.info("audit %s: %d stored batches adopted", audit_id, adopted)
     router = AuditBatchRouter(collector, driver, lane, model=target.judge.model,
                               provider=target.judge.provider.spec.prefix)
     try:
         return await run_audit(routed, items, settings, store=store, progress=progress,
-                               audit_id=audit_id, sync=sync, router=router)
+                               audit_id=audit_id, sync=sync, router=router, resume=resume,
+                               source=source)
     finally:
         await backend.aclose()

@@ -66,8 +66,8 @@ class BatchRunOutcome(RunOutcome):
     notes: list[str] = field(default_factory=list)
 
 
-class _Detach(Exception):
-    """``wait=False``: the batches are submitted; the process may end."""
+class _Detach(Exception):  # noqa: N818 - a state, not an error
+    """``wait=False``: nothing more can be done now; the batches stay with the provider."""
 
 
 def default_backend(judge: Judge) -> BatchBackend | None:
@@ -123,11 +123,12 @@ class _BatchDriver:
             self._abandon_unneeded()
             if self.collector.unfinished <= 0:
                 return
-            answered = await self._dispatch()
-            if not self.wait and self.open:
-                raise _Detach
-            if not answered:
+            if await self._dispatch():
+                continue  # online follow-ups answered: their tasks run on
+            if self.wait:
                 await self._poll_until_delivered()
+            elif not await self._poll_once():
+                raise _Detach  # nothing has ended yet: leave the batches with the provider
 
     def _mark_collected(self) -> None:
         # Results of a batch are in the store (cache, call log) once the tasks they woke have
@@ -200,19 +201,21 @@ class _BatchDriver:
         self.collector.resolve(entry, response, via_batch=False)
 
     async def _poll_until_delivered(self) -> None:
-        while True:
-            ended = []
-            for batch_id, (lane, handle) in list(self.open.items()):
-                status = await lane.backend.status(handle)
-                handle.meta.update(status.meta)
-                update_batch(self.store, batch_id, meta=status.meta)
-                if status.ended:
-                    ended.append(batch_id)
-            for batch_id in ended:
-                await self._collect(batch_id)
-            if ended:
-                return
+        while not await self._poll_once():
             await self.sleep(self.poll_interval_s)
+
+    async def _poll_once(self) -> bool:
+        """Poll every open batch once and merge those that ended; True when some had."""
+        ended = []
+        for batch_id, (lane, handle) in list(self.open.items()):
+            status = await lane.backend.status(handle)
+            handle.meta.update(status.meta)
+            update_batch(self.store, batch_id, meta=status.meta)
+            if status.ended:
+                ended.append(batch_id)
+        for batch_id in ended:
+            await self._collect(batch_id)
+        return bool(ended)
 
     async def _collect(self, batch_id: str) -> None:
         lane, handle = self.open.pop(batch_id)
@@ -290,7 +293,8 @@ async def run_benchmark_batch(
         http_client: An httpx.AsyncClient for the SDK providers (tests and benchmarks).
         backend_factory: Judge -> batch backend or None (default: OpenAI and Anthropic).
         sleep: The poll wait (tests inject one that does not wait).
-        wait: False submits the first round and returns with status ``submitted``.
+        wait: False does what can be done now (submit, poll once, merge what has ended, submit
+            follow-ups) and returns with status ``submitted`` while batches are still running.
         on_progress: Called after every verdict and item.
         extra_config: Stored with the run.
 

@@ -125,22 +125,44 @@ def audit() -> None:
               help="Also gate: exit 1 when the severity is above this.")
 @click.option("--batch", is_flag=True,
               help="Send the judge calls as provider batch jobs (OpenAI, Anthropic; half price, "
-                   "results within 24 h) and wait for them; other judges run online.")
+                   "results within 24 h); other judges run online.")
+@click.option("--no-wait", is_flag=True,
+              help="With --batch: submit, merge what has ended, and return; finish later with "
+                   "--resume AUDIT_ID.")
+@click.option("--resume", "resume_id", metavar="AUDIT_ID",
+              help="Continue an interrupted or --no-wait audit with its stored judge, items and "
+                   "settings; stored batches are polled, not resubmitted.")
 @click.option("--poll-interval", type=float, default=30.0, show_default=True,
               help="With --batch: seconds between polls of the open batches.")
 def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, config_file: Path | None,
-            all_judges: bool, no_cache: bool, max_severity: str | None, batch: bool,
-            poll_interval: float, **options: Any) -> None:
+            all_judges: bool, no_cache: bool, max_severity: str | None, batch: bool, no_wait: bool,
+            resume_id: str | None, poll_interval: float, **options: Any) -> None:
     """Run a bias audit of a judge and write the report.
 
     With --batch the command waits until every batch has ended (batch ids are stored under the
-    audit id: legal-judge batches status AUDIT_ID). An interrupted batch audit cannot be resumed;
-    re-run it: calls already merged come from the provider cache and are not paid twice.
+    audit id: legal-judge batches status AUDIT_ID), unless --no-wait. An audit stopped for any
+    reason (--no-wait, Ctrl-C, a closed laptop, a provider outage) continues with
+    --resume AUDIT_ID: judgments already made come from the cache and are not paid twice.
     """
-    import functools
-
-    from legal_judge.audit.execute import run_audit
-    from legal_judge.audit.history import gate_report
+    if no_wait and not (batch or resume_id):
+        raise ConfigError("--no-wait needs --batch", code="audit-no-wait",
+                          fix="add --batch, or drop --no-wait")
+    store = Store()
+    if resume_id is not None:
+        given = [name for name, value in (("--judge", judge_config), ("--items", items),
+                                          ("--config", config_file), ("--all-judges", all_judges),
+                                          ("--no-cache", no_cache))
+                 if value] + [f"--{k.replace('_', '-')}" for k, v in options.items()
+                              if v is not None]
+        if given:
+            raise ConfigError(f"--resume continues the audit as it was started; {', '.join(given)} "
+                              "cannot change it", code="audit-resume-options",
+                              fix=f"run `legal-judge audit run --resume {resume_id}` without them")
+        outcome = asyncio.run(_resume_one(resume_id, store, batch=batch, wait=not no_wait,
+                                          poll_interval=poll_interval))
+        _conclude([outcome], out, max_severity, store)
+        return
+    from legal_judge.audit.resume import audit_source
     from legal_judge.audit.target import load_targets
     from legal_judge.dataset import load_dataset, sample_dataset_path
 
@@ -152,33 +174,77 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
     items_path = items or (Path(extra["items"]) if extra.get("items") else sample_dataset_path())
     out = out or (Path(extra["out"]) if extra.get("out") else None)
     base_items = load_dataset(items_path)
-    store = Store()
     targets = load_targets(judge_config, store=store, rubric=settings.rubric, all_judges=all_judges,
                            use_cache=not no_cache, request_seed=settings.request_seed)
-    outcomes = []
+    runner = _auditor(batch, wait=not no_wait, poll_interval=poll_interval,
+                      source=audit_source(judge_config, batch=batch))
+    outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store))
+                for target in targets]
+    _conclude(outcomes, out, max_severity, store)
+
+
+def _auditor(batch: bool, *, wait: bool, poll_interval: float, source: dict[str, Any]) -> Any:
+    """``run_audit`` (or its batch form) with the options every target shares."""
+    import functools
+
     if batch:
         from legal_judge.batch.audit import run_audit_batch
 
-        run_audit = functools.partial(run_audit_batch, poll_interval_s=poll_interval)
-    for target in targets:
-        outcome = asyncio.run(_run_one(run_audit, target, base_items, settings, store))
-        outcomes.append(outcome)
+        return functools.partial(run_audit_batch, poll_interval_s=poll_interval, wait=wait,
+                                 source=source)
+    from legal_judge.audit.execute import run_audit
+
+    return functools.partial(run_audit, source=source)
+
+
+async def _resume_one(audit_id: str, store: Store, *, batch: bool, wait: bool,
+                      poll_interval: float) -> Any:
+    from legal_judge.audit.resume import resume_plan, resume_target
+
+    plan = resume_plan(store, audit_id)
+    if plan.batch != batch and batch:
+        err_console.print(f"audit {audit_id} was started online; it continues in batch mode")
+    target = await resume_target(plan, store)
+    runner = _auditor(plan.batch or batch, wait=wait, poll_interval=poll_interval,
+                      source={**plan.source, "batch": plan.batch or batch})
+    return await _run_one(runner, target, plan.items, plan.settings, store, audit_id=audit_id,
+                          resume=True)
+
+
+def _conclude(outcomes: list[Any], out: Path | None, max_severity: str | None,
+              store: Store) -> None:
+    from legal_judge.audit.history import gate_report
+
+    for outcome in outcomes:
+        if outcome.status == "submitted":
+            console.print(f"audit {outcome.audit_id}: batches submitted and still running. "
+                          f"See `legal-judge batches status {outcome.audit_id}`; finish with "
+                          f"`legal-judge audit run --resume {outcome.audit_id}`")
+            continue
         _print_report(outcome.report)
-        target_out = out if len(targets) == 1 or out is None else \
+        target_out = out if len(outcomes) == 1 or out is None else \
             out.with_name(f"{out.stem}.{outcome.judge_id}{out.suffix}")
         _write(outcome.report, target_out)
-    bad = [o for o in outcomes if o.status != "complete"]
+    bad = [o for o in outcomes if o.status not in ("complete", "submitted")]
     if bad:
         raise GateFailure(f"audit {bad[0].audit_id} ended with status {bad[0].status}",
                           fix=bad[0].report["overall_assessment"]["summary"])
     if max_severity is not None:
         for o in outcomes:
-            gate_report(o.report, max_severity=max_severity, store=store)
+            if o.status == "complete":
+                gate_report(o.report, max_severity=max_severity, store=store)
 
 
-async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store: Store) -> Any:
+async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store: Store,
+                   **kwargs: Any) -> Any:
     from rich.progress import Progress
 
+    from legal_judge.audit.execute import new_audit_id
+
+    kwargs.setdefault("audit_id", new_audit_id())
+    # Printed first: the id is what `--resume` needs if this process does not see the end.
+    err_console.print(f"audit {kwargs['audit_id']} of {target.label}"
+                      + (" resumed" if kwargs.get("resume") else ""))
     with Progress(console=err_console, transient=True) as progress:
         task = progress.add_task(f"auditing {target.label}", total=None)
 
@@ -186,7 +252,7 @@ async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store
             progress.update(task, completed=done, total=total)
 
         try:
-            return await run_audit(target, items, settings, store=store, progress=tick)
+            return await run_audit(target, items, settings, store=store, progress=tick, **kwargs)
         finally:
             await target.aclose()
 

@@ -15,14 +15,17 @@ console = Console()
 
 @click.group()
 def batches() -> None:
-    """Provider batch jobs of `legal-judge run --batch` runs."""
+    """Provider batch jobs of `run --batch` runs and `audit run --batch` audits."""
 
 
 @batches.command("status")
 @click.argument("run_id", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
 def batches_status(run_id: str | None, as_json: bool) -> None:
-    """Batches of RUN_ID (default: every run), as last seen; `run --resume RUN_ID --batch` polls."""
+    """Batches of RUN_ID, a run or an audit (default: all), as last seen.
+
+    `run --resume RUN_ID --batch` or `audit run --resume AUDIT_ID` polls and collects them.
+    """
     from legal_judge.batch.records import batch_rows
 
     store = Store()
@@ -50,9 +53,9 @@ def batches_status(run_id: str | None, as_json: bool) -> None:
     pending = sorted({r["run_id"] for r in rows if r["status"] == "submitted"})
     audits = {r["id"] for r in store.db.execute("SELECT id FROM audits")} if pending else set()
     for rid in pending:
-        if rid in audits:  # batch audits wait for their batches; rerunning reuses the cache
-            console.print(f"audit {rid} has batches in flight: rerun the same `legal-judge audit run "
-                          "... --batch`; merged answers come from the cache and are not paid twice")
+        if rid in audits:
+            console.print(f"audit {rid} has batches in flight: collect them with "
+                          f"`legal-judge audit run --resume {rid}`")
         else:
             console.print(f"run {rid} has batches in flight: collect them with "
                           f"`legal-judge run --resume {rid} --batch`")

@@ -188,11 +188,17 @@ def print_summary(run: dict[str, Any]) -> None:
 @click.option("--batch", is_flag=True,
               help="Send OpenAI/Anthropic judge calls as provider batch jobs (batch prices); "
                    "collect later with --resume RUN_ID --batch.")
+@click.option("--no-wait", is_flag=True,
+              help="With --batch: submit, merge what has ended, and return; finish later with "
+                   "--resume RUN_ID --batch.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | None,
         no_cache: bool, out: Path | None, calibration: str | None, lookup: bool, batch: bool,
-        quiet: bool) -> None:
+        no_wait: bool, quiet: bool) -> None:
     """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble."""
+    if no_wait and not batch:
+        raise ConfigError("--no-wait needs --batch", code="batch-options",
+                          fix="add --batch, or drop --no-wait")
     if batch:
         if calibration or lookup:
             raise ConfigError("--batch does not combine with --calibration or --lookup yet",
@@ -200,7 +206,7 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
         from legal_judge.batch.cli import run_batch_cli
 
         res = run_batch_cli(dataset, ensemble, resume=resume, run_id=run_id, no_cache=no_cache,
-                            out=out, quiet=quiet)
+                            out=out, quiet=quiet, wait=not no_wait)
     else:
         res = _execute(dataset, ensemble, resume=resume, no_cache=no_cache, out=out,
                        run_id=run_id, quiet=quiet, calibration=calibration, lookup=lookup)

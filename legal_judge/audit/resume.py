@@ -1,0 +1,111 @@
+"""``audit run --resume AUDIT_ID``: continue an audit that did not finish, from the store alone.
+
+Everything needed is stored when an audit starts: the settings (design seed included) in the
+``audits`` row, the base items in the ``audit_started`` log entry, and the ``--judge`` value it was
+run with (``source``). Resuming rebuilds the same target and checks it is the same judge (same
+judge_id: prompts, rubrics, model); :func:`~legal_judge.audit.execute.run_audit` then checks the
+design rebuilds the pairs it logged. Judgments made before the interruption come back from the
+provider and verdict caches (nothing is paid twice); a batch audit also adopts its stored,
+uncollected batches (``legal_judge.batch.audit``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from legal_judge.audit.design import AuditSettings
+from legal_judge.audit.execute import RESUMABLE
+from legal_judge.audit.log import AuditLog
+from legal_judge.audit.target import AuditTarget, load_targets
+from legal_judge.errors import ConfigError, NotFoundError
+from legal_judge.models import BenchmarkItem
+from legal_judge.store import Store
+
+__all__ = ["ResumePlan", "audit_source", "resume_plan", "resume_target"]
+
+
+@dataclass(frozen=True)
+class ResumePlan:
+    """What a stored audit needs to continue."""
+
+    audit_id: str
+    judge_id: str
+    status: str
+    settings: AuditSettings
+    items: list[BenchmarkItem]
+    source: dict[str, Any]
+
+    @property
+    def batch(self) -> bool:
+        """Whether the audit was started with ``--batch``."""
+        return bool(self.source.get("batch"))
+
+
+def audit_source(judge_config: str, *, batch: bool) -> dict[str, Any]:
+    """The ``source`` stored with a new audit: the ``--judge`` value (a file as an absolute path).
+
+    Args:
+        judge_config: The ``--judge`` value: a spec, a bundled ensemble name or a file.
+        batch: Whether the judge calls go through provider batches.
+    """
+    path = Path(judge_config)
+    value = str(path.resolve()) if path.is_file() else judge_config
+    return {"judge": value, "batch": batch}
+
+
+def resume_plan(store: Store, audit_id: str) -> ResumePlan:
+    """Read what the audit ``audit_id`` needs to continue.
+
+    Raises:
+        NotFoundError: no such audit.
+        ConfigError: the audit finished, or was started before audits could be resumed.
+    """
+    row = store.db.execute("SELECT judge_id, status, config_json FROM audits WHERE id = ?",
+                           (audit_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no audit '{audit_id}' in the store",
+                            fix="list audits with `legal-judge audit list`")
+    status = str(row["status"])
+    if status not in RESUMABLE:
+        raise ConfigError(f"audit {audit_id} has status {status}: there is nothing to resume",
+                          code="audit-resume-finished",
+                          fix=f"its report is stored: `legal-judge audit gate {audit_id}`")
+    config = json.loads(row["config_json"])
+    started = AuditLog(store).entries(audit_id, kind="audit_started")
+    source = config.get("source")
+    if not source or not started:
+        raise ConfigError(f"audit {audit_id} was started by a version that cannot resume audits",
+                          code="audit-resume-unsupported",
+                          fix="run the audit again; judgments already made come from the cache")
+    items = [BenchmarkItem.model_validate(x) for x in started[0].payload["items"]]
+    return ResumePlan(audit_id, str(row["judge_id"]), status,
+                      AuditSettings.model_validate(config["settings"]), items, source)
+
+
+async def resume_target(plan: ResumePlan, store: Store) -> AuditTarget:
+    """The audit's judge, rebuilt from its stored ``--judge`` value (the cache is read).
+
+    Raises:
+        ConfigError: the judge is gone, or is not the same judge any more (another judge_id).
+    """
+    try:
+        targets = load_targets(plan.source["judge"], store=store, rubric=plan.settings.rubric,
+                               all_judges=True, use_cache=True,
+                               request_seed=plan.settings.request_seed)
+    except (ConfigError, OSError) as exc:
+        raise ConfigError(f"audit {plan.audit_id}: cannot rebuild its judge from "
+                          f"'{plan.source['judge']}': {exc}", code="audit-resume-judge",
+                          fix="restore that file, or start a new audit") from None
+    chosen = [t for t in targets if t.judge_id == plan.judge_id][:1]
+    for other in targets:
+        if other not in chosen:
+            await other.aclose()
+    if not chosen:
+        raise ConfigError(
+            f"audit {plan.audit_id}: '{plan.source['judge']}' is no longer the judge it audited "
+            f"(judge_id {plan.judge_id[:12]}...; its prompts, rubrics or settings changed)",
+            code="audit-resume-judge", fix="start a new audit of the judge as it is now")
+    return chosen[0]
