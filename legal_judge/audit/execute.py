@@ -215,25 +215,27 @@ async def _execute(design: Design, runner: _Runner, settings: AuditSettings,
     return list(await asyncio.gather(*tasks))
 
 
-def _start(store: Store, log: AuditLog, audit_id: str, target: AuditTarget, settings: AuditSettings,
-           dims: list[Dimension], items: list[BenchmarkItem], source: dict[str, Any] | None,
-           resume: bool) -> None:
-    if resume:
-        with store.transaction() as db:
-            db.execute("UPDATE audits SET status = 'running' WHERE id = ?", (audit_id,))
-        log.append(audit_id, "audit_resumed", {"judge_id": target.judge_id})
-        return
-    config = {"settings": settings.model_dump(), "target": target.describe(),
-              "judge": target.label, "high_stakes": target.high_stakes, "source": source}
+def _start(store: Store, audit_id: str, target: AuditTarget, settings: AuditSettings,
+           dims: list[Dimension], items: list[BenchmarkItem], design: Design,
+           source: dict[str, Any] | None, resume: bool) -> None:
+    # One commit: the audits row with the log entries a resume needs (items, design), so a
+    # process killed while starting leaves either nothing or a resumable audit.
     with store.transaction() as db:
+        if resume:
+            db.execute("UPDATE audits SET status = 'running' WHERE id = ?", (audit_id,))
+            AuditLog.append_in(db, audit_id, [("audit_resumed", {"judge_id": target.judge_id})])
+            return
+        config = {"settings": settings.model_dump(), "target": target.describe(),
+                  "judge": target.label, "high_stakes": target.high_stakes, "source": source}
         db.execute("INSERT INTO audits (id, created_at, judge_id, status, config_json) "
                    "VALUES (?, ?, ?, ?, ?)",
                    (audit_id, utcnow(), target.judge_id, "running", canonical_json(config)))
-    log.append(audit_id, "audit_started", {
-        **config, "judge_id": target.judge_id, "target_kind": target.kind,
-        "dimensions": [d.model_dump() for d in dims],
-        "items": [i.model_dump(mode="json") for i in items],
-    })
+        AuditLog.append_in(db, audit_id, [("audit_started", {
+            **config, "judge_id": target.judge_id, "target_kind": target.kind,
+            "dimensions": [d.model_dump() for d in dims],
+            "items": [i.model_dump(mode="json") for i in items],
+        })] + [("design", {"dimension": dim, "pairs": [p.describe() for p in pairs]})
+               for dim, pairs in design.by_dimension().items()])
 
 
 def _check_design(log: AuditLog, audit_id: str, design: Design) -> None:
@@ -318,16 +320,12 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
     log = AuditLog(store)
     if resume:
         _check_design(log, audit_id, design)
-    _start(store, log, audit_id, target, settings, dims, items, source, resume)
+    _start(store, audit_id, target, settings, dims, items, design, source, resume)
     ext: dict[str, Any] = {"judge_id": target.judge_id, "audit_id": audit_id, "judge": target.label,
                            "target_kind": target.kind, "high_stakes": target.high_stakes,
                            "design_seed": design.seed, "target": target.describe()}
     if "simulated" in str(target.describe().get("spec", "")):
         ext["notice"] = "simulated judge: for demos, tests and power studies only"
-    if not resume:
-        for dim, pairs in design.by_dimension().items():
-            log.append(audit_id, "design", {"dimension": dim,
-                                            "pairs": [p.describe() for p in pairs]})
     counts = subgroup_counts(design)
     short = {d: c for d, c in counts.items() if min(c.values(), default=0) < settings.min_sample}
     if short:

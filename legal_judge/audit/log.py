@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,21 +66,27 @@ class AuditLog:
 
     def append_many(self, audit_id: str, entries: list[tuple[str, dict[str, Any]]]) -> list[LogEntry]:
         """Append entries in one transaction (chained in the given order)."""
-        out: list[LogEntry] = []
         with self.store.transaction() as db:
-            row = db.execute("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
-            seq, prev = (int(row[0]), str(row[1])) if row else (0, GENESIS)
-            for kind, payload in entries:
-                seq += 1
-                created = utcnow()
-                text = canonical_json(payload)
-                h = entry_hash(prev, seq=seq, audit_id=audit_id, kind=kind, created_at=created,
-                               payload_json=text)
-                db.execute("INSERT INTO audit_log (seq, audit_id, kind, payload_json, prev_hash, hash,"
-                           " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           (seq, audit_id, kind, text, prev, h, created))
-                out.append(LogEntry(seq, audit_id, kind, payload, prev, h, created))
-                prev = h
+            return self.append_in(db, audit_id, entries)
+
+    @staticmethod
+    def append_in(db: sqlite3.Connection, audit_id: str,
+                  entries: list[tuple[str, dict[str, Any]]]) -> list[LogEntry]:
+        """Append entries inside the caller's open transaction (with the rows they describe)."""
+        out: list[LogEntry] = []
+        row = db.execute("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
+        seq, prev = (int(row[0]), str(row[1])) if row else (0, GENESIS)
+        for kind, payload in entries:
+            seq += 1
+            created = utcnow()
+            text = canonical_json(payload)
+            h = entry_hash(prev, seq=seq, audit_id=audit_id, kind=kind, created_at=created,
+                           payload_json=text)
+            db.execute("INSERT INTO audit_log (seq, audit_id, kind, payload_json, prev_hash, hash,"
+                       " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (seq, audit_id, kind, text, prev, h, created))
+            out.append(LogEntry(seq, audit_id, kind, payload, prev, h, created))
+            prev = h
         return out
 
     def entries(self, audit_id: str | None = None, *, kind: str | None = None) -> list[LogEntry]:

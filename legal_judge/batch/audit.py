@@ -274,7 +274,7 @@ async def run_audit_batch(
                                audit_id=audit_id, sync=sync, router=_OnlineNote(backend),
                                resume=resume, source=source)
     assert isinstance(target, JudgeTarget)
-    collector = Collector(positions={}, unfinished=0)
+    collector = Collector(positions={}, unfinished=0, coalesce=target.judge.use_cache)
     lane = Lane(0, target.label, backend, target.judge.provider)
     routed = BatchJudgeTarget(target, RoutedProvider(lane, collector))
     driver = _BatchDriver(store, audit_id, collector, poll_interval_s=poll_interval_s,

@@ -311,7 +311,7 @@ async def run_benchmark_batch(
         items = [BenchmarkItem.model_validate(x) for x in store.load_items(run_id)]
     positions = {item.id: i for i, item in enumerate(items)}
     done = store.load_verdicts(run_id) if resume else {}
-    collector = Collector(positions, unfinished=0)
+    collector = Collector(positions, unfinished=0, coalesce=use_cache)
     judges, lanes = _route(judges, config, store, collector, backend_factory or default_backend,
                            use_cache)
     collector.start(sum(

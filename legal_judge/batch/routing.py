@@ -87,6 +87,7 @@ class Collector:
     # custom id -> (batch id, digest of the line submitted); adopted from the store on resume.
     in_flight: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     active: int = 0
+    coalesce: bool = True  # False with --no-cache: every request is sent, as online
     coalesced: int = 0
     _by_key: dict[str, Pending] = field(default_factory=dict)
     _event: asyncio.Event = field(default_factory=asyncio.Event)
@@ -116,7 +117,7 @@ class Collector:
 
         A request identical to one already parked (same judge, same body) is not sent twice: it
         waits for the first and gets its answer as a cache hit, as it would online once the first
-        call had returned.
+        call had returned (unless ``coalesce`` is off: ``--no-cache``).
         """
         position = self.positions[tag.item_id] if tag.position is None else tag.position
         cid = custom_id(lane.index, position, tag.purpose, tag.attempt)
@@ -128,7 +129,7 @@ class Collector:
         key = f"{lane.index}:{line_digest(canonical_json(request.model_dump(mode='json')).encode())}"
         entry = Pending(cid, request, lane, future, follow_up=tag.attempt > 1, key=key,
                         batch_id=self._submitted_in(cid, lane, request))
-        leader = self._by_key.get(key)
+        leader = self._by_key.get(key) if self.coalesce else None
         if leader is not None and (leader.batch_id is not None or entry.batch_id is None):
             leader.followers.append(future)
             self.coalesced += 1
