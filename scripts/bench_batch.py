@@ -47,7 +47,8 @@ async def main_async(n_items: int, tmp: Path) -> None:
         "id": f"b{i:06d}", "prompt": base[i % len(base)].prompt + f" [{i}]"}) for i in range(n_items)]
     config = EnsembleConfig(judges=[JudgeConfig(spec=s) for s in JUDGES], run_checks=False,
                             concurrency=64)
-    emu = ProviderEmulator(polls_to_end=1, shuffle_seed=1)
+    # Two polls to end: `wait=False` polls once before it leaves, so phase 1 stays a pure submit.
+    emu = ProviderEmulator(polls_to_end=2, shuffle_seed=1)
     calls = n_items * len(JUDGES)
     batched = n_items * 2
     async with emu.client() as client:
@@ -84,16 +85,64 @@ async def main_async(n_items: int, tmp: Path) -> None:
     print(f"results equal to the online run: {same}/{n_items} items")
 
 
+async def audit_async(pairs: int, tmp: Path) -> None:
+    """A batch audit against the online one: rounds, requests, coalesced calls, time, cost."""
+    from legal_judge.audit.design import AuditSettings
+    from legal_judge.audit.execute import run_audit
+    from legal_judge.audit.target import JudgeTarget
+    from legal_judge.batch.audit import run_audit_batch
+    from legal_judge.batch.emulator import ProviderEmulator
+    from legal_judge.dataset import load_dataset, sample_dataset_path
+    from legal_judge.judge import Judge, JudgeConfig
+    from legal_judge.providers.registry import get_provider
+    from legal_judge.store import Store
+
+    spec = "openai:gpt-4o"
+    items = load_dataset(sample_dataset_path())
+    settings = AuditSettings(dimensions=["position", "verbosity", "authority", "confidence"],
+                             pairs=pairs, noise_pairs=20, seed=1)
+    out = {}
+    for mode in ("online", "batch"):
+        emu = ProviderEmulator(polls_to_end=1)
+        store = Store(tmp / f"audit-{mode}.sqlite3")
+        async with emu.client() as client:
+            judge = Judge(JudgeConfig(spec=spec), get_provider(spec, http_client=client),
+                          store=store)
+            target = JudgeTarget(judge)
+            t0 = time.perf_counter()
+            if mode == "online":
+                res = await run_audit(target, items, settings, store=store, sync=False)
+            else:
+                res = await run_audit_batch(target, items, settings, store=store, sync=False,
+                                            sleep=_no_wait, online_threshold=0)
+            elapsed = time.perf_counter() - t0
+            await target.aclose()
+        out[mode] = (res, elapsed, emu)
+    (online, t_on, emu_on), (batch, t_b, emu_b) = out["online"], out["batch"]
+    info = batch.report["extensions"]["batch"]
+    planned = batch.report["extensions"]["counts"]["calls_planned"]
+    print(f"audit   {len(settings.dimensions)} dimensions x {pairs} pairs: {planned} judgments "
+          f"planned; online {emu_on.calls['POST /v1/chat/completions']} calls in {t_on:.2f} s")
+    print(f"        batch: {emu_b.calls['POST /v1/batches']} batch round(s), "
+          f"{info['batch_requests']} requests, {info['calls_coalesced']} coalesced, "
+          f"{t_b:.2f} s; cost ${info['cost_usd']:.4f} vs ${info['cost_usd_at_online_rates']:.4f} "
+          f"online; report equal to online: "
+          f"{batch.report['dimension_results'] == online.report['dimension_results']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--audit-pairs", type=int, default=60, help="batch audit size (0: skip)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["LEGAL_JUDGE_HOME"] = tmp
         os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-key")
         os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-bench-not-a-key")
         asyncio.run(main_async(args.items, Path(tmp)))
+        if args.audit_pairs:
+            asyncio.run(audit_async(args.audit_pairs, Path(tmp)))
 
 
 if __name__ == "__main__":

@@ -42,8 +42,13 @@ Answer = Callable[[EmulatedRequest], str]
 
 
 def default_answer(req: EmulatedRequest) -> str:
-    """A valid verdict for the schema's rubrics, with scores drawn from a digest of the prompt."""
+    """A valid verdict for the schema's rubrics (or a pairwise judgment), scores drawn from a
+    digest of the prompt."""
     digest = hashlib.sha256(json.dumps(req.messages, sort_keys=True).encode()).digest()
+    if "winner" in (req.schema or {}).get("properties", {}):
+        a, b = digest[0] % 6, digest[1] % 6
+        return json.dumps({"reasoning": "emulated", "winner": "A" if a >= b else "B",
+                           "score_a": a, "score_b": b})
     rubric_props = ((req.schema or {}).get("properties", {}).get("rubrics", {})
                     .get("properties", {}))
     rubrics: dict[str, Any] = {}
