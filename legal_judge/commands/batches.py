@@ -29,7 +29,9 @@ def batches_status(run_id: str | None, as_json: bool) -> None:
     from legal_judge.batch.records import batch_rows
 
     store = Store()
-    if run_id is not None:
+    is_audit = run_id is not None and store.db.execute(
+        "SELECT 1 FROM audits WHERE id = ?", (run_id,)).fetchone() is not None
+    if run_id is not None and not is_audit:
         store.get_run(run_id)  # a clear "no run" error with the fix
     rows = batch_rows(store, run_id=run_id, with_ids=False)
     if as_json:

@@ -236,3 +236,39 @@ def test_no_wait_needs_batch(tmp_path: Path) -> None:
     assert audit.exit_code == 2 and "--no-wait needs --batch" in audit.output
     run = _cli(home, "run", str(sample_dataset_path()), "--no-wait")
     assert run.exit_code == 2 and "--no-wait needs --batch" in run.output
+
+
+def test_cli_batch_audit_no_wait_then_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import legal_judge.providers.registry as registry
+
+    emu = ProviderEmulator(answer=answer, polls_to_end=3)
+    real = registry.get_provider
+
+    def through_emulator(spec: str, **kwargs: Any) -> Any:
+        return real(spec, **{**kwargs, "http_client": emu.client()})
+
+    monkeypatch.setattr(registry, "get_provider", through_emulator)
+    home = tmp_path / "home"
+    monkeypatch.setenv("LEGAL_JUDGE_HOME", str(home))
+    args = ["--dimensions", "verbosity,position", "--pairs", "12", "--noise-pairs", "3",
+            "--min-complete-pairs", "5", "--seed", "7"]
+    first = _cli(home, "audit", "run", "--judge", SPECS["openai"], "--batch", "--no-wait", *args)
+    assert first.exit_code == 0, first.output
+    [audit_id] = [r[0] for r in Store().db.execute("SELECT id FROM audits")]
+    flat = " ".join(first.output.split())
+    assert "batches submitted and still running" in flat
+    assert f"legal-judge audit run --resume {audit_id}" in flat
+    assert emu.calls[CREATE_ROUTE["openai"]] == 1
+
+    status = _cli(home, "batches", "status", audit_id)
+    assert status.exit_code == 0
+    assert f"legal-judge audit run --resume {audit_id}" in " ".join(status.output.split())
+
+    out = tmp_path / "report.json"
+    done = _cli(home, "audit", "run", "--resume", audit_id, "--out", str(out))
+    assert done.exit_code == 0, done.output
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["extensions"]["batch"]["batches_submitted"] == 0
+    assert report["extensions"]["batch"]["batches_collected"] == 1
+    assert emu.calls[CREATE_ROUTE["openai"]] == 1 and emu.calls[ONLINE_ROUTE["openai"]] == 0
+    assert {r["status"] for r in batch_rows(Store(), run_id=audit_id)} == {"collected"}
