@@ -129,6 +129,30 @@ def m002_audit_calibration_sync(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m003_labels_per_run(db: sqlite3.Connection) -> None:
+    # A label judges one run's answer: the same item id re-run next quarter is another label, so
+    # the key gains the run. SQLite cannot drop a table constraint, hence the rebuild; ids are
+    # kept because labels are read in id order. Run-less labels of old stores share one key.
+    _script(db,
+        """
+        CREATE TABLE human_labels_m003 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, item_id TEXT NOT NULL, run_id TEXT,
+            rubric TEXT NOT NULL, score TEXT NOT NULL, annotator TEXT NOT NULL,
+            labeled_at TEXT NOT NULL, source TEXT NOT NULL, created_at TEXT NOT NULL
+        );
+        INSERT INTO human_labels_m003 (id, item_id, run_id, rubric, score, annotator, labeled_at,
+                                       source, created_at)
+            SELECT id, item_id, run_id, rubric, score, annotator, labeled_at, source, created_at
+            FROM human_labels;
+        DROP TABLE human_labels;
+        ALTER TABLE human_labels_m003 RENAME TO human_labels;
+        CREATE UNIQUE INDEX human_labels_key
+            ON human_labels (item_id, IFNULL(run_id, ''), rubric, annotator)
+        """
+    )
+
+
 def utcnow() -> str:
     """Current UTC time as ISO 8601 with microseconds."""
     return datetime.now(UTC).isoformat()

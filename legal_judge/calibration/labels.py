@@ -4,6 +4,9 @@ Two layouts are accepted, as CSV or JSONL: the long format (one row per item, ru
 ``item_id, rubric, score, annotator, labeled_at`` plus an optional ``run_id``) and the wide template
 written by ``calibrate sample`` (one row per item and annotator, one column per rubric). Every defect
 is collected with its line and field and raised as one :class:`InputError`; nothing is stored then.
+
+A label judges one run's answer, not the question: the same benchmark is re-run every quarter with
+a new model, so labels are keyed by item, run, rubric and annotator and each quarter keeps its own.
 """
 
 from __future__ import annotations
@@ -187,9 +190,28 @@ def _check_one(raw: RawLabel, file: str, specs: dict[str, RubricSpec],
                                 f"bad date '{raw.labeled_at}': use ISO 8601, e.g. 2026-11-03"))
     if problems or score is None or labeled_at is None:
         return None, problems
-    runs = known[raw.item_id]
-    run_id = raw.run_id or (next(iter(runs)) if len(runs) == 1 else None)
+    run_id = _run_of(raw, known)
     return Label(raw.item_id, run_id, raw.rubric, score, raw.annotator, labeled_at, raw.line), []
+
+
+def _run_of(raw: RawLabel, known: dict[str, set[str]]) -> str | None:
+    """The run a label judges: its own run_id, else the one run holding the item, else None."""
+    runs = known.get(raw.item_id, set())
+    return raw.run_id or (next(iter(runs)) if len(runs) == 1 else None)
+
+
+def _ambiguous_run(raw: RawLabel, file: str, known: dict[str, set[str]]) -> Problem | None:
+    """A run-less label for an item id that several runs hold: which answer it judges is unknown.
+
+    The same benchmark is re-run every quarter with another model, so an item id names a question
+    whose answer differs from run to run; guessing would score one run's answer against another's.
+    """
+    runs = known.get(raw.item_id, set())
+    if raw.run_id or len(runs) < 2:
+        return None
+    return Problem(file, raw.line, "run_id",
+                   f"item '{raw.item_id}' is in {len(runs)} runs ({', '.join(sorted(runs))}) and "
+                   "the label names none: add a run_id column or pass --run RUN_ID")
 
 
 def validate_labels(
@@ -197,21 +219,32 @@ def validate_labels(
 ) -> tuple[list[Label], list[Problem]]:
     """Check every raw label: known item and rubric, score on the scale, annotator, date, duplicates.
 
+    A label judges one run's answer. Without a ``run_id`` it takes the run of its item when exactly
+    one run holds that item id; an item id held by several runs is a problem (which answer?).
+
     Args:
         raws: Labels as read.
         file: File name for the problems.
         specs: Rubric scales.
-        known: Item id -> the runs that hold it.
+        known: Item id -> the runs that hold it (empty sets when runs are unknown: files mode).
 
     Returns:
         The valid labels and every problem found.
     """
     labels, problems = [], []
-    seen: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[str, str, str, str], int] = {}
+    ambiguous: set[int] = set()
     for raw in raws:
         label, found = _check_one(raw, file, specs, known)
         problems += found
-        key = (raw.item_id, raw.rubric, raw.annotator)
+        unsure = _ambiguous_run(raw, file, known)
+        if unsure is not None:
+            # One problem per line: a template row holds one cell per rubric.
+            if raw.line not in ambiguous:
+                problems.append(unsure)
+            ambiguous.add(raw.line)
+            continue
+        key = (raw.item_id, _run_of(raw, known) or "", raw.rubric, raw.annotator)
         if raw.item_id and raw.annotator and key in seen:
             problems.append(Problem(file, raw.line, raw.rubric or "rubric",
                                     f"duplicate label for item '{raw.item_id}', rubric "
@@ -247,8 +280,9 @@ def import_labels(
         path: CSV or JSONL labels (long or wide layout).
         specs: Rubric scales to validate against.
         run_id: Restrict items to this run (otherwise any item of the store).
-        replace: Overwrite labels already stored for the same item, rubric and annotator with a
-            different score (without it, such a conflict is a problem).
+        replace: Overwrite labels already stored for the same item, run, rubric and annotator
+            with a different score (without it, such a conflict is a problem). A label of
+            another run of the same item id never conflicts: each run's answer has its own.
 
     Returns:
         An :class:`ImportSummary`.
@@ -262,18 +296,19 @@ def import_labels(
     problems += found
     if not raws and not problems:
         problems.append(Problem(str(path), None, None, "no scores found in the file"))
-    stored = {(r[0], r[1], r[2]): r[3] for r in store.db.execute(
-        "SELECT item_id, rubric, annotator, score FROM human_labels")}
+    stored = {(r[0], r[1], r[2], r[3]): r[4] for r in store.db.execute(
+        "SELECT item_id, IFNULL(run_id, ''), rubric, annotator, score FROM human_labels")}
     fresh, changed = [], []
     for label in labels:
-        old = stored.get((label.item_id, label.rubric, label.annotator))
+        old = stored.get(_key(label))
         if old is None:
             fresh.append(label)
         elif old != _as_text(label.score):
             if not replace:
                 problems.append(Problem(str(path), label.line, label.rubric,
                                         f"already stored with score {old} for annotator "
-                                        f"'{label.annotator}'; rerun with --replace to overwrite"))
+                                        f"'{label.annotator}'{_in_run(label)}; rerun with "
+                                        "--replace to overwrite"))
             changed.append(label)
     if problems:
         raise InputError(problems, fix="correct the lines listed above; nothing was stored")
@@ -294,19 +329,31 @@ def _as_text(score: float | str) -> str:
     return score if isinstance(score, str) else repr(float(score))
 
 
+def _key(label: Label) -> tuple[str, str, str, str]:
+    """The stored identity of a label, as the store's unique index ``human_labels_key`` has it."""
+    return (label.item_id, label.run_id or "", label.rubric, label.annotator)
+
+
+def _in_run(label: Label) -> str:
+    return f" in run '{label.run_id}'" if label.run_id else ""
+
+
 def _upsert(db: Any, label: Label, *, source: str) -> None:
     db.execute(
         """INSERT INTO human_labels (item_id, run_id, rubric, score, annotator, labeled_at, source,
            created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (item_id, rubric, annotator) DO UPDATE SET score = excluded.score,
-             run_id = excluded.run_id, labeled_at = excluded.labeled_at, source = excluded.source""",
+           ON CONFLICT (item_id, IFNULL(run_id, ''), rubric, annotator) DO UPDATE SET
+             score = excluded.score, labeled_at = excluded.labeled_at, source = excluded.source""",
         (label.item_id, label.run_id, label.rubric, _as_text(label.score), label.annotator,
          label.labeled_at, source, utcnow()),
     )
 
 
 def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list[Label]:
-    """The stored labels of a run's items (labels tied to another run are left out).
+    """The labels of a run's answers: one per item, rubric and annotator.
+
+    A label tied to the run wins; a run-less one (stores from before labels carried their run)
+    counts only where the run has none. Labels tied to another run are left out.
 
     Args:
         store: The store.
@@ -314,13 +361,16 @@ def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list
         specs: Rubric scales, to decode stored scores.
 
     Returns:
-        Labels of known rubrics.
+        Labels of known rubrics, in import order.
     """
     rows = store.db.execute(
         """SELECT h.item_id, h.run_id, h.rubric, h.score, h.annotator, h.labeled_at
            FROM human_labels h JOIN items i ON i.item_id = h.item_id AND i.run_id = ?
-           WHERE h.run_id IS NULL OR h.run_id = ? ORDER BY h.id""",
-        (run_id, run_id),
+           WHERE h.run_id = ? OR (h.run_id IS NULL AND NOT EXISTS (
+               SELECT 1 FROM human_labels o WHERE o.item_id = h.item_id AND o.run_id = ?
+                 AND o.rubric = h.rubric AND o.annotator = h.annotator))
+           ORDER BY h.id""",
+        (run_id, run_id, run_id),
     )
     out = []
     for item_id, rid, rubric, score, annotator, labeled_at in rows:

@@ -134,8 +134,15 @@ def label_scores(store: Store, run_id: str, *, masker: Masker,
     rows = [dict(r) for r in store.db.execute(
         """SELECT * FROM human_labels WHERE run_id = ? OR (run_id IS NULL AND item_id IN
            (SELECT item_id FROM items WHERE run_id = ?)) ORDER BY id""", (run_id, run_id))]
-    out, skipped = [], []
+    # As in calibration.labels.load_labels: a label of this run wins over a run-less one (old
+    # stores) for the same item, rubric and annotator; both would map to the same score id.
+    chosen: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in rows:
+        key = (r["item_id"], r["rubric"], r["annotator"])
+        if key not in chosen or r["run_id"] is not None:
+            chosen[key] = r
+    out, skipped = [], []
+    for r in sorted(chosen.values(), key=lambda x: x["id"]):
         mapped = _label_value(r["rubric"], str(r["score"]), kinds)
         if mapped is None:
             skipped.append(f"{r['item_id']}/{r['rubric']}/{r['annotator']}")
