@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from legal_judge.assets import RubricSet
-from legal_judge.calibration.labels import Label, load_labels, read_label_file, validate_labels
+from legal_judge.calibration.labels import (
+    Label,
+    RawLabel,
+    load_labels,
+    read_label_file,
+    validate_labels,
+)
 from legal_judge.calibration.rubrics import RubricSpec, rubric_specs
 from legal_judge.errors import InputError, Problem
 from legal_judge.store import Store, canonical_json
@@ -164,6 +170,7 @@ def from_files(scores_path: Path, labels_path: Path, *, rubric_set: str = "legal
     scores, judge_ids, problems = _read_scores(scores_path, specs)
     known: dict[str, set[str]] = {i: set() for table in scores.values() for col in table.values() for i in col}
     raws, found = read_label_file(labels_path, specs)
+    problems += _label_runs(raws, str(labels_path), known)
     labels, bad = validate_labels(raws, file=str(labels_path), specs=specs, known=known)
     problems += found + bad
     if problems:
@@ -174,6 +181,26 @@ def from_files(scores_path: Path, labels_path: Path, *, rubric_set: str = "legal
     data.judge_pass = {j: {i: rule_pass(rset, {r: col[i] for r, col in scores[j].items() if i in col})
                            for i in items} for j in scores}
     return data
+
+
+def _label_runs(raws: list[RawLabel], file: str, known: dict[str, set[str]]) -> list[Problem]:
+    """Files mode: a scores file has no runs, so a label's ``run_id`` (the filled ``calibrate
+    sample`` template has one) is taken as given, as long as each item's labels name one run.
+    Labels of two runs of one item id judge two different answers and must not be averaged."""
+    runs: dict[str, set[str]] = defaultdict(set)
+    for raw in raws:
+        if raw.run_id and raw.item_id in known:
+            runs[raw.item_id].add(raw.run_id)
+    problems = []
+    for item_id, named in sorted(runs.items()):
+        if len(named) > 1:
+            problems.append(Problem(file, None, "run_id",
+                                    f"item '{item_id}' has labels of {len(named)} runs "
+                                    f"({', '.join(sorted(named))}); the scores file has no runs: "
+                                    "compare one run's labels at a time"))
+        else:
+            known[item_id] = named
+    return problems
 
 
 def rule_pass(rset: RubricSet, scores: dict[str, Score]) -> bool | None:

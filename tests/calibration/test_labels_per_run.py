@@ -280,3 +280,22 @@ def test_langfuse_label_scores_prefer_the_run_label_over_an_old_run_less_one(tmp
     assert not skipped
     assert sorted(p.value for p in planned) == [3.0, 4.0]  # not 2.0: the run's own label wins
     assert len({p.id for p in planned}) == 2
+
+
+def test_files_mode_takes_the_template_run_id_but_refuses_two_runs_of_one_item(
+        tmp_path: Path) -> None:
+    from legal_judge.calibration import compare, from_files
+
+    scores, labels = tmp_path / "scores.csv", tmp_path / "labels.csv"
+    scores.write_text("item_id,rubric,judge,score\n" + "".join(
+        f"i{k},legal_soundness,ensemble,{k % 5 + 1}\n" for k in range(12)))
+    rows = [f"r1,i{k},legal_soundness,{k % 5},ann,2026-10-01\n" for k in range(12)]
+    labels.write_text("run_id,item_id,rubric,score,annotator,labeled_at\n" + "".join(rows))
+    data = from_files(scores, labels)  # a filled `calibrate sample` sheet names its run
+    assert len(data.labels) == 12 and {lab.run_id for lab in data.labels} == {"r1"}
+    assert compare(data, quarter="2026-Q4").n_labelled_items == 12
+
+    labels.write_text(labels.read_text() + "r2,i3,legal_soundness,4,ann,2026-10-01\n")
+    with pytest.raises(InputError) as exc:
+        from_files(scores, labels)
+    assert "item 'i3' has labels of 2 runs (r1, r2)" in str(exc.value)
