@@ -173,7 +173,16 @@ class AuditBatchRouter:
                 left[0] -= 1
                 self.collector.flow_done(last=left[0] == 0)
 
-        return list(await asyncio.gather(*(flow(c) for c in calls)))
+        running = [asyncio.ensure_future(flow(c)) for c in calls]
+        try:
+            return list(await asyncio.gather(*running))
+        except BaseException:
+            # One judgment failed the audit (AuthError, BadRequest): its siblings stop too, so
+            # the flow count stays exact while the audit is torn down.
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+            raise
 
     async def _task(self, index: int, coro: Coroutine[Any, Any, PairRow]) -> PairRow:
         records: list[CallRecord] = []

@@ -141,7 +141,20 @@ class Collector:
             self._by_key[key] = entry
         self.active -= 1
         self._check()
-        return await future
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if future.cancelled():  # this flow was cancelled while parked (its audit aborts)
+                self.active += 1  # it runs again, only to leave
+                self._forget(key)
+            raise
+
+    def _forget(self, key: str) -> None:
+        """Drop a parked request once nobody waits for its answer any more."""
+        entry = self._by_key.get(key)
+        if entry is not None and all(f.done() for f in [entry.future, *entry.followers]):
+            self.pending.pop(entry.custom_id, None)
+            del self._by_key[key]
 
     def _submitted_in(self, cid: str, lane: Lane, request: CompletionRequest) -> str | None:
         """The stored batch that already holds this very request, if any.

@@ -380,3 +380,29 @@ def test_coalesced_calls_cost_nothing() -> None:
     priced = batch_priced(verdict, [paid, shared], provider="openai", model="gpt-4o")
     assert priced.cost_usd == one and priced.extra["batch_calls"] == 1
 
+
+
+async def test_a_failing_judgment_stops_its_parked_siblings_and_keeps_the_count_exact() -> None:
+    from legal_judge.batch.audit import AuditBatchRouter
+    from legal_judge.errors import AuthError
+
+    collector = Collector(positions={}, unfinished=0)
+    collector.start(1)
+    router = AuditBatchRouter.__new__(AuditBatchRouter)  # only judgments() is exercised
+    router.collector = collector
+    lane = _lane()
+
+    async def parks(slot: int) -> Any:
+        return await collector.park(lane, CallTag("x", "verdict", 1, position=slot),
+                                    _request(f"r{slot}"))
+
+    async def fails() -> Any:
+        await _spin()  # the siblings park first
+        raise AuthError("bad key", provider="openai")
+
+    with pytest.raises(AuthError):
+        await router.judgments([parks(0), parks(1), fails()])
+    # The two parked siblings were cancelled and forgotten; the forking flow runs on.
+    assert collector.pending == {} and collector.active == 1
+    collector.task_done()
+    assert collector.active == 0 and collector.is_settled()
