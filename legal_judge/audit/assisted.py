@@ -25,16 +25,14 @@ from legal_judge.judge import ParseError, fence_for
 from legal_judge.models import CompletionRequest, CompletionResponse, Message
 from legal_judge.store import Store
 
-__all__ = ["AUDITOR_TOOLS", "generate_variants", "parse_variants"]
+__all__ = ["generate_variants", "parse_variants"]
 
 logger = logging.getLogger("legal_judge.audit")
 
-AUDITOR_TOOLS = [{
-    "name": "fetch_prior_audit_results",
-    "description": "Return the stored report of a prior audit (the baseline for drift comparison).",
-    "input_schema": {"type": "object", "properties": {"audit_id": {"type": "string"}},
-                     "required": ["audit_id"]},
-}]
+# The seed offers the auditor LLM a fetch_prior_audit_results tool so that it does not invent a
+# trend. Here the auditor only writes variants; findings and drift are computed by code from the
+# stored baseline (legal_judge.audit.history.fetch_prior_audit_results, `audit diff`), so no tool
+# is offered.
 _VARIANT_SCHEMA = {
     "type": "object",
     "properties": {"variant_a": {"type": "string"}, "variant_b": {"type": "string"},

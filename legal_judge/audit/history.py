@@ -30,7 +30,9 @@ __all__ = [
 def fetch_prior_audit_results(audit_id: str, *, store: Store | None = None) -> dict[str, Any]:
     """A stored audit: id, judge_id, created_at, status, severity, review state and its report.
 
-    This is also the tool offered to the auditor LLM for drift comparison (it reads, never invents).
+    The seed's ``fetch_prior_audit_results`` tool. No LLM writes the audit's findings here: the
+    statistics and the drift against this baseline (``audit diff``, the report's drift section)
+    are computed by code from what this returns, so no trend can be invented.
 
     Raises:
         NotFoundError: no such audit in the store.
