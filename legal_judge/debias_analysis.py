@@ -6,9 +6,11 @@ balanced (both orders, tie rule) figures with position consistency and preferenc
 Per bias: repetition stability of ``plain`` and a recommendation.
 
 Over-correction (``ref/research-anchors.md`` 2.8): the bias effect is ``accuracy(controls) -
-accuracy(tests)``, positive when the judge follows the signal. A mode over-corrects when that effect
-turns negative where ``plain``'s was positive and the flip is significant (Fisher exact test on the
-two accuracies), or when it lowers accuracy on the controls significantly (McNemar).
+accuracy(tests)``, positive when the judge follows the signal. A mode over-corrects when its effect
+is significantly negative (Fisher exact test on the two accuracies): the judge now penalises the
+signal. A drop in control accuracy alone is not over-correction: a biased judge's controls are
+inflated by the bias (the signal sits on the correct answer), so removing the bias lowers them to the
+judge's plain level; that drop is reported (McNemar), not flagged.
 
 Recommendation: among modes that raise accuracy significantly (and neither over-correct nor hurt),
 the cheapest: fewest requests per verdict first (a self pass is a second full request), then the
@@ -108,13 +110,15 @@ def _over_correction(plain: dict[str, list[TrialOutcome]], mode: dict[str, list[
     control = _paired(plain["control"], mode["control"])
     flip = before["effect"] > 0 > after["effect"]
     drop = bool(control and control["change"] < 0 and control["p_value"] < alpha)
+    penalises = after["effect"] < 0 and after["p_value"] < alpha
     return {
         "effect_plain": before["effect"], "effect_mode": after["effect"],
         "effect_mode_p": after["p_value"], "sign_flip": flip,
         "control_accuracy_plain": sum(o.correct for o in plain["control"]) / len(plain["control"]),
         "control_accuracy": sum(o.correct for o in mode["control"]) / len(mode["control"]),
         "control_mcnemar_p": control["p_value"] if control else None,
-        "flagged": drop or (flip and after["p_value"] < alpha),
+        "control_drop_significant": drop,
+        "flagged": penalises,
     }
 
 

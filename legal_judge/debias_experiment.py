@@ -1,7 +1,8 @@
 """The experiment behind ``legal-judge debias compare``: which mitigation makes a judge right more often.
 
 Each known-answer pair (``data/debias_pairs.jsonl``: a legal question, a plain correct answer and a
-wrong answer dressed with one bias signal) is judged pairwise under every mode (``plain``, ``aware``,
+wrong answer dressed with one bias signal; by default with the reversed-signal controls of
+``data/debias_controls.jsonl``, where the correct answer is dressed) is judged pairwise under every mode (``plain``, ``aware``,
 ``aware-generic``, ``aware-all``, ``self``, ``aware+self`` ...). A *trial* is one pair in one order:
 
 * the order of the file (``wrong_first``), and with ``orders="both"`` also the swapped order; for the
@@ -41,6 +42,8 @@ __all__ = [
     "DEFAULT_MODES",
     "DebiasPair",
     "TrialOutcome",
+    "bundled_controls_path",
+    "bundled_pair_files",
     "bundled_pairs_path",
     "load_pairs",
     "run_experiment",
@@ -110,32 +113,51 @@ class TrialOutcome:
 
 
 def bundled_pairs_path() -> Path:
-    """The known-answer pair set shipped with the package."""
+    """The known-answer pair set shipped with the package (the signal on the wrong answer)."""
     return Path(__file__).parent / "data" / "debias_pairs.jsonl"
+
+
+def bundled_controls_path() -> Path:
+    """The shipped reversed-signal controls (``"control": true``: the signal on the correct answer)."""
+    return Path(__file__).parent / "data" / "debias_controls.jsonl"
+
+
+def bundled_pair_files() -> tuple[Path, ...]:
+    """The files of the default pair set: the pairs, then their controls.
+
+    Both the experiment (:func:`load_pairs`) and the simulated judge (which "knows" the answers of
+    the default set) read this list, so a control is never judged by a simulator that ignores it.
+    """
+    return bundled_pairs_path(), bundled_controls_path()
 
 
 def load_pairs(path: Path | str | None = None) -> list[DebiasPair]:
     """Read and validate a pair file (JSON Lines); every defect is reported at once.
 
+    Args:
+        path: A pair file; None reads the default set (:func:`bundled_pair_files`: the pairs and
+            the reversed-signal controls that make over-correction measurable for every bias).
+
     Raises:
         InputError: unreadable file, bad JSON, missing or empty fields, an unknown bias label,
-            identical answers, duplicate ids.
+            identical answers, duplicate ids (also across the files of the default set).
     """
-    path = Path(path) if path is not None else bundled_pairs_path()
+    paths = [Path(path)] if path is not None else list(bundled_pair_files())
     known = set(load_assets().biases)
     pairs: list[DebiasPair] = []
     problems: list[Problem] = []
     seen: set[str] = set()
-    for n, pair in read_jsonl_models(path, DebiasPair, problems):
-        if pair.bias not in known:
-            problems.append(Problem(str(path), n, "bias", f"unknown bias '{pair.bias}' "
-                                    f"(one of: {', '.join(sorted(known))})"))
-        if pair.id in seen:
-            problems.append(Problem(str(path), n, "id", f"duplicate id '{pair.id}'"))
-        seen.add(pair.id)
-        pairs.append(pair)
+    for file in paths:
+        for n, pair in read_jsonl_models(file, DebiasPair, problems):
+            if pair.bias not in known:
+                problems.append(Problem(str(file), n, "bias", f"unknown bias '{pair.bias}' "
+                                        f"(one of: {', '.join(sorted(known))})"))
+            if pair.id in seen:
+                problems.append(Problem(str(file), n, "id", f"duplicate id '{pair.id}'"))
+            seen.add(pair.id)
+            pairs.append(pair)
     if not pairs and not problems:
-        problems.append(Problem(str(path), None, None, "no pairs"))
+        problems.append(Problem(str(paths[0]), None, None, "no pairs"))
     if problems:
         raise InputError(problems, fix="fix the pair file; see legal_judge/data/README.md")
     return pairs

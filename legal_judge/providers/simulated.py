@@ -71,11 +71,13 @@ class SimulatedProfile(BaseModel):
     knowledge_gap: float = 0.55
 
 
-def _pair_rows() -> list[dict[str, Any]]:
-    path = Path(__file__).parent.parent / "data" / "debias_pairs.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+@lru_cache(maxsize=1)
+def _pair_rows() -> tuple[dict[str, Any], ...]:
+    """The default known-answer set (pairs and controls), read by the experiment's own loader."""
+    # Imported here: the experiment module imports the judge, which imports the providers.
+    from legal_judge.debias_experiment import load_pairs
+
+    return tuple(p.model_dump() for p in load_pairs())
 
 
 @lru_cache(maxsize=1)

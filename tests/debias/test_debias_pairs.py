@@ -40,9 +40,10 @@ def test_trials_treat_swapped_position_pairs_as_controls() -> None:
     pairs = [p for p in load_pairs() if p.bias in ("position", "authority")]
     trials = trials_for(pairs, orders="both")
     roles = Counter((t.pair.bias, t.role) for t in trials)
+    # The default set also holds the 8 authority controls ("control": true): control in both orders.
     assert roles == {("position", "test"): 26, ("position", "control"): 26,
-                     ("authority", "test"): 52}
-    assert len(trials_for(pairs, orders="given")) == 52
+                     ("authority", "test"): 52, ("authority", "control"): 16}
+    assert len(trials_for(pairs, orders="given")) == 60
 
 
 def test_loader_reports_every_defect(tmp_path: Path) -> None:
