@@ -108,8 +108,13 @@ class _Runner:
         self.raw: dict[str, dict[str, Any]] = {}
 
     async def _guard(self, coro: Awaitable[Any]) -> Any:
-        async with self.sem:
-            out = await coro
+        try:
+            async with self.sem:
+                out = await coro
+        finally:
+            # Cancelled while waiting for the semaphore (Ctrl-C): the judgment never started.
+            if inspect.iscoroutine(coro) and inspect.getcoroutinestate(coro) == "CORO_CREATED":
+                coro.close()
         self.done += 1
         if self.progress is not None:
             self.progress(self.done, self.total)

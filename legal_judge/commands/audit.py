@@ -244,7 +244,8 @@ async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store
     kwargs.setdefault("audit_id", new_audit_id())
     # Printed first: the id is what `--resume` needs if this process does not see the end.
     err_console.print(f"audit {kwargs['audit_id']} of {target.label}"
-                      + (" resumed" if kwargs.get("resume") else ""))
+                      + (" resumed" if kwargs.get("resume") else "")
+                      + f" (if it stops: legal-judge audit run --resume {kwargs['audit_id']})")
     with Progress(console=err_console, transient=True) as progress:
         task = progress.add_task(f"auditing {target.label}", total=None)
 

@@ -272,3 +272,44 @@ def test_cli_batch_audit_no_wait_then_resume(tmp_path: Path, monkeypatch: pytest
     assert report["extensions"]["batch"]["batches_collected"] == 1
     assert emu.calls[CREATE_ROUTE["openai"]] == 1 and emu.calls[ONLINE_ROUTE["openai"]] == 0
     assert {r["status"] for r in batch_rows(Store(), run_id=audit_id)} == {"collected"}
+
+
+async def test_a_cancelled_online_audit_is_interrupted(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    [target] = load_targets(SIM, store=store)
+    settings = SETTINGS.model_copy(update={"dimensions": ["verbosity"], "concurrency": 2})
+    task: asyncio.Task[Any] | None = None
+
+    def ctrl_c(done: int, total: int) -> None:
+        if done == 6 and task is not None:
+            task.cancel()  # as asyncio.run does on Ctrl-C
+
+    task = asyncio.create_task(run_audit(target, load_dataset(sample_dataset_path()), settings,
+                                         store=store, sync=False, audit_id="aud-x",
+                                         progress=ctrl_c, source=audit_source(SIM, batch=False)))
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert resume_plan(store, "aud-x").status == "interrupted"
+    assert _kinds(store, "aud-x") == ["audit_started", "audit_interrupted"]
+    await target.aclose()
+
+
+async def test_a_judgment_cancelled_before_it_starts_is_closed_not_left_unawaited() -> None:
+    import inspect
+
+    from legal_judge.audit.execute import _Runner
+
+    runner = _Runner.__new__(_Runner)  # only _guard is exercised
+    runner.sem = asyncio.Semaphore(1)
+    await runner.sem.acquire()  # every slot taken: the judgment waits
+
+    async def judgment() -> int:
+        return 1
+
+    coro = judgment()
+    waiting = asyncio.create_task(runner._guard(coro))
+    await asyncio.sleep(0)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert inspect.getcoroutinestate(coro) == "CORO_CLOSED"  # no "never awaited" warning
