@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from legal_judge.assets import Assets
+from legal_judge.errors import AuthError, BadRequestError, ProviderError
 from legal_judge.judge import RETRY_TEMPERATURES, ParseError
 from legal_judge.models import CompletionRequest, CompletionResponse, Message
 
-__all__ = ["Compared", "Scored", "json_path_get", "parse_pairwise", "with_json_retries"]
+__all__ = ["Compared", "Scored", "compared_from", "compared_or_error", "json_path_get", "parse_pairwise", "with_json_retries"]
 
 log = logging.getLogger("legal_judge.audit")
 T = TypeVar("T")
@@ -58,6 +59,18 @@ class Attempted:
     error: str | None
     raw: list[str]
     cached: bool
+
+
+async def compared_or_error(attempt: Awaitable[Attempted]) -> Compared:
+    """:func:`compared_from` on the awaited outcome. A provider failure after its retries is an
+    ``error`` judgment; an auth or bad-request error (no retry fixes it) stops the audit."""
+    try:
+        out = await attempt
+    except (AuthError, BadRequestError):
+        raise
+    except ProviderError as exc:
+        return Compared(None, None, None, "error", f"provider failed after retries: {exc.message}")
+    return compared_from(out)
 
 
 def compared_from(out: Attempted) -> Compared:

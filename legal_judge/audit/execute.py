@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from legal_judge.audit.analysis import PairRow
 from legal_judge.audit.design import AuditSettings, Design, TestPair, build_design, subgroup_counts
@@ -23,12 +23,12 @@ from legal_judge.audit.dimensions import Dimension, resolve_dimensions
 from legal_judge.audit.log import AuditLog
 from legal_judge.audit.report import build_report, validate_report
 from legal_judge.audit.target import AuditTarget
-from legal_judge.errors import LegalJudgeError
+from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store, canonical_json, utcnow
 
-__all__ = ["AuditOutcome", "AuditSuspended", "RESUMABLE", "TaskRouter", "new_audit_id", "run_audit",
-           "variant_input"]
+__all__ = ["AuditOutcome", "AuditSuspended", "RESUMABLE", "TaskRouter", "in_sequence", "new_audit_id",
+           "run_audit", "variant_input"]
 
 #: Audit statuses ``audit run --resume`` picks up (``running``: the process died without a word).
 RESUMABLE = ("running", "failed", "interrupted", "submitted")
@@ -38,7 +38,24 @@ class AuditSuspended(Exception):  # noqa: N818 - a state, not an error: batches 
     """Raised by a router that leaves the judge calls with the provider (``--no-wait``)."""
 
 Progress = Callable[[int, int], None]
-T = TypeVar("T")
+Guard = Callable[[Awaitable[Any]], Awaitable[Any]]
+
+
+async def in_sequence(calls: Sequence[Awaitable[Any]], guard: Guard | None = None) -> list[Any]:
+    """Await ``calls`` one after the other (each through ``guard``).
+
+    When one fails, the calls not started yet are closed, so none is left "never awaited".
+    """
+    waiting, out = list(calls), []
+    try:
+        while waiting:
+            call = waiting.pop(0)
+            out.append(await (guard(call) if guard is not None else call))
+    finally:
+        for call in waiting:
+            if inspect.iscoroutine(call):
+                call.close()
+    return out
 
 
 class TaskRouter(Protocol):
@@ -54,8 +71,10 @@ class TaskRouter(Protocol):
         """Run every pair task; the rows in task order."""
         ...
 
-    async def judgments(self, calls: Sequence[Awaitable[T]]) -> list[T]:
-        """One pair task's judgments (A, B, repeat), in order; at once when batched."""
+    async def judgments(self, calls: Sequence[Awaitable[Any]],
+                        guard: Guard | None = None) -> list[Any]:
+        """One pair task's judgments (A, B, repeat), each through ``guard``: in order
+        (:func:`in_sequence`), or at once when batched."""
         ...
 
     def extensions(self) -> dict[str, Any]:
@@ -125,16 +144,8 @@ class _Runner:
         # round can take a day). Either way they start in this order, so batch call slots (and
         # custom ids) do not depend on the mode.
         if self.router is not None:
-            return await self.router.judgments([self._guard(c) for c in calls])
-        waiting, out = list(calls), []
-        try:
-            while waiting:
-                out.append(await self._guard(waiting.pop(0)))
-        finally:
-            for c in waiting:  # a judgment failed the audit: the rest never start
-                if inspect.iscoroutine(c):
-                    c.close()
-        return out
+            return await self.router.judgments(calls, self._guard)
+        return await in_sequence(calls, self._guard)
 
     async def text_pair(self, pair: TestPair, kind: str, repeat: bool) -> PairRow:
         run = self.audit_id
@@ -245,8 +256,6 @@ def _start(store: Store, audit_id: str, target: AuditTarget, settings: AuditSett
 
 def _check_design(log: AuditLog, audit_id: str, design: Design) -> None:
     """A resumed audit must rebuild the very pairs it logged (same seed, items and dimensions)."""
-    from legal_judge.errors import ConfigError
-
     logged = {e.payload["dimension"]: e.payload["pairs"]
               for e in log.entries(audit_id, kind="design")}
     rebuilt = {dim: json.loads(canonical_json([p.describe() for p in pairs]))

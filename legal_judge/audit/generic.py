@@ -34,7 +34,7 @@ from legal_judge.assets import Assets, load_assets, render_string
 from legal_judge.audit.calls import (
     Compared,
     Scored,
-    compared_from,
+    compared_or_error,
     json_path_get,
     load_json_answer,
     number_in,
@@ -260,14 +260,8 @@ class GenericTarget:
             return parse_pairwise(text, first=loc.first, second=loc.second, winner=loc.winner,
                                   scale=self.config.score.scale)
 
-        try:
-            out = await self._run(user, parse, run_id=run_id, item_id=item_id,
-                                  purpose="audit-pairwise", repeat=repeat)
-        except (AuthError, BadRequestError):
-            raise
-        except ProviderError as exc:
-            return Compared(None, None, None, "error", f"provider failed after retries: {exc.message}")
-        return compared_from(out)
+        return await compared_or_error(self._run(user, parse, run_id=run_id, item_id=item_id,
+                                                 purpose="audit-pairwise", repeat=repeat))
 
     async def aclose(self) -> None:
         """Close the provider."""

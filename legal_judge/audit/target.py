@@ -25,17 +25,14 @@ from pydantic import ValidationError
 from legal_judge.audit.calls import (
     Compared,
     Scored,
-    compared_from,
+    compared_or_error,
     parse_pairwise,
     with_json_retries,
 )
 from legal_judge.errors import (
-    AuthError,
-    BadRequestError,
     ConfigError,
     InputError,
     Problem,
-    ProviderError,
 )
 from legal_judge.judge import Judge, JudgeConfig, fence_for
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message
@@ -185,17 +182,11 @@ class JudgeTarget:
             return await j.complete(request, run_id=run_id, item_id=item_id,
                                     purpose="audit-pairwise", attempt=attempt)
 
-        try:
-            out = await with_json_retries(
-                call, [Message(role="user", content=text)], parse_pairwise, assets=j.assets,
-                model=j.model, temperature=j.config.temperature, max_tokens=j.config.max_tokens,
-                json_schema=PAIRWISE_SCHEMA, schema_name="pairwise", seed=None,
-            )
-        except (AuthError, BadRequestError):
-            raise
-        except ProviderError as exc:
-            return Compared(None, None, None, "error", f"provider failed after retries: {exc.message}")
-        return compared_from(out)
+        return await compared_or_error(with_json_retries(
+            call, [Message(role="user", content=text)], parse_pairwise, assets=j.assets,
+            model=j.model, temperature=j.config.temperature, max_tokens=j.config.max_tokens,
+            json_schema=PAIRWISE_SCHEMA, schema_name="pairwise", seed=None,
+        ))
 
     async def aclose(self) -> None:
         """Close the provider."""

@@ -26,12 +26,19 @@ import logging
 from collections.abc import Awaitable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import Any
 
 from legal_judge.audit.analysis import PairRow
 from legal_judge.audit.calls import Compared, Scored
 from legal_judge.audit.design import AuditSettings
-from legal_judge.audit.execute import AuditOutcome, AuditSuspended, Progress, run_audit
+from legal_judge.audit.execute import (
+    AuditOutcome,
+    AuditSuspended,
+    Guard,
+    Progress,
+    in_sequence,
+    run_audit,
+)
 from legal_judge.audit.target import AuditTarget, JudgeTarget, _SeededJudge, repeat_seed
 from legal_judge.batch.base import BatchBackend, CallTag
 from legal_judge.batch.orchestrator import (
@@ -57,7 +64,6 @@ from legal_judge.store import Store
 __all__ = ["SLOT_STRIDE", "AuditBatchRouter", "BatchJudgeTarget", "run_audit_batch"]
 
 log = logging.getLogger("legal_judge.batch")
-T = TypeVar("T")
 
 SLOT_STRIDE = 4  # judgments one pair task may make (at most 3: A, B, repeat)
 # Per pair task: [task index, next step]; the slot of the judgment being made.
@@ -161,14 +167,15 @@ class AuditBatchRouter:
             await asyncio.gather(drive, *running, return_exceptions=True)
         return [t.result() for t in running]
 
-    async def judgments(self, calls: Sequence[Awaitable[T]]) -> list[T]:
+    async def judgments(self, calls: Sequence[Awaitable[Any]],
+                        guard: Guard | None = None) -> list[Any]:
         """A pair task's judgments at once, as concurrent flows (one batch round, not three)."""
         self.collector.fork(len(calls))
         left = [len(calls)]
 
-        async def flow(call: Awaitable[T]) -> T:
+        async def flow(call: Awaitable[Any]) -> Any:
             try:
-                return await call
+                return await (guard(call) if guard is not None else call)
             finally:
                 left[0] -= 1
                 self.collector.flow_done(last=left[0] == 0)
@@ -223,8 +230,9 @@ class _OnlineNote:
     async def gather(self, tasks: list[Coroutine[Any, Any, PairRow]]) -> list[PairRow]:
         return list(await asyncio.gather(*tasks))
 
-    async def judgments(self, calls: Sequence[Awaitable[T]]) -> list[T]:
-        return [await c for c in calls]
+    async def judgments(self, calls: Sequence[Awaitable[Any]],
+                        guard: Guard | None = None) -> list[Any]:
+        return await in_sequence(calls, guard)
 
     def extensions(self) -> dict[str, Any]:
         return {"batch": {"mode": "online", "reason": self.reason}}

@@ -202,11 +202,12 @@ async def _resume_one(audit_id: str, store: Store, *, batch: bool, wait: bool,
     from legal_judge.audit.resume import resume_plan, resume_target
 
     plan = resume_plan(store, audit_id)
-    if plan.batch != batch and batch:
+    if batch and not plan.batch:
         err_console.print(f"audit {audit_id} was started online; it continues in batch mode")
+    batch = batch or plan.batch
     target = await resume_target(plan, store)
-    runner = _auditor(plan.batch or batch, wait=wait, poll_interval=poll_interval,
-                      source={**plan.source, "batch": plan.batch or batch})
+    runner = _auditor(batch, wait=wait, poll_interval=poll_interval,
+                      source={**plan.source, "batch": batch})
     return await _run_one(runner, target, plan.items, plan.settings, store, audit_id=audit_id,
                           resume=True)
 

@@ -26,20 +26,20 @@ import httpx
 import httpx2
 from anthropic.types import Message
 
-from legal_judge.errors import BadRequestError, ProviderError, ProviderUnavailable
+from legal_judge.errors import BadRequestError, ProviderError
 from legal_judge.models import CompletionRequest, CompletionResponse, Usage
 from legal_judge.providers.base import (
     CallGate,
     ProviderOptions,
     ProviderSpec,
     elapsed_ms,
+    error_for_sdk,
     normalize_finish_reason,
     read_key,
-    redact,
 )
 from legal_judge.providers.families import family_of
 from legal_judge.providers.registry import register_provider
-from legal_judge.providers.retry import RetryPolicy, error_for_status
+from legal_judge.providers.retry import RetryPolicy
 
 __all__ = ["KEY_ENV", "AnthropicProvider", "LegacyHttpxTransport"]
 
@@ -156,23 +156,9 @@ class AnthropicProvider:
             raise self._translate(exc) from exc
 
     def _translate(self, exc: anthropic.APIError) -> ProviderError:
-        if isinstance(exc, anthropic.APITimeoutError):
-            return ProviderUnavailable(f"timed out after {self.timeout_s:g}s", provider=self.name)
-        if isinstance(exc, anthropic.APIConnectionError):
-            cause = redact(str(exc.__cause__ or exc), self._secret)
-            return ProviderUnavailable(f"connection failed: {cause}", provider=self.name)
-        if isinstance(exc, anthropic.APIStatusError):
-            message = exc.api_message or exc.message
-            return error_for_status(
-                exc.status_code,
-                redact(message, self._secret),
-                provider=self.name,
-                headers=exc.response.headers,
-                key_env=self.key_env,
-            )
-        return ProviderError(
-            f"unexpected response: {redact(str(exc), self._secret)}", provider=self.name
-        )
+        return error_for_sdk(exc, anthropic, provider=self.name, timeout_s=self.timeout_s,
+                             secret=self._secret, key_env=self.key_env,
+                             status_message=lambda e: e.api_message or e.message)
 
     def _to_response(
         self, message: Message, request: CompletionRequest, retries: int, latency_ms: float

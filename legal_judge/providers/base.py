@@ -33,13 +33,13 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from legal_judge.errors import ConfigError, MissingKeyError
+from legal_judge.errors import ConfigError, MissingKeyError, ProviderError, ProviderUnavailable
 from legal_judge.models import CompletionRequest, CompletionResponse
-from legal_judge.providers.retry import RequestRateLimiter, RetryPolicy
+from legal_judge.providers.retry import RequestRateLimiter, RetryPolicy, error_for_status
 
 __all__ = [
     "CallGate",
@@ -163,6 +163,25 @@ def read_key(env_var: str, *, provider: str) -> str:
     if not value:
         raise MissingKeyError(env_var, provider=provider)
     return value
+
+
+def error_for_sdk(exc: Exception, sdk: Any, *, provider: str, timeout_s: float,
+                  secret: str | None, key_env: str | None,
+                  status_message: Callable[[Any], str]) -> ProviderError:
+    """An ``openai`` or ``anthropic`` SDK error as the matching legal_judge error, key redacted.
+
+    Both SDKs name their errors alike (``APITimeoutError``, ``APIConnectionError``,
+    ``APIStatusError``); ``status_message`` reads the provider's message from a status error.
+    """
+    if isinstance(exc, sdk.APITimeoutError):
+        return ProviderUnavailable(f"timed out after {timeout_s:g}s", provider=provider)
+    if isinstance(exc, sdk.APIConnectionError):
+        cause = redact(str(exc.__cause__ or exc), secret)
+        return ProviderUnavailable(f"connection failed: {cause}", provider=provider)
+    if isinstance(exc, sdk.APIStatusError):
+        return error_for_status(exc.status_code, redact(status_message(exc), secret),
+                                provider=provider, headers=exc.response.headers, key_env=key_env)
+    return ProviderError(f"unexpected response: {redact(str(exc), secret)}", provider=provider)
 
 
 def redact(text: str, *secrets: str | None) -> str:

@@ -52,13 +52,13 @@ from legal_judge.providers.base import (
     ProviderOptions,
     ProviderSpec,
     elapsed_ms,
+    error_for_sdk,
     normalize_finish_reason,
     read_key,
-    redact,
 )
 from legal_judge.providers.families import family_of, normalize_model_name
 from legal_judge.providers.registry import register_provider
-from legal_judge.providers.retry import RetryPolicy, error_for_status
+from legal_judge.providers.retry import RetryPolicy
 
 __all__ = [
     "ENDPOINTS",
@@ -263,22 +263,9 @@ class OpenAIProvider:
         return kwargs
 
     def _translate(self, exc: openai.APIError) -> ProviderError:
-        if isinstance(exc, openai.APITimeoutError):
-            return ProviderUnavailable(f"timed out after {self.timeout_s:g}s", provider=self.name)
-        if isinstance(exc, openai.APIConnectionError):
-            cause = redact(str(exc.__cause__ or exc), self._secret)
-            return ProviderUnavailable(f"connection failed: {cause}", provider=self.name)
-        if isinstance(exc, openai.APIStatusError):
-            return error_for_status(
-                exc.status_code,
-                redact(_status_message(exc), self._secret),
-                provider=self.name,
-                headers=exc.response.headers,
-                key_env=self.key_env,
-            )
-        return ProviderError(
-            f"unexpected response: {redact(str(exc), self._secret)}", provider=self.name
-        )
+        return error_for_sdk(exc, openai, provider=self.name, timeout_s=self.timeout_s,
+                             secret=self._secret, key_env=self.key_env,
+                             status_message=_status_message)
 
     def _to_response(
         self,

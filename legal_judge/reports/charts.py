@@ -54,6 +54,19 @@ def _figure(key: str, width: float, height: float, *, ncols: int = 1,
             plt.close(fig)
 
 
+@contextmanager
+def _small_multiples(key: str, names: list[str], panel_w: float,
+                     panel_h: float) -> Iterator[tuple[Figure, list[tuple[int, Any, str]]]]:
+    """A grid of panels, three a row, one per name (index, axes, name); spare cells hidden."""
+    ncols = min(3, max(1, len(names)))
+    nrows = max(1, -(-len(names) // ncols))
+    with _figure(key, panel_w * ncols, panel_h * nrows, ncols=ncols, nrows=nrows) as (fig, axes):
+        cells = list(axes.flat)
+        for ax in cells[len(names):]:
+            ax.axis("off")
+        yield fig, [(i, cells[i], name) for i, name in enumerate(names)]
+
+
 def _svg(fig: Figure, key: str, title: str) -> str:
     buf = io.StringIO()
     with plt.rc_context({**_RC, "svg.hashsalt": key}):
@@ -101,16 +114,11 @@ def histograms(series: dict[str, Sequence[float]], *, title: str, bins: Sequence
     """Small multiples: one histogram per series (score distributions per rubric)."""
     key = _slug(title)
     names = list(series)
-    ncols = min(3, max(1, len(names)))
-    nrows = max(1, -(-len(names) // ncols))
-    with _figure(key, 3.0 * ncols, 2.2 * nrows, ncols=ncols, nrows=nrows) as (fig, axes):
-        for i, ax in enumerate(axes.flat):
-            if i >= len(names):
-                ax.axis("off")
-                continue
-            values = list(series[names[i]])
+    with _small_multiples(key, names, 3.0, 2.2) as (fig, cells):
+        for i, ax, name in cells:
+            values = list(series[name])
             ax.hist(values, bins=list(bins), color=PALETTE[i % len(PALETTE)], edgecolor="white")
-            ax.set_title(f"{names[i]} (n={len(values)})", fontsize=9)
+            ax.set_title(f"{name} (n={len(values)})", fontsize=9)
             ax.set_xlabel(xlabel, fontsize=8)
         fig.suptitle(title, fontweight="bold")
         fig.tight_layout()
@@ -215,22 +223,17 @@ def scatter_identity(panels: Mapping[str, tuple[Sequence[float], Sequence[float]
     """Judge (y) against lawyer (x) per rubric with the identity line; a fixed small jitter."""
     key = _slug(title)
     names = list(panels)
-    ncols = min(3, max(1, len(names)))
-    nrows = max(1, -(-len(names) // ncols))
     rng = np.random.default_rng(0)
-    with _figure(key, 3.0 * ncols, 3.0 * nrows, ncols=ncols, nrows=nrows) as (fig, axes):
-        for i, ax in enumerate(axes.flat):
-            if i >= len(names):
-                ax.axis("off")
-                continue
-            human, judge = (np.asarray(v, dtype=float) for v in panels[names[i]])
+    with _small_multiples(key, names, 3.0, 3.0) as (fig, cells):
+        for i, ax, name in cells:
+            human, judge = (np.asarray(v, dtype=float) for v in panels[name])
             jx, jy = rng.uniform(-0.08, 0.08, (2, human.size))
             ax.plot([lo, hi], [lo, hi], color="#777777", ls="--", lw=1, label="identity")
             ax.plot(human + jx, judge + jy, "o", ms=3.5, alpha=0.5, color=PALETTE[i % len(PALETTE)])
             ax.set_xlim(lo - 0.3, hi + 0.3)
             ax.set_ylim(lo - 0.3, hi + 0.3)
             ax.set_aspect("equal")
-            ax.set_title(f"{names[i]} (n={human.size})", fontsize=9)
+            ax.set_title(f"{name} (n={human.size})", fontsize=9)
             ax.set_xlabel("lawyer", fontsize=8)
             ax.set_ylabel("judge", fontsize=8)
         fig.suptitle(title, fontweight="bold")
@@ -247,15 +250,10 @@ def bland_altman(panels: Mapping[str, tuple[Sequence[float], Sequence[float]]], 
     """
     key = _slug(title)
     names = list(panels)
-    ncols = min(3, max(1, len(names)))
-    nrows = max(1, -(-len(names) // ncols))
     rng = np.random.default_rng(1)
-    with _figure(key, 3.0 * ncols, 2.6 * nrows, ncols=ncols, nrows=nrows) as (fig, axes):
-        for i, ax in enumerate(axes.flat):
-            if i >= len(names):
-                ax.axis("off")
-                continue
-            human, judge = (np.asarray(v, dtype=float) for v in panels[names[i]])
+    with _small_multiples(key, names, 3.0, 2.6) as (fig, cells):
+        for i, ax, name in cells:
+            human, judge = (np.asarray(v, dtype=float) for v in panels[name])
             avg, diff = (judge + human) / 2, judge - human
             ax.plot(avg + rng.uniform(-0.05, 0.05, avg.size), diff, "o", ms=3.5, alpha=0.5,
                     color=PALETTE[i % len(PALETTE)])
@@ -265,7 +263,7 @@ def bland_altman(panels: Mapping[str, tuple[Sequence[float], Sequence[float]]], 
                 for lim in (bias - 1.96 * sd, bias + 1.96 * sd):
                     ax.axhline(lim, color="#b03a48", ls="--", lw=1)
             ax.axhline(0, color="#999999", lw=0.6)
-            ax.set_title(f"{names[i]}", fontsize=9)
+            ax.set_title(f"{name}", fontsize=9)
             ax.set_xlabel("mean of judge and lawyer", fontsize=8)
             ax.set_ylabel("judge - lawyer", fontsize=8)
         fig.suptitle(title, fontweight="bold")
