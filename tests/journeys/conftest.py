@@ -1,0 +1,94 @@
+"""The journeys tier: the real CLI, chained the way a team's week chains it.
+
+Every step runs ``python -m legal_judge`` in a subprocess, piped (so rich renders for a pipe) at
+80 columns, in the journey's own ``LEGAL_JUDGE_HOME``, and asserts the exit code, what was printed
+and, where it matters, what was stored. A step that fails prints the command and both streams.
+Each fixed defect is a step of a journey; the step's docstring or comment names the defect.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: Exit codes of the contract (README, DESIGN): anything else is a defect.
+CONTRACT_CODES = frozenset({0, 1, 2, 3, 130})
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one CLI command did."""
+
+    args: tuple[str, ...]
+    code: int
+    out: str
+    err: str
+
+    @property
+    def text(self) -> str:
+        """Standard output and standard error together."""
+        return self.out + self.err
+
+    def describe(self) -> str:
+        """The command and its streams, for assertion messages."""
+        return (f"$ legal-judge {' '.join(self.args)}\nexit {self.code}\n"
+                f"--- stdout ---\n{self.out}\n--- stderr ---\n{self.err}")
+
+
+@dataclass
+class Journey:
+    """A user's shell: one home, one working directory, the real CLI."""
+
+    home: Path
+    cwd: Path
+    env: dict[str, str] = field(default_factory=dict)
+    history: list[Step] = field(default_factory=list)
+
+    def __call__(self, *args: str, expect: int | Sequence[int] | None = 0,
+                 env: dict[str, str] | None = None, input: str | None = None,
+                 timeout: float = 300, cwd: Path | None = None) -> Step:
+        """Run ``legal-judge ARGS``; assert the exit code when ``expect`` is given."""
+        full_env = {**os.environ, "LEGAL_JUDGE_HOME": str(self.home), "COLUMNS": "80",
+                    "NO_COLOR": "1", **self.env, **(env or {})}
+        full_env.pop("LEGAL_JUDGE_DEBUG", None)
+        proc = subprocess.run([sys.executable, "-m", "legal_judge", *args], env=full_env,
+                              cwd=cwd or self.cwd, input=input, capture_output=True, text=True,
+                              timeout=timeout)
+        step = Step(tuple(args), proc.returncode, proc.stdout, proc.stderr)
+        self.history.append(step)
+        assert step.code in CONTRACT_CODES, f"exit code outside the contract\n{step.describe()}"
+        assert "internal error" not in step.text, step.describe()
+        assert "Traceback" not in step.text, step.describe()
+        if expect is not None:
+            allowed = {expect} if isinstance(expect, int) else set(expect)
+            assert step.code in allowed, f"expected exit {sorted(allowed)}\n{step.describe()}"
+        return step
+
+    @property
+    def store_file(self) -> Path:
+        """The journey's SQLite store."""
+        return self.home / "store.sqlite3"
+
+    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        """Read the store as a user's script would (read-only)."""
+        db = sqlite3.connect(f"file:{self.store_file}?mode=ro", uri=True, timeout=10)
+        try:
+            return db.execute(sql, params).fetchall()
+        finally:
+            db.close()
+
+
+@pytest.fixture
+def journey(tmp_path: Path) -> Iterator[Journey]:
+    """A fresh user: empty home, empty working directory, no API keys (the root conftest)."""
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    yield Journey(home=tmp_path / "home", cwd=cwd)
