@@ -1,9 +1,15 @@
-"""Bias mitigation inside the judge: bias-aware warnings and the self-debiasing second pass.
+"""Bias mitigation inside the judge: bias-aware warnings, the self-debiasing pass, position swapping.
 
 The method of "The Judge Can Debias Itself" (Yin et al.): ``aware`` puts a warning before the verdict
 (specific bias, generic "any systematic bias", or the full list of seven); ``self`` sends a second
 request carrying the first verdict and asks the judge to check it for a bias step by step, then revisit.
 Both verdicts are kept, with whether the verdict changed.
+
+``swap`` is the seed's remedy for position ("position is checked more reliably by swapping A and
+B, not just with text"): a pairwise judgment asks both orders and combines them by balanced position
+calibration (:func:`legal_judge.pairwise.balanced_winner`). It acts where the judge compares two
+answers (``debias compare``, :class:`~legal_judge.pairwise.PairwiseJudge`); scoring one answer
+against the rubrics has no order to swap, so there it changes nothing but the judge id.
 """
 
 from __future__ import annotations
@@ -25,11 +31,13 @@ __all__ = [
     "prompt_texts",
     "self_debias_pass",
     "self_debias_text",
+    "toml_line",
     "warning_text",
 ]
 
 Scope = Literal["specific", "generic", "all"]
-_BASES = ("plain", "aware", "self", "aware+self")
+_BASES = ("plain", "aware", "self", "aware+self", "swap")
+_NO_SCOPE = ("plain", "swap")  # neither names a bias
 _SCOPES: dict[str, Scope] = {"": "specific", "generic": "generic", "all": "all"}
 
 
@@ -47,33 +55,53 @@ class ModeSpec:
 
     @property
     def requests(self) -> int:
-        """Provider requests per verdict (the self pass is a second request)."""
-        return 2 if "self" in self.base else 1
+        """Provider requests per verdict (the self pass is a second request; swap asks two orders)."""
+        return 2 if "self" in self.base or self.base == "swap" else 1
 
     def config(self, bias: str, *, criterion: str) -> DebiasConfig:
         """The judge's debias config for pairs of ``bias`` (specific scope names that bias)."""
         from legal_judge.judge import DebiasConfig
 
         named = {"specific": bias, "generic": "generic", "all": "all"}[self.scope]
-        if self.base == "plain":
+        if self.base in _NO_SCOPE:
             named = "generic"
         return DebiasConfig(mode=self.base, bias=named, criterion=criterion)  # type: ignore[arg-type]
 
 
 def parse_mode(name: str) -> ModeSpec:
-    """Parse ``plain``, ``aware``, ``self``, ``aware+self`` with an optional ``-generic``/``-all``.
+    """Parse ``plain``, ``swap``, ``aware``, ``self``, ``aware+self`` (the last three with an optional
+    ``-generic``/``-all``).
 
     Raises:
         ConfigError: an unknown mode (``debias-mode-unknown``).
     """
     raw = name.strip().lower()
     base, _, suffix = raw.partition("-")
-    if base not in _BASES or suffix not in _SCOPES or (base == "plain" and suffix):
+    if base not in _BASES or suffix not in _SCOPES or (base in _NO_SCOPE and suffix):
         raise ConfigError(
             f"unknown debias mode '{name}'", code="debias-mode-unknown",
-            fix="use plain, aware, self or aware+self, optionally with -generic or -all "
-                "(e.g. aware-generic, self-all)")
+            fix="use plain, swap, aware, self or aware+self, the last three optionally with "
+                "-generic or -all (e.g. aware-generic, self-all)")
     return ModeSpec(name=raw, base=base, scope=_SCOPES[suffix])
+
+
+def toml_line(mode: str, bias: str) -> str:
+    """The line to paste into a judge's ``[[judges]]`` block of an ensemble TOML for ``mode``.
+
+    The criterion is left at the judge's default (the rubrics): an experiment's pair criterion
+    describes its known-answer questions, not the judge's rubric scoring.
+
+    Args:
+        mode: A mode name as :func:`parse_mode` takes it (``aware``, ``self-generic``, ``swap`` ...).
+        bias: The bias a specific-scope mode names.
+    """
+    spec = parse_mode(mode)
+    if spec.base == "plain":
+        return 'debias = { mode = "plain" }'
+    if spec.base == "swap":
+        return 'debias = { mode = "swap" }'
+    named = {"specific": bias, "generic": "generic", "all": "all"}[spec.scope]
+    return f'debias = {{ mode = "{spec.base}", bias = "{named}" }}'
 
 
 def prompt_texts(assets: Assets, bias: str, *, criterion: str) -> dict[str, str]:

@@ -12,11 +12,17 @@ signal. A drop in control accuracy alone is not over-correction: a biased judge'
 inflated by the bias (the signal sits on the correct answer), so removing the bias lowers them to the
 judge's plain level; that drop is reported (McNemar), not flagged.
 
-Recommendation: among modes that raise accuracy significantly (and neither over-correct nor hurt),
-the cheapest: fewest requests per verdict first (a self pass is a second full request), then the
-warning before the self pass, then the specific phrasing before the generic one and the full list
-(the paper's primary setting when the bias is known), then fewer tokens. With no significant gain,
-the mode with the largest gain is named and marked not significant; with no gain, ``plain``.
+Significance: per bias, the McNemar p-values of the modes compared with ``plain`` are Holm-adjusted
+across those modes (``p_holm`` beside the raw ``p_value``); a mode is ``significant`` when its
+adjusted p is below the significance level.
+
+Recommendation: a mode is recommended only when it beats ``plain`` significantly (a positive change
+with a Holm-adjusted p below the level) and neither over-corrects nor hurts; among those, the
+cheapest: fewest requests per verdict first (a self pass is a second full request, swap asks both
+orders), then the warning before swapping before the self pass, then the specific phrasing before
+the generic one and the full list (the paper's primary setting when the bias is known), then fewer
+tokens. Otherwise the recommendation is ``plain`` with the basis "no mode helped significantly"; the
+largest observed gain is kept under ``largest_gain`` for the record, never as a recommendation.
 """
 
 from __future__ import annotations
@@ -29,19 +35,27 @@ from scipy import stats as sps
 
 from legal_judge.debias import parse_mode
 from legal_judge.pairwise import OrderVerdict, combine_orders, position_summary
-from legal_judge.stats import mcnemar_from_outcomes, proportion_ci, repetition_stability
+from legal_judge.stats import (
+    adjust_pvalues,
+    mcnemar_from_outcomes,
+    proportion_ci,
+    repetition_stability,
+)
 
 if TYPE_CHECKING:
     from legal_judge.debias_experiment import TrialOutcome
 
-__all__ = ["PAPER_EXPECTATION", "analyze", "langfuse_scores", "recommend"]
+__all__ = ["NO_SIGNIFICANT_MODE", "PAPER_EXPECTATION", "analyze", "langfuse_scores", "recommend"]
+
+#: The basis of a ``plain`` recommendation: no mode beat plain significantly (Holm).
+NO_SIGNIFICANT_MODE = "no mode helped significantly"
 
 # "Before" is stronger against signals visible right away, "after" against content-dependent ones,
 # and position is checked more reliably by swapping (the seed's control knobs and limitations).
 PAPER_EXPECTATION = {"authority": "aware", "confidence": "aware", "bandwagon": "aware",
                      "sentiment": "aware", "verbosity": "self", "formatting": "self",
                      "position": "swap"}
-_STRATEGY_ORDER = {"aware": 0, "self": 1, "aware+self": 2}
+_STRATEGY_ORDER = {"aware": 0, "swap": 1, "self": 2, "aware+self": 3}
 _SCOPE_ORDER = {"specific": 0, "generic": 1, "all": 2}
 
 
@@ -130,15 +144,26 @@ def _cell(rows: dict[str, list[TrialOutcome]], plain: dict[str, list[TrialOutcom
     cell["self_changed_rate"] = sum(changed) / len(changed) if changed else None
     cell["balanced"] = _balanced(rows["test"] + rows["control"])
     if mode == "plain":
-        cell.update(change=0.0, mcnemar=None, significant=False, over_correction=None, worse=False)
+        cell.update(change=0.0, mcnemar=None, p_holm=None, significant=False,
+                    over_correction=None, worse=False)
         return cell
     test = _paired(plain["test"], rows["test"])
     cell["change"] = test["change"] if test else None
     cell["mcnemar"] = test
-    cell["significant"] = bool(test and test["p_value"] < alpha)
-    cell["worse"] = bool(cell["significant"] and (test or {}).get("change", 0) < 0)
     cell["over_correction"] = _over_correction(plain, rows, alpha)
     return cell
+
+
+def _holm(cells: dict[str, dict[str, Any]], alpha: float) -> None:
+    """Holm across the modes compared with plain; sets ``p_holm``, ``significant``, ``worse``."""
+    tested = [m for m, c in cells.items() if m != "plain" and c["mcnemar"] is not None]
+    adjusted = adjust_pvalues([cells[m]["mcnemar"]["p_value"] for m in tested], "holm")
+    for m, c in cells.items():
+        if m == "plain":
+            continue
+        c["p_holm"] = float(adjusted[tested.index(m)]) if m in tested else None
+        c["significant"] = c["p_holm"] is not None and c["p_holm"] < alpha
+        c["worse"] = bool(c["significant"] and (c["change"] or 0) < 0)
 
 
 def recommend(bias: str, cells: dict[str, dict[str, Any]], *,
@@ -153,22 +178,25 @@ def recommend(bias: str, cells: dict[str, dict[str, Any]], *,
           and not (c["over_correction"] or {}).get("flagged") and not c["worse"]]
     significant = sorted((m for m in ok if cells[m]["significant"]), key=cost)
     expected = PAPER_EXPECTATION.get(bias)
-    if significant:
-        best, basis = significant[0], "significant"
-    elif ok:
-        best = max(ok, key=lambda m: (cells[m]["change"], [-x for x in cost(m)[:3]]))
-        basis = "largest gain, not significant"
-    else:
-        return {"mode": "plain", "strategy": "plain", "basis": "no mode improved accuracy",
-                "paper_expectation": expected, "agrees_with_paper": None, "alternatives": []}
+    if not significant:
+        gain = max(ok, key=lambda m: (cells[m]["change"], [-x for x in cost(m)[:3]]), default=None)
+        return {"mode": "plain", "strategy": "plain", "basis": NO_SIGNIFICANT_MODE,
+                "accuracy_plain": cells["plain"]["accuracy"], "paper_expectation": expected,
+                "agrees_with_paper": None, "alternatives": [],
+                "largest_gain": None if gain is None else {
+                    "mode": gain, "change": cells[gain]["change"],
+                    "p_value": cells[gain]["mcnemar"]["p_value"],
+                    "p_holm": cells[gain]["p_holm"]}}
+    best = significant[0]
     c = cells[best]
     strategy = parse_mode(best).base
     return {
-        "mode": best, "strategy": strategy, "basis": basis, "change": c["change"],
-        "p_value": c["mcnemar"]["p_value"], "accuracy_plain": cells["plain"]["accuracy"],
+        "mode": best, "strategy": strategy, "basis": "significant", "change": c["change"],
+        "p_value": c["mcnemar"]["p_value"], "p_holm": c["p_holm"],
+        "accuracy_plain": cells["plain"]["accuracy"],
         "accuracy": c["accuracy"], "requests_per_verdict": requests[best],
         "tokens_per_trial": c["tokens_per_trial"], "paper_expectation": expected,
-        "agrees_with_paper": None if expected in (None, "swap") else strategy == expected,
+        "agrees_with_paper": None if expected is None else strategy == expected,
         "alternatives": [m for m in significant if m != best],
     }
 
@@ -226,6 +254,7 @@ def analyze(outcomes: Sequence[TrialOutcome], *, modes: Sequence[str], requests:
     for bias in sorted(grid):
         plain = grid[bias]["plain"]
         cells = {m: _cell(grid[bias][m], plain, m, alpha) for m in modes}
+        _holm(cells, alpha)
         biases[bias] = {"n_pairs": len({o.pair_id for o in plain["test"]}), "modes": cells,
                         "repetition_stability": _stability(outcomes, bias),
                         "recommendation": recommend(bias, cells, requests=requests)}
@@ -234,29 +263,38 @@ def analyze(outcomes: Sequence[TrialOutcome], *, modes: Sequence[str], requests:
 
 
 def langfuse_scores(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The experiment's numbers as Langfuse trace scores (for the sync; pure).
+    """The experiment's numbers as Langfuse scores (for the sync; pure).
 
-    ``debias.<bias>.<mode>.accuracy`` / ``.change`` / ``.p_value`` (NUMERIC),
-    ``debias.<bias>.<mode>.over_corrected`` (BOOLEAN), ``debias.<bias>.recommendation``
-    (CATEGORICAL) and ``debias.<mode>.tokens_per_trial`` (NUMERIC).
+    ``debias.<bias>.<mode>.accuracy`` / ``.change`` / ``.p_value`` / ``.p_holm`` (NUMERIC),
+    ``debias.<bias>.<mode>.significant`` and ``.over_corrected`` (BOOLEAN),
+    ``debias.<bias>.recommendation`` (CATEGORICAL: a mode, ``plain`` when no mode helped
+    significantly) and ``debias.<mode>.tokens_per_trial`` (NUMERIC). Each score says the bias it
+    belongs to (``bias``; None for the per-mode totals).
     """
     out: list[dict[str, Any]] = []
 
-    def add(name: str, value: Any, data_type: str) -> None:
+    def add(name: str, value: Any, data_type: str, bias: str | None, comment: str | None = None
+            ) -> None:
         if value is not None:
-            out.append({"name": name, "value": value, "data_type": data_type})
+            out.append({"name": name, "value": value, "data_type": data_type, "bias": bias,
+                        "comment": comment})
 
     for bias, b in report["biases"].items():
         for mode, c in b["modes"].items():
-            add(f"debias.{bias}.{mode}.accuracy", c["accuracy"], "NUMERIC")
+            add(f"debias.{bias}.{mode}.accuracy", c["accuracy"], "NUMERIC", bias)
             if mode != "plain":
-                add(f"debias.{bias}.{mode}.change", c["change"], "NUMERIC")
+                add(f"debias.{bias}.{mode}.change", c["change"], "NUMERIC", bias)
                 add(f"debias.{bias}.{mode}.p_value", (c["mcnemar"] or {}).get("p_value"),
-                    "NUMERIC")
+                    "NUMERIC", bias)
+                add(f"debias.{bias}.{mode}.p_holm", c.get("p_holm"), "NUMERIC", bias)
+                if c["mcnemar"] is not None:
+                    add(f"debias.{bias}.{mode}.significant", float(bool(c["significant"])),
+                        "BOOLEAN", bias)
                 oc = c["over_correction"]
                 add(f"debias.{bias}.{mode}.over_corrected",
-                    None if oc is None else float(oc["flagged"]), "BOOLEAN")
-        add(f"debias.{bias}.recommendation", b["recommendation"]["mode"], "CATEGORICAL")
+                    None if oc is None else float(oc["flagged"]), "BOOLEAN", bias)
+        rec = b["recommendation"]
+        add(f"debias.{bias}.recommendation", rec["mode"], "CATEGORICAL", bias, rec["basis"])
     for mode, m in report["modes"].items():
-        add(f"debias.{mode}.tokens_per_trial", m["tokens_per_trial"], "NUMERIC")
+        add(f"debias.{mode}.tokens_per_trial", m["tokens_per_trial"], "NUMERIC", None)
     return out

@@ -3,7 +3,7 @@
 Each known-answer pair (``data/debias_pairs.jsonl``: a legal question, a plain correct answer and a
 wrong answer dressed with one bias signal; by default with the reversed-signal controls of
 ``data/debias_controls.jsonl``, where the correct answer is dressed) is judged pairwise under every mode (``plain``, ``aware``,
-``aware-generic``, ``aware-all``, ``self``, ``aware+self`` ...). A *trial* is one pair in one order:
+``aware-generic``, ``aware-all``, ``self``, ``aware+self``, ``swap`` ...). A *trial* is one pair in one order:
 
 * the order of the file (``wrong_first``), and with ``orders="both"`` also the swapped order; for the
   text biases both orders are trials of the bias (the signal is in the text, and counterbalancing
@@ -11,6 +11,10 @@ wrong answer dressed with one bias signal; by default with the reversed-signal c
 * for ``position`` pairs the swapped order puts the *correct* answer first: it is a reversed-signal
   **control**, like pairs marked ``"control": true`` (the correct answer carries the signal). A mode
   that lowers accuracy on controls, or flips the sign of the bias effect, over-corrects.
+
+Under ``swap`` a trial's verdict asks both orders and combines them (balanced position calibration),
+so the two trials of a pair get the same verdict (the second from the cache); the unit of the paired
+McNemar test stays the trial, as for every mode.
 
 ``plain`` is also re-asked ``repeats - 1`` times with other seeds (repetition stability). The analysis
 is in :mod:`legal_judge.debias_analysis`; calls are cached and logged, so a rerun after a failure
@@ -20,6 +24,7 @@ resumes without paying twice.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -45,12 +50,13 @@ __all__ = [
     "bundled_controls_path",
     "bundled_pair_files",
     "bundled_pairs_path",
+    "load_experiment",
     "load_pairs",
     "run_experiment",
     "save_experiment",
 ]
 
-DEFAULT_MODES = ("plain", "aware", "aware-generic", "self", "aware+self")
+DEFAULT_MODES = ("plain", "aware", "aware-generic", "self", "aware+self", "swap")
 Orders = Literal["given", "both"]
 
 
@@ -295,3 +301,13 @@ def save_experiment(store: Store, report: dict[str, Any]) -> None:
                     canonical_json(report)))
     # The sync builds the Langfuse trace from the table row; the outbox only says what is new.
     store.outbox_put("debias_experiment", report["id"], {"experiment_id": report["id"]})
+
+
+def load_experiment(store: Store, experiment_id: str) -> dict[str, Any] | None:
+    """A stored experiment's report (as :func:`run_experiment` returned it), or None."""
+    row = store.db.execute("SELECT report_json FROM debias_experiments WHERE id = ?",
+                           (experiment_id,)).fetchone()
+    if row is None or row[0] is None:
+        return None
+    report: dict[str, Any] = json.loads(row[0])
+    return report

@@ -44,7 +44,7 @@ __all__ = [
 log = logging.getLogger("legal_judge.judge")
 
 RETRY_TEMPERATURES = (0.0, 0.2, 0.4)
-DebiasMode = Literal["plain", "aware", "self", "aware+self"]
+DebiasMode = Literal["plain", "aware", "self", "aware+self", "swap"]  # swap: pairwise only
 
 
 class DebiasConfig(BaseModel):

@@ -67,12 +67,14 @@ from legal_judge.sync.plan import (
     score_config_specs,
     span_id,
 )
+from legal_judge.sync.plan_debias import debias_plan
 from legal_judge.sync.plan_other import audit_plan, calibration_plan, label_scores
 from legal_judge.sync.prompts import (
     judge_prompt_name,
     local_prompts,
+    parse_references,
+    reference_label,
     remote_matches,
-    rubric_label,
 )
 
 __all__ = [
@@ -263,6 +265,17 @@ def _score_request(s: ScorePlan, config_ids: dict[str, str]) -> CreateScoreReque
         timestamp=s.timestamp)
 
 
+class Undeliverable(Exception):
+    """An entity no retry can deliver as it stands: it is parked with this reason and fix."""
+
+    def __init__(self, reason: str, fix: str) -> None:
+        super().__init__(reason)
+        self.reason, self.fix = reason, fix
+
+
+_RETRY_PARKED = "then `legal-judge sync --retry-parked`"
+
+
 def _post_scores(c: _Client, scores: list[ScorePlan], config_ids: dict[str, str],
                  dl: _Deadline) -> None:
     for i in range(0, len(scores), 100):
@@ -270,8 +283,10 @@ def _post_scores(c: _Client, scores: list[ScorePlan], config_ids: dict[str, str]
         resp = c.lf.api.scores.create(request=batch, request_options=dl.options())
         if getattr(resp, "rejected", 0):
             msgs = "; ".join(e.message for e in resp.errors[:3])
-            raise SyncError(f"Langfuse rejected {resp.rejected} scores: {msgs}",
-                            fix="check the score configs in Langfuse match the rubrics")
+            raise Undeliverable(
+                f"Langfuse rejected {resp.rejected} scores: {msgs}",
+                "make the Langfuse score config of that name match the rubric (type, range, "
+                "categories); the next `legal-judge sync` retries it")
 
 
 def ensure_score_configs(c: _Client, specs: list[ScoreConfigSpec],
@@ -312,12 +327,19 @@ def _flush_spans(c: _Client, dl: _Deadline) -> None:
 
 @dataclass
 class DeliveryResult:
-    """What one delivery attempt did."""
+    """What one delivery attempt did.
+
+    ``parked``: row id -> (reason, fix) of rows newly parked (a row retried by itself and parked
+    again is not new); ``retried``: parked rows tried again.
+    """
 
     delivered: list[int] = field(default_factory=list)
     failed: dict[int, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     timed_out: bool = False
+    parked: dict[int, tuple[str, str]] = field(default_factory=dict)
+    retried: list[int] = field(default_factory=list)
+    quiet: set[int] = field(default_factory=set)
 
 
 def _plans_for(row: dict[str, Any], store: Store, masker: Masker,
@@ -335,19 +357,65 @@ def _plans_for(row: dict[str, Any], store: Store, masker: Masker,
         scores, skipped = label_scores(store, eid, masker=masker,
                                        kinds={k: v[1] for k, v in configs.items()})
         return [], scores, [f"label not mapped to a score config: {s}" for s in skipped]
-    raise SyncError(f"unknown outbox entity kind '{kind}'", fix="upgrade legal-judge")
+    if kind == "debias_experiment":
+        return [debias_plan(store, eid, masker=masker)], [], []
+    raise Undeliverable(
+        f"legal-judge {_version()} cannot deliver '{kind}' entities (queued by a newer version?)",
+        "upgrade legal-judge: a new version retries parked entities by itself")
 
 
-def deliver_outbox(store: Store, *, timeout_s: float = 10.0,
-                   masker: Masker | None = None) -> DeliveryResult:
+def _version() -> str:
+    from legal_judge import __version__
+
+    return __version__
+
+
+def _local_problem(row: dict[str, Any], exc: Exception) -> tuple[str, str]:
+    """Reason and fix for an entity whose Langfuse objects cannot be built from the store."""
+    if isinstance(exc, Undeliverable):
+        return exc.reason, exc.fix
+    what = f"{row['entity_kind']} {row['entity_id']}"
+    if isinstance(exc, KeyError):
+        return (f"the store no longer holds {what}",
+                f"`legal-judge sync --drop {row['entity_id']}` removes it from the outbox")
+    return (f"cannot build the Langfuse objects of {what} from the store: "
+            f"{type(exc).__name__}: {exc}",
+            f"report it (`legal-judge sync --status` shows it), {_RETRY_PARKED} after an upgrade")
+
+
+def _refused(exc: Exception) -> tuple[str, str] | None:
+    """Reason and fix when Langfuse refused this entity's content (a resend would not help)."""
+    if isinstance(exc, Undeliverable):
+        return exc.reason, exc.fix
+    status = getattr(exc, "status_code", None)
+    if status in (400, 404, 413, 422):
+        body = str(getattr(exc, "body", "") or exc)[:300]
+        return (f"Langfuse refused it (HTTP {status}): {body}",
+                "correct what Langfuse names (or upgrade legal-judge); the next "
+                "`legal-judge sync` retries it")
+    return None
+
+
+def deliver_outbox(store: Store, *, timeout_s: float = 10.0, masker: Masker | None = None,
+                   retry_parked: bool = False) -> DeliveryResult:
     """Deliver every pending outbox row to Langfuse within ``timeout_s`` (plus at most ~1 s).
 
-    Rows delivered are marked synced; a failed row is marked with its error and stays pending.
+    Rows delivered are marked synced; a row that failed for a reason a rerun can resolve (an
+    outage, a timeout) is marked with its error and stays pending. A row that cannot be delivered
+    as it stands (a kind this version does not know, an entity the store no longer holds, content
+    Langfuse refuses) is parked with its reason and fix, and never blocks the others. Parked rows
+    are retried: refused content by every sync (the fix is made in Langfuse), the others by
+    another legal-judge version (the fix is an upgrade), all of them with ``retry_parked``.
     Never raises for Langfuse being down or slow.
     """
     result = DeliveryResult()
+    # Refused content is retried by every sync (its fix is made in Langfuse), the rest by another
+    # version (the fix is an upgrade) or on request; a retried row parked again is not news.
+    auto = {p["id"] for p in store.outbox_parked()
+            if p["park_retry"] == "sync" or p["parked_by"] != _version()}
+    retry = [p["id"] for p in store.outbox_parked() if retry_parked or p["id"] in auto]
     rows = store.outbox_pending()
-    if not rows:
+    if not rows and not retry:
         return result
     masker = masker if masker is not None else load_masker()
     dl = _Deadline(timeout_s)
@@ -357,19 +425,34 @@ def deliver_outbox(store: Store, *, timeout_s: float = 10.0,
     except Exception as exc:  # outage, auth, timeout: nothing delivered, the outbox stays
         _fail(store, result, [r["id"] for r in rows], exc)
         return result
+    if retry:
+        store.outbox_unpark(retry)
+        result.retried = retry
+        result.quiet = auto if not retry_parked else set()
+        rows = store.outbox_pending()
     config_ids = {k: v[0] for k, v in configs.items()}
     for row in rows:
         try:
             traces, scores, notes = _plans_for(row, store, masker, configs)
+        except Exception as exc:  # built from the store alone: the same next time
+            _park(store, result, row["id"], *_local_problem(row, exc), retry="upgrade")
+            continue
+        try:
             for plan in traces:
                 _emit(c, plan)
                 scores = [*scores, *plan.scores]
             _flush_spans(c, dl)
             _post_scores(c, scores, config_ids, dl)
         except Exception as exc:
+            refused = _refused(exc)
+            if refused is not None:
+                _park(store, result, row["id"], *refused, retry="sync")
+                continue
             _fail(store, result, [row["id"]], exc)
             if result.timed_out:
-                rest = [r["id"] for r in rows if r["id"] not in result.failed]
+                rest = [r["id"] for r in rows
+                        if r["id"] not in result.failed and r["id"] not in result.parked
+                        and r["id"] not in result.delivered]
                 _fail(store, result, rest, exc)
                 break
             continue
@@ -377,6 +460,13 @@ def deliver_outbox(store: Store, *, timeout_s: float = 10.0,
         store.outbox_mark([row["id"]])
         result.delivered.append(row["id"])
     return result
+
+
+def _park(store: Store, result: DeliveryResult, row_id: int, reason: str, fix: str, *,
+          retry: str) -> None:
+    store.outbox_park([row_id], reason=reason, fix=fix, by=_version(), retry=retry)
+    if row_id not in result.quiet:
+        result.parked[row_id] = (reason, fix)
 
 
 def _fail(store: Store, result: DeliveryResult, ids: list[int], exc: BaseException) -> None:
@@ -397,37 +487,51 @@ def _enc(name: str) -> str:
 def _get(c: _Client, name: str, *, label: str | None = None, version: int | None = None,
          resolve: bool = True) -> Any:
     try:
-        return c.lf.api.prompts.get(_enc(name), label=label, version=version,
-                                    resolve=None if resolve else False,
+        # resolve is sent either way: `prompts pull` promises resolved references whatever the
+        # server's default.
+        return c.lf.api.prompts.get(_enc(name), label=label, version=version, resolve=resolve,
                                     request_options={"max_retries": 0})
     except LfNotFound:
         return None
 
 
+def _relabel(c: _Client, name: str, version: int, label: str) -> Any:
+    return c.lf.api.prompt_version.update(name=_enc(name), version=version, new_labels=[label])
+
+
 def push_prompts(*, label: str | None = None, judge_name: str | None = None) -> list[dict[str, Any]]:
     """Create a Langfuse version for each repository prompt whose content hash changed.
 
+    Only ``label`` is set, and only on the versions this push creates or finds holding the
+    repository's content (``latest`` is Langfuse's own); the judge prompt references its rubrics
+    with the same label (``latest`` without one), so a staging push leaves production as it was.
+
     Returns:
-        One row per prompt: name, kind, action (``created``/``unchanged``), version, sha256.
+        One row per prompt: name, kind, action (``created``/``labeled``/``unchanged``), version,
+        sha256.
 
     Raises:
         SyncError: Langfuse refused or was unreachable.
     """
     c = _client(require_settings())
     rows = []
-    ref_label = rubric_label()
     try:
-        for lp in local_prompts(load_assets(), judge_name=judge_name, label=ref_label):
-            cur = _get(c, lp.name, label="latest", resolve=False)
-            if cur is not None and remote_matches(lp, cur.prompt, cur.config):
-                rows.append({"name": lp.name, "kind": lp.kind, "action": "unchanged",
+        for lp in local_prompts(load_assets(), judge_name=judge_name, label=reference_label(label)):
+            # The version holding this label already may hold the content though a newer one
+            # (a UI edit) took `latest`: then nothing is created for this label.
+            found = [p for p in (_get(c, lp.name, label=label, resolve=False) if label else None,
+                                 _get(c, lp.name, label="latest", resolve=False))
+                     if p is not None and remote_matches(lp, p.prompt, p.config)]
+            if found:
+                cur, action = found[0], "unchanged"
+                if label and label not in cur.labels:
+                    _relabel(c, lp.name, int(cur.version), label)
+                    action = "labeled"
+                rows.append({"name": lp.name, "kind": lp.kind, "action": action,
                              "version": cur.version, "sha256": lp.sha256})
                 continue
-            labels = [label] if label else []
-            if lp.kind == "rubric" and _get(c, lp.name, label=ref_label, resolve=False) is None:
-                labels.append(ref_label)  # bootstrap: the judge prompt's references must resolve
             made = c.lf.api.prompts.create(request=CreateTextPromptRequest(
-                name=lp.name, prompt=lp.text, config=lp.config, labels=sorted(set(labels)),
+                name=lp.name, prompt=lp.text, config=lp.config, labels=[label] if label else [],
                 tags=["legal_judge", lp.kind],
                 commit_message=f"legal-judge push ({lp.config['legal_judge']['asset']})"))
             rows.append({"name": lp.name, "kind": lp.kind, "action": "created",
@@ -440,12 +544,32 @@ def push_prompts(*, label: str | None = None, judge_name: str | None = None) -> 
     return rows
 
 
+def _references(c: _Client, raw: str) -> list[dict[str, Any]]:
+    """Each reference of a raw prompt with the version it resolves to now (None: unresolved)."""
+    out = []
+    for ref in parse_references(raw):
+        version = int(ref["version"]) if "version" in ref else None
+        dep = _get(c, ref.get("name", ""), label=None if version else ref.get("label"),
+                   version=version, resolve=False)
+        out.append({"name": ref.get("name"), "label": ref.get("label"),
+                    "version": int(dep.version) if dep is not None else None})
+    return out
+
+
 def pull_prompt(name: str, *, label: str | None = "production",
                 version: int | None = None) -> dict[str, Any]:
-    """One prompt version (references resolved) as a dict."""
+    """One prompt version with its references resolved, and the versions they resolved to.
+
+    Returns:
+        ``name``, ``version``, ``labels``, ``prompt`` (resolved text), ``config`` and
+        ``references`` (name, label, resolved version per reference of the stored text).
+    """
     c = _client(require_settings())
+    by_label = None if version else label
     try:
-        got = _get(c, name, label=None if version else label, version=version)
+        got = _get(c, name, label=by_label, version=version)
+        raw = _get(c, name, label=by_label, version=version, resolve=False) if got else None
+        refs = _references(c, raw.prompt) if raw is not None else []
     except Exception as exc:
         raise SyncError(f"cannot fetch prompt {name}: {exc}", fix="check LANGFUSE_BASE_URL") from None
     if got is None:
@@ -454,31 +578,60 @@ def pull_prompt(name: str, *, label: str | None = "production",
         raise NotFoundError(f"no Langfuse prompt {name} with {'version ' + str(version) if version else 'label ' + str(label)}",
                             fix="`legal-judge prompts diff` lists the prompts and their versions")
     return {"name": got.name, "version": got.version, "labels": list(got.labels),
-            "prompt": got.prompt, "config": got.config}
+            "prompt": got.prompt, "config": got.config, "references": refs}
 
 
 def promote_prompt(name: str, version: int, *, label: str = "production") -> list[str]:
-    """Move ``label`` to ``version`` of ``name``; returns that version's labels."""
+    """Move ``label`` to ``version`` of ``name``; returns that version's labels.
+
+    Raises:
+        ConfigError: the version references its rubrics by another label (labelled ``label`` it
+            would compose the other label's rubrics).
+        NotFoundError: no such version.
+    """
     c = _client(require_settings())
     try:
-        got = c.lf.api.prompt_version.update(name=_enc(name), version=version, new_labels=[label])
+        raw = _get(c, name, version=version, resolve=False)
+        refs = parse_references(raw.prompt) if raw is not None else []
+        others = sorted({r["label"] for r in refs
+                         if "version" not in r and r.get("label") not in (None, label)})
+        if others:
+            raise ConfigError(
+                f"{name} v{version} references its rubrics by label '{others[0]}': labelled "
+                f"'{label}' it would compose the '{others[0]}' rubrics",
+                code="prompt-reference-label",
+                fix=f"`legal-judge prompts push --label {label}` labels the rubric versions "
+                    f"'{label}' and creates the judge version that references them")
+        got = _relabel(c, name, version, label)
     except LfNotFound:
         from legal_judge.errors import NotFoundError
 
         raise NotFoundError(f"no Langfuse prompt {name} version {version}",
                             fix="`legal-judge prompts diff` shows the versions") from None
+    except ConfigError:
+        raise
     except Exception as exc:
         raise SyncError(f"promote failed: {exc}", fix="check LANGFUSE_BASE_URL") from None
     return list(got.labels)
 
 
 def diff_prompts(*, label: str = "latest") -> list[dict[str, Any]]:
-    """Repository prompts against Langfuse's ``label`` version: same / changed / missing."""
+    """Repository prompts against Langfuse's ``label`` version: same / changed / missing.
+
+    The judge prompt is compared as composed for the label that version's references follow
+    (recorded in its config), so a judge pushed with ``--label production`` is "same" under any
+    label as long as the repository's content did not change.
+    """
     c = _client(require_settings())
     out = []
+    assets = load_assets()
     try:
-        for lp in local_prompts(load_assets()):
+        for lp in local_prompts(assets, label=label):
             cur = _get(c, lp.name, label=label, resolve=False)
+            ref = ((cur.config or {}).get("legal_judge") or {}).get("rubric_label") \
+                if cur is not None and lp.kind == "judge" else None
+            if ref and ref != label:
+                lp = next(p for p in local_prompts(assets, label=str(ref)) if p.name == lp.name)
             remote = (cur.config or {}).get("sha256") if cur is not None else None
             out.append({"name": lp.name, "local_sha256": lp.sha256, "remote_version":
                         cur.version if cur else None, "remote_sha256": remote,
@@ -533,21 +686,15 @@ def resolve_prompt_versions(*, label: str = "production",
     """
     c = _client(require_settings())
     name = judge_name or judge_prompt_name()
-    import re
-
     try:
         judge = _get(c, name, label=label, resolve=False)
         if judge is None:
             raise SyncError(f"no Langfuse prompt {name} with label {label}",
                             fix="run `legal-judge prompts push` and promote a version")
         versions = {name: int(judge.version)}
-        for tag in re.findall(r"@@@langfusePrompt:(.*?)@@@", judge.prompt):
-            params = dict(p.split("=", 1) for p in tag.split("|") if "=" in p)
-            dep = _get(c, params["name"], label=params.get("label"),
-                       version=int(params["version"]) if "version" in params else None,
-                       resolve=False)
-            if dep is not None:
-                versions[dep.name] = int(dep.version)
+        for ref in _references(c, judge.prompt):
+            if ref["version"] is not None:
+                versions[str(ref["name"])] = int(ref["version"])
     except SyncError:
         raise
     except Exception as exc:

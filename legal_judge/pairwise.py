@@ -3,7 +3,8 @@
 One *order* is one rendering of ``prompts/pairwise.v1.j2`` (the seed's bias-aware template when the
 judge's debias mode includes ``aware``), answered as ``{"reasoning", "winner", "score_a",
 "score_b"}``; with ``self`` in the mode a second request carries the first verdict and asks the judge
-to check it for the bias, then revisit it (both verdicts are kept, with whether the winner changed).
+to check it for the bias, then revisit it (both verdicts are kept, with whether the winner changed);
+with ``swap`` every judgment asks both orders and answers with their balanced combination.
 
 Balanced position calibration (Wang et al., "Large Language Models are not Fair Evaluators"): both
 orders are asked; a winner that survives the swap stands, an inconsistent one is a **tie**; each
@@ -32,6 +33,7 @@ from legal_judge.stats import position_consistency, repetition_stability
 __all__ = [
     "OrderVerdict",
     "PairVerdict",
+    "balanced_winner",
     "PairwiseJudge",
     "PairwiseParseError",
     "combine_orders",
@@ -169,6 +171,20 @@ def combine_orders(original: OrderVerdict, swapped: OrderVerdict) -> PairVerdict
                        orders=(original, swapped))
 
 
+def balanced_winner(pair: PairVerdict) -> Winner:
+    """The winner by balanced position calibration (Wang et al.): what the ``swap`` mode answers.
+
+    A winner that survives the swap stands; an inconsistent pair goes to the answer with the higher
+    score averaged over both orders (each answer was shown first once, so a first-slot bonus
+    cancels); equal or missing averages leave a tie.
+    """
+    if pair.consistent or pair.score_a is None or pair.score_b is None:
+        return pair.winner
+    if pair.score_a == pair.score_b:
+        return "tie"
+    return "A" if pair.score_a > pair.score_b else "B"
+
+
 def _mean2(x: float | None, y: float | None) -> float | None:
     return None if x is None or y is None else (x + y) / 2
 
@@ -212,7 +228,10 @@ class PairwiseJudge:
 
     async def ask(self, question: str, answer_a: str, answer_b: str, *, item_id: str,
                   run_id: str | None = None, seed: int | None = None) -> OrderVerdict:
-        """Judge one order (plus the self pass when the mode says so)."""
+        """Judge one order (plus the self pass when the mode says so; both orders with ``swap``)."""
+        if self.debias.mode == "swap":
+            return await self._swapped(question, answer_a, answer_b, item_id=item_id,
+                                       run_id=run_id, seed=seed)
         messages = self.messages(question, answer_a, answer_b)
         first = await self._ask(messages, item_id=item_id, run_id=run_id, seed=seed,
                                 purpose="pairwise")
@@ -235,6 +254,34 @@ class PairwiseJudge:
         for i in range(1, k):
             out.append(await self.ask(question, answer_a, answer_b, item_id=item_id,
                                       run_id=run_id, seed=i))
+        return out
+
+    async def _swapped(self, question: str, answer_a: str, answer_b: str, *, item_id: str,
+                       run_id: str | None, seed: int | None) -> OrderVerdict:
+        # Slots of the returned verdict are those of the order asked (A = answer_a), so a caller
+        # reads it like any one-order verdict; both orders' usage is counted.
+        original = await self._ask(self.messages(question, answer_a, answer_b), item_id=item_id,
+                                   run_id=run_id, seed=seed, purpose="pairwise")
+        swapped = await self._ask(self.messages(question, answer_b, answer_a),
+                                  item_id=f"{item_id}:swapped", run_id=run_id, seed=seed,
+                                  purpose="pairwise")
+        out = OrderVerdict(status="inconclusive", raw=original.raw)
+        out.add_usage(original)
+        out.add_usage(swapped)
+        failed = [f"{name} order: {v.reason}" for name, v in (("original", original),
+                                                               ("swapped", swapped))
+                  if v.status != "ok"]
+        if failed:
+            out.reason = "swap needs both orders; " + "; ".join(failed)
+            return out
+        pair = combine_orders(original, swapped)
+        winner = balanced_winner(pair)
+        out.status, out.score_a, out.score_b = "ok", pair.score_a, pair.score_b
+        out.winner = None if winner == "tie" else winner
+        out.first = {"original": pair.verdict_ab, "swapped": pair.verdict_ba,
+                     "consistent": pair.consistent}
+        out.reasoning = (f"original order: {original.reasoning}\n"
+                         f"swapped order: {swapped.reasoning}")
         return out
 
     async def _self_pass(self, messages: list[Message], first: OrderVerdict, *, item_id: str,

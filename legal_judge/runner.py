@@ -273,9 +273,8 @@ def _sync_at_end(store: Store, run_id: str, warnings: list[str]) -> None:
     sink = get_sink()
     sink.enqueue_run(store, run_id)
     report = sink.flush(store, timeout_s=10.0)
-    if report.configured and (report.failed or report.timed_out):
-        warnings.append(f"Langfuse sync incomplete ({report.pending} pending); the store keeps "
-                        "everything: run `legal-judge sync` later")
+    if report.configured and report.incomplete:
+        warnings.append(report.advice)
 
 
 class StoreLookupCache:
@@ -433,7 +432,11 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
         summary["warnings"] = run.warnings
     store.finish_run(run_id, status=status, summary=summary)
     if status == "completed":
+        before = len(run.warnings)
         _sync_at_end(store, run_id, run.warnings)
+        if summary is not None and len(run.warnings) > before:
+            # The summary was stored before the sync: store it again so `run` shows its warning.
+            store.finish_run(run_id, status=status, summary=summary)
     return RunOutcome(run_id=run_id, status=status, results=run.results, progress=run.progress,
                       warnings=run.warnings)
 

@@ -30,7 +30,12 @@ _ENV = ("LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL")
 
 @dataclass
 class SyncReport:
-    """What a flush did."""
+    """What a flush did.
+
+    ``parked`` lists every entity parked now (kind, id, reason, fix, ...: ``Store.outbox_parked``),
+    ``newly_parked`` how many of them this flush parked; a parked entity is kept in the outbox
+    and skipped until its fix is applied (see ``legal-judge sync --status``).
+    """
 
     configured: bool
     delivered: int = 0
@@ -40,6 +45,26 @@ class SyncReport:
     elapsed_s: float = 0.0
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    parked: list[dict[str, Any]] = field(default_factory=list)
+    newly_parked: int = 0
+    retried: int = 0
+
+    @property
+    def incomplete(self) -> bool:
+        """Something was not delivered that the user should hear about."""
+        return bool(self.failed or self.timed_out or self.newly_parked)
+
+    @property
+    def advice(self) -> str:
+        """One line for a command that flushed at its end (what happened, what to run)."""
+        parts = []
+        if self.newly_parked:
+            parts.append(f"{self.newly_parked} not deliverable as stored, parked "
+                         "(`legal-judge sync --status` gives the reason and the fix)")
+        if self.failed or self.timed_out:
+            parts.append(f"{self.pending} pending; the store keeps everything: run "
+                         "`legal-judge sync` later")
+        return "Langfuse sync incomplete: " + "; ".join(parts) if parts else ""
 
 
 class Sink(Protocol):
@@ -101,8 +126,15 @@ class OutboxSink:
         return sync_now(store, timeout_s=timeout_s, masker=self.masker)
 
 
-def sync_now(store: Store, *, timeout_s: float = 30.0, masker: Masker | None = None) -> SyncReport:
+def sync_now(store: Store, *, timeout_s: float = 30.0, masker: Masker | None = None,
+             retry_parked: bool = False) -> SyncReport:
     """Deliver the outbox to Langfuse now (what ``legal-judge sync`` runs).
+
+    Args:
+        store: The store whose outbox is delivered.
+        timeout_s: The delivery budget.
+        masker: The redaction hook (default: ``LEGAL_JUDGE_MASK_FILE``).
+        retry_parked: Retry parked entities too (after their fix was applied).
 
     Raises:
         ConfigError: Langfuse is not configured or the mask file is invalid.
@@ -112,12 +144,14 @@ def sync_now(store: Store, *, timeout_s: float = 30.0, masker: Masker | None = N
     langfuse_sync.require_settings()
     t0 = time.monotonic()
     res = langfuse_sync.deliver_outbox(store, timeout_s=timeout_s,
-                                       masker=masker if masker is not None else load_masker())
+                                       masker=masker if masker is not None else load_masker(),
+                                       retry_parked=retry_parked)
     return SyncReport(
         configured=True, delivered=len(res.delivered), failed=len(res.failed),
         pending=store.outbox_status()["pending"], timed_out=res.timed_out,
         elapsed_s=time.monotonic() - t0,
-        errors=sorted(set(res.failed.values()))[:10], notes=res.notes)
+        errors=sorted(set(res.failed.values()))[:10], notes=res.notes,
+        parked=store.outbox_parked(), newly_parked=len(res.parked), retried=len(res.retried))
 
 
 def get_sink(*, masker: Masker | None = None) -> OutboxSink:

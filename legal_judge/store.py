@@ -153,6 +153,34 @@ def m003_labels_per_run(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m004_outbox_parking(db: sqlite3.Connection) -> None:
+    # An entity that cannot be delivered (a kind this version does not know, a row that is gone,
+    # content Langfuse refuses) is parked with its reason and fix instead of failing every sync;
+    # the others are delivered. Queueing it again (a refreshed payload) makes it pending again.
+    # park_retry: "sync" (retried by every sync: the fix is made in Langfuse) or "upgrade"
+    # (retried by another legal-judge version or `sync --retry-parked`).
+    _script(db,
+        """
+        ALTER TABLE outbox ADD COLUMN parked_at TEXT;
+        ALTER TABLE outbox ADD COLUMN park_reason TEXT;
+        ALTER TABLE outbox ADD COLUMN park_fix TEXT;
+        ALTER TABLE outbox ADD COLUMN parked_by TEXT;
+        ALTER TABLE outbox ADD COLUMN park_retry TEXT
+        """
+    )
+    # One statement: the trigger body holds semicolons (_script splits on them). It covers every
+    # writer of the outbox, including calibration's in-transaction enqueue.
+    db.execute(
+        """CREATE TRIGGER outbox_requeue_unparks AFTER UPDATE OF payload_json ON outbox
+           WHEN NEW.parked_at IS NOT NULL AND NEW.synced_at IS NULL
+           BEGIN
+             UPDATE outbox SET parked_at = NULL, park_reason = NULL, park_fix = NULL,
+                               parked_by = NULL, park_retry = NULL WHERE id = NEW.id;
+           END"""
+    )
+
+
 def utcnow() -> str:
     """Current UTC time as ISO 8601 with microseconds."""
     return datetime.now(UTC).isoformat()
@@ -419,13 +447,48 @@ class Store:
             )
 
     def outbox_pending(self, *, limit: int = 10_000) -> list[dict[str, Any]]:
-        """Entities not yet delivered, oldest first."""
+        """Entities not yet delivered and not parked, oldest first."""
         rows = self.db.execute(
             """SELECT id, entity_kind, entity_id, payload_json, attempts, last_error FROM outbox
-               WHERE synced_at IS NULL ORDER BY id LIMIT ?""",
+               WHERE synced_at IS NULL AND parked_at IS NULL ORDER BY id LIMIT ?""",
             (limit,),
         )
         return [{**dict(r), "payload": json.loads(r["payload_json"])} for r in rows]
+
+    def outbox_park(self, ids: list[int], *, reason: str, fix: str, by: str,
+                    retry: str = "upgrade") -> None:
+        """Park outbox rows that cannot be delivered: kept, not pending, listed with the fix.
+
+        ``by`` is the legal-judge version that parked them; ``retry`` says when a sync tries
+        them again: ``sync`` (every sync) or ``upgrade`` (another version, or on request).
+        """
+        with self.transaction() as db:
+            db.executemany(
+                """UPDATE outbox SET parked_at = ?, park_reason = ?, park_fix = ?, parked_by = ?,
+                          park_retry = ?, attempts = attempts + 1, last_error = ? WHERE id = ?""",
+                [(utcnow(), reason[:500], fix[:500], by, retry, reason[:500], i) for i in ids],
+            )
+
+    def outbox_parked(self) -> list[dict[str, Any]]:
+        """Parked (undelivered) entities, oldest first, with reason, fix and parking version."""
+        rows = self.db.execute(
+            """SELECT id, entity_kind, entity_id, attempts, last_error, parked_at, park_reason,
+                      park_fix, parked_by, park_retry FROM outbox
+               WHERE synced_at IS NULL AND parked_at IS NOT NULL ORDER BY id""")
+        return [dict(r) for r in rows]
+
+    def outbox_unpark(self, ids: list[int]) -> None:
+        """Make parked rows pending again (the next sync retries them)."""
+        with self.transaction() as db:
+            db.executemany(
+                """UPDATE outbox SET parked_at = NULL, park_reason = NULL, park_fix = NULL,
+                          parked_by = NULL, park_retry = NULL WHERE id = ?""",
+                [(i,) for i in ids])
+
+    def outbox_drop(self, ids: list[int]) -> None:
+        """Remove outbox rows (a parked entity the user gives up on; the store keeps the entity)."""
+        with self.transaction() as db:
+            db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in ids])
 
     def outbox_mark(self, ids: list[int], *, error: str | None = None) -> None:
         """Mark outbox rows delivered (``error is None``) or failed once more."""
@@ -440,9 +503,10 @@ class Store:
                 )
 
     def outbox_status(self) -> dict[str, int]:
-        """Counts of pending and delivered outbox rows."""
+        """Counts of pending (not parked) and delivered outbox rows (parked: :meth:`outbox_parked`)."""
         row = self.db.execute(
-            "SELECT COALESCE(SUM(synced_at IS NULL), 0), COALESCE(SUM(synced_at IS NOT NULL), 0) FROM outbox"
+            """SELECT COALESCE(SUM(synced_at IS NULL AND parked_at IS NULL), 0),
+                      COALESCE(SUM(synced_at IS NOT NULL), 0) FROM outbox"""
         ).fetchone()
         return {"pending": row[0], "delivered": row[1]}
 

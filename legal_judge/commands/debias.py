@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from legal_judge.debias import parse_mode, toml_line
+from legal_judge.debias_experiment import DEFAULT_MODES
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.judge import JudgeConfig
 
@@ -63,63 +66,99 @@ def _fmt(x: float | None, spec: str = ".2f") -> str:
     return "n/a" if x is None else format(x, spec)
 
 
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.0f}"
+
+
 def _p(x: float | None) -> str:
-    return "n/a" if x is None else ("<0.001" if x < 0.001 else f"{x:.3f}")
+    return "n/a" if x is None else ("<.001" if x < 0.001 else f"{x:.3f}".lstrip("0"))
 
 
 def _over(cell: dict[str, Any]) -> str:
     oc = cell.get("over_correction")
     if oc is None:
         return "" if cell.get("mcnemar") is None else "n/a"
-    flip = " (flip)" if oc["sign_flip"] else ""
+    flip = " flip" if oc["sign_flip"] else ""
     return f"[red]YES{flip}[/red]" if oc["flagged"] else f"no{flip}"
 
 
-_BASIS = {"significant": "significant", "largest gain, not significant": "n.s.",
-          "no mode improved accuracy": "no gain"}
+def _table(title: str) -> Table:
+    # No vertical rules: the tables must read at 80 columns (CI logs, piped output).
+    return Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                 collapse_padding=True, title_justify="left")
 
 
 def _accuracy_table(report: dict[str, Any]) -> Table:
-    table = Table(title=f"Accuracy on known-answer pairs: {report['judge']}")
-    for col in ("bias", "mode", "n", "accuracy (95% CI)", "Δ", "McNemar p", "over-corr.",
-                "tok/trial"):
-        table.add_column(col, no_wrap=col in ("mode", "accuracy (95% CI)"))
+    table = _table(f"Accuracy on known-answer pairs: {report['judge']}")
+    for col in ("bias", "mode", "n", "acc % (95% CI)", "Δ pts", "p", "p Holm", "over-corr."):
+        table.add_column(col, no_wrap=True,
+                         justify="right" if col in ("n", "Δ pts", "p", "p Holm") else "left")
     for bias, b in report["biases"].items():
         for i, (mode, c) in enumerate(b["modes"].items()):
             lo, hi = c["ci95"]
             plain = mode == "plain"
+            change = "" if plain or c["change"] is None else f"{100 * c['change']:+.0f}"
             table.add_row(bias if i == 0 else "", mode, str(c["n"]),
-                          f"{_fmt(c['accuracy'])} ({_fmt(lo)}–{_fmt(hi)})",
-                          "" if plain else _fmt(c["change"], "+.2f"),
+                          f"{_pct(c['accuracy'])} ({_pct(lo)}–{_pct(hi)})", change,
                           "" if plain else _p((c["mcnemar"] or {}).get("p_value")),
-                          _over(c), _fmt(c["tokens_per_trial"], ".0f"))
+                          "" if plain else _p(c.get("p_holm")), _over(c))
         table.add_section()
     return table
 
 
 def _recommendation_table(report: dict[str, Any]) -> Table:
-    rec = Table(title="Recommendation per bias")
-    for col in ("bias", "use", "basis", "plain → use", "paper", "PC plain", "RS plain"):
-        rec.add_column(col, no_wrap=col in ("use", "plain → use"))
+    rec = _table("Recommendation per bias")
+    for col in ("bias", "use", "acc % plain → use", "p Holm", "paper", "PC", "RS"):
+        rec.add_column(col, no_wrap=True)
     for bias, b in report["biases"].items():
         r = b["recommendation"]
         bal = b["modes"]["plain"]["balanced"] or {}
-        rec.add_row(bias, r["mode"], _BASIS.get(r["basis"], r["basis"]),
-                    f"{_fmt(r.get('accuracy_plain'))} → {_fmt(r.get('accuracy'))}",
-                    str(r["paper_expectation"]), _fmt(bal.get("position_consistency")),
+        helped = r["basis"] == "significant"
+        rec.add_row(bias, r["mode"] if helped else "plain",
+                    f"{_pct(r.get('accuracy_plain'))} → {_pct(r.get('accuracy'))}" if helped
+                    else f"{_pct(r.get('accuracy_plain'))} (none helped)",
+                    _p(r.get("p_holm")) if helped else "",
+                    str(r["paper_expectation"] or ""), _fmt(bal.get("position_consistency")),
                     _fmt(b["repetition_stability"]))
     return rec
 
 
 def _cost_table(report: dict[str, Any]) -> Table:
-    cost = Table(title="Cost per mode")
-    for col in ("mode", "requests/verdict", "calls", "input tokens", "output tokens", "cost"):
-        cost.add_column(col)
+    cost = _table("Cost per mode")
+    for col in ("mode", "requests/verdict", "tokens/trial", "calls", "cost"):
+        cost.add_column(col, justify="left" if col == "mode" else "right")
     for mode, m in report["modes"].items():
-        cost.add_row(mode, str(m["requests_per_verdict"]), str(m["calls"]),
-                     f"{m['input_tokens']:,}", f"{m['output_tokens']:,}",
+        cost.add_row(mode, str(m["requests_per_verdict"]), _fmt(m["tokens_per_trial"], ",.0f"),
+                     f"{m['calls']:,}",
                      "unknown" if m["cost_usd"] is None else f"${m['cost_usd']:.4f}")
     return cost
+
+
+def _advice(report: dict[str, Any]) -> None:
+    """What the recommendation means for an ensemble: the TOML line, or that nothing helped."""
+    helped = {b: v["recommendation"] for b, v in report["biases"].items()
+              if v["recommendation"]["basis"] == "significant"}
+    none = [b for b in report["biases"] if b not in helped]
+    alpha = report.get("settings", {}).get("alpha", 0.05)
+    if none:
+        console.print(f"No mode helped significantly for {', '.join(none)} (McNemar against "
+                      f"plain, Holm-adjusted p ≥ {alpha:g}): keep plain for "
+                      f"{'it' if len(none) == 1 else 'them'}, or measure again with more pairs.",
+                      markup=False, highlight=False)
+    if not helped:
+        return
+    console.print("To use a recommended mode, paste its line into the judge's [[judges]] block "
+                  "of your ensemble TOML:", markup=False, highlight=False)
+    for bias, r in helped.items():
+        console.print(f"  {bias}: {toml_line(r['mode'], bias)}", markup=False, highlight=False)
+    if len({r["mode"] for r in helped.values()}) > 1:
+        console.print("A judge holds one debias setting: pick the bias that matters most for "
+                      "your answers, or measure a combined mode (e.g. --modes aware+self-all).",
+                      markup=False, highlight=False)
+    if any(parse_mode(r["mode"]).base == "swap" for r in helped.values()):
+        console.print("swap acts where the judge compares two answers (debias compare, pairwise "
+                      "judging); scoring one answer against the rubrics has no order to swap.",
+                      markup=False, highlight=False)
 
 
 def _render(report: dict[str, Any]) -> None:
@@ -127,12 +166,18 @@ def _render(report: dict[str, Any]) -> None:
         console.print("[yellow]SIMULATED judge: a demo of the method, never a judge of record."
                       "[/yellow]")
     console.print(_accuracy_table(report))
+    console.print("acc: share of test trials where the judge picked the correct answer; Δ pts: "
+                  "change against plain (exact McNemar, paired by trial; p Holm: adjusted across "
+                  "the modes compared). over-corr.: the judge now penalises the signal "
+                  "(reversed-signal controls; flip: the bias effect changed sign; n/a: no "
+                  "controls for this bias).", markup=False, highlight=False)
     console.print(_recommendation_table(report))
+    console.print("use: the cheapest mode that beat plain significantly (McNemar, Holm-adjusted "
+                  "p below the significance level) without over-correcting, else plain. PC: "
+                  "position consistency of plain over both orders; RS: repetition stability of "
+                  "plain.", markup=False, highlight=False)
     console.print(_cost_table(report))
-    console.print("Δ: accuracy change against plain (exact McNemar, paired by trial). "
-                  "over-corr.: the bias effect flips sign or accuracy on reversed-signal controls "
-                  "drops (n/a: no controls for this bias). PC: position consistency over both "
-                  "orders; RS: repetition stability.")
+    _advice(report)
 
 
 @click.group()
@@ -144,8 +189,9 @@ def debias() -> None:
 @click.option("--judge", "judge_ref", required=True,
               help="Judge spec (simulated:demo-openai), judge TOML, or ensemble config.")
 @click.option("--judge-name", default=None, help="Which judge of an ensemble config (default: first).")
-@click.option("--modes", default="plain,aware,aware-generic,self,aware+self", show_default=True,
-              help="Comma list: plain, aware, self, aware+self, each optionally -generic or -all.")
+@click.option("--modes", default=",".join(DEFAULT_MODES), show_default=True,
+              help="Comma list: plain, swap (both orders, balanced position calibration), aware, "
+                   "self, aware+self; the last three optionally -generic or -all.")
 @click.option("--pairs", "pairs_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Known-answer pair file (default: the bundled set).")
 @click.option("--biases", default=None, help="Comma list of bias labels (default: all).")

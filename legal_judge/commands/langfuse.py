@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from legal_judge.assets import load_assets
-from legal_judge.errors import SyncError
+from legal_judge.errors import LegalJudgeError, SyncError
 from legal_judge.store import Store
 
 __all__ = ["COMMANDS", "datasets", "prompts", "sync"]
@@ -39,9 +40,15 @@ def prompts_list() -> None:
 
 
 @prompts.command("push")
-@click.option("--label", default=None, help="label for new versions, e.g. staging")
+@click.option("--label", default=None,
+              help="label to set, e.g. staging (only this label; the judge prompt's rubric "
+                   "references follow it; without one they follow latest)")
 def prompts_push(label: str | None) -> None:
-    """Create a Langfuse version for each prompt whose content hash changed."""
+    """Create a Langfuse version for each prompt whose content hash changed.
+
+    Only LABEL is set: on each new version, and moved to an unchanged version that holds the
+    repository's content. The judge prompt references its rubrics with the same label.
+    """
     from legal_judge.langfuse_sync import push_prompts
 
     _table("prompt push", push_prompts(label=label), ["name", "kind", "action", "version"])
@@ -52,11 +59,19 @@ def prompts_push(label: str | None) -> None:
 @click.option("--label", default="production", show_default=True)
 @click.option("--version", "version", type=int, default=None, help="a version instead of a label")
 def prompts_pull(name: str, label: str, version: int | None) -> None:
-    """Fetch one Langfuse prompt (references resolved) and print it."""
+    """Fetch one Langfuse prompt (references resolved) and print it.
+
+    The judge prompt's rubric references are resolved by the server; the versions they resolved
+    to are listed first.
+    """
     from legal_judge.langfuse_sync import pull_prompt
 
     got = pull_prompt(name, label=label, version=version)
     _console.print(f"[bold]{got['name']}[/] v{got['version']} labels={','.join(got['labels'])}")
+    for ref in got["references"]:
+        how = f"label {ref['label']}" if ref["label"] else "pinned"
+        _echo(f"  resolved {ref['name']} ({how}) -> "
+              + (f"v{ref['version']}" if ref["version"] is not None else "not found"))
     _console.print(got["prompt"], markup=False, highlight=False)
     _console.print(json.dumps(got["config"], indent=2), markup=False)
 
@@ -83,31 +98,123 @@ def prompts_diff(label: str) -> None:
            ["name", "status", "remote_version", "local_sha256", "remote_sha256"])
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _echo(text: str) -> None:
+    # Not wrapped by rich: a reason or a fix stays one line a log search finds.
+    _console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+_RETRY = {"sync": "retried by every sync",
+          "upgrade": "retried by a new legal-judge version or `sync --retry-parked`"}
+
+
+def _print_parked(parked: Sequence[Mapping[str, Any]], *, details: bool) -> None:
+    """Parked entities, one line each (``details``: since when, by which version, reason, fix)."""
+    for p in parked[:20]:
+        name = f"  {p['entity_kind']} {p['entity_id']}"
+        if not details:
+            _echo(f"{name}: {p['park_reason']}")
+            continue
+        _echo(f"{name} (since {str(p['parked_at'])[:16].replace('T', ' ')} UTC, "
+              f"legal-judge {p['parked_by']}; {_RETRY.get(str(p['park_retry']), 'retried on request')})")
+        _echo(f"    reason: {p['park_reason']}")
+        _echo(f"    fix: {p['park_fix']}")
+    if len(parked) > 20:
+        _echo(f"  ... and {len(parked) - 20} more (`legal-judge sync --status` lists them all)")
+
+
+def _print_fixes(parked: Sequence[Mapping[str, Any]]) -> None:
+    """Each distinct fix once, with the entities it applies to."""
+    by_fix: dict[str, list[str]] = {}
+    for p in parked:
+        by_fix.setdefault(str(p["park_fix"]), []).append(f"{p['entity_kind']} {p['entity_id']}")
+    for fix, names in by_fix.items():
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        _echo(f"fix ({', '.join(names[:3])}{more}): {fix}")
+
+
+def _status(store: Store) -> None:
+    counts = store.outbox_status()
+    rows = store.outbox_pending()
+    parked = store.outbox_parked()
+    _console.print(f"pending: {counts['pending']}  delivered: {counts['delivered']}  "
+                   f"parked: {len(parked)}")
+    if rows:
+        _table("pending", [{"kind": r["entity_kind"], "id": r["entity_id"],
+                            "attempts": r["attempts"], "last error": r["last_error"]}
+                           for r in rows], ["kind", "id", "attempts", "last error"])
+    if parked:
+        _echo("parked (not delivered, kept in the outbox, never holding up the others):")
+        _print_parked(parked, details=True)
+
+
+def _drop(store: Store, ids: Sequence[str], every: bool) -> None:
+    parked = store.outbox_parked()
+    chosen = parked if every else [p for p in parked if p["entity_id"] in ids]
+    unknown = sorted(set(ids) - {p["entity_id"] for p in parked})
+    if unknown:
+        raise LegalJudgeError(f"not parked: {', '.join(unknown)}",
+                              fix="`legal-judge sync --status` lists the parked entities")
+    store.outbox_drop([p["id"] for p in chosen])
+    _echo(f"dropped {_plural(len(chosen), 'parked entity', 'parked entities')} from the outbox "
+          "(the store keeps what they refer to; queue one again to resend it)")
+    _print_parked(chosen, details=False)
+
+
 @click.command("sync")
-@click.option("--status", "status_only", is_flag=True, help="only show what is pending")
+@click.option("--status", "status_only", is_flag=True,
+              help="only show what is pending and what is parked")
 @click.option("--timeout", "timeout_s", type=float, default=30.0, show_default=True)
-def sync(status_only: bool, timeout_s: float) -> None:
-    """Deliver the outbox (runs, audits, calibrations, labels) to Langfuse."""
+@click.option("--retry-parked", is_flag=True,
+              help="retry every parked entity too (after applying its fix)")
+@click.option("--drop", "drop_ids", multiple=True, metavar="ID",
+              help="remove this parked entity from the outbox (repeatable; the store keeps it)")
+@click.option("--drop-parked", is_flag=True,
+              help="remove every parked entity from the outbox (the store keeps them)")
+def sync(status_only: bool, timeout_s: float, retry_parked: bool, drop_ids: tuple[str, ...],
+         drop_parked: bool) -> None:
+    """Deliver the outbox (runs, audits, calibrations, labels) to Langfuse.
+
+    Debias experiments are delivered too, as traces and scores like audits. An entity that cannot
+    be delivered as stored is parked with its reason and fix; it never holds up the others. Exit
+    0 when everything else was delivered, 2 when this sync parked an entity, 3 when Langfuse
+    failed (a rerun resumes).
+    """
     store = Store()
     try:
         if status_only:
-            counts = store.outbox_status()
-            rows = store.outbox_pending()
-            _console.print(f"pending: {counts['pending']}  delivered: {counts['delivered']}")
-            _table("pending", [{"kind": r["entity_kind"], "id": r["entity_id"],
-                                "attempts": r["attempts"], "last error": r["last_error"]}
-                               for r in rows], ["kind", "id", "attempts", "last error"])
+            _status(store)
+            return
+        if drop_ids or drop_parked:
+            _drop(store, drop_ids, drop_parked)
             return
         from legal_judge.sink import sync_now
 
-        report = sync_now(store, timeout_s=timeout_s)
+        report = sync_now(store, timeout_s=timeout_s, retry_parked=retry_parked)
         _console.print(f"delivered {report.delivered}, failed {report.failed}, "
-                       f"pending {report.pending} ({report.elapsed_s:.1f} s)")
+                       f"pending {report.pending}, parked {len(report.parked)} "
+                       f"({report.elapsed_s:.1f} s)")
         for note in report.notes:
-            _console.print(f"note: {note}", markup=False)
+            _echo(f"note: {note}")
+        if report.parked:
+            new = f"{report.newly_parked} new" if report.newly_parked else "none new"
+            _echo(f"parked, not delivered ({new}):")
+            _print_parked(report.parked, details=False)
+            _print_fixes(report.parked)
         if report.failed:
             raise SyncError("some entities were not delivered: " + "; ".join(report.errors[:3]),
                             fix="check Langfuse is reachable, then run `legal-judge sync` again")
+        if report.newly_parked:
+            raise LegalJudgeError(
+                f"{_plural(report.newly_parked, 'entity', 'entities')} could not be delivered as "
+                f"stored and {'was' if report.newly_parked == 1 else 'were'} parked; "
+                + (f"the other {report.delivered} delivered" if report.delivered
+                   else "nothing else was waiting"),
+                fix="apply the fix named above for each parked entity "
+                    "(`legal-judge sync --status` lists them again)")
     finally:
         store.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from legal_judge.debias import toml_line
 from legal_judge.reports import charts
 from legal_judge.reports.data import ReportData
 from legal_judge.reports.model import Chart, KeyValues, Note, Report, Section, Table, ci, fmt, pct
@@ -59,6 +60,7 @@ def _accuracy(r: dict[str, Any], modes: list[str]) -> Section:
             rows.append([bias, mode, str(c["n"]), pct(c["accuracy"]), ci(c["ci95"], ".1%"),
                          fmt(c.get("change"), "+.1%") if mode != "plain" else "-",
                          fmt((c.get("mcnemar") or {}).get("p_value"), ".3g", none="-"),
+                         fmt(c.get("p_holm"), ".3g", none="-"),
                          "yes" if c.get("significant") else "no",
                          "YES" if oc.get("flagged") else "no", str(c.get("unscored", 0))])
     title = "Accuracy per bias and mode (95% CI)"
@@ -67,10 +69,13 @@ def _accuracy(r: dict[str, Any], modes: list[str]) -> Section:
         blocks.append(Chart(title, charts.grouped_accuracy(biases, modes, cells, title=title),
                             "Share of test trials where the judge picked the correct answer; "
                             "whiskers are Wilson 95% CIs."))
-    blocks.append(Table("Accuracy per bias x mode; change against plain with the exact McNemar test",
+    blocks.append(Table("Accuracy per bias x mode; change against plain with the exact McNemar test, "
+                        "Holm-adjusted across the modes compared (significant: adjusted p below "
+                        "the significance level)",
                         ["bias", "mode", "trials", "accuracy", "95% CI", "change vs plain",
-                         "McNemar p", "significant", "over-correction", "unscored"], rows,
-                        numeric=["trials", "accuracy", "change vs plain", "McNemar p", "unscored"]))
+                         "McNemar p", "p (Holm)", "significant", "over-correction", "unscored"],
+                        rows, numeric=["trials", "accuracy", "change vs plain", "McNemar p",
+                                       "p (Holm)", "unscored"]))
     return Section("Accuracy per bias and mode", blocks, "accuracy")
 
 
@@ -78,13 +83,25 @@ def _recommendations(r: dict[str, Any]) -> Section:
     rows = []
     for bias, b in sorted(r["biases"].items()):
         rec = b["recommendation"]
-        rows.append([bias, rec["mode"], rec["basis"], fmt(rec.get("change"), "+.1%", none="-"),
-                     fmt(rec.get("p_value"), ".3g", none="-"), str(rec.get("paper_expectation") or "-"),
-                     fmt(b.get("repetition_stability"), ".2f")])
-    return Section("Recommendations", [Table(
-        "Recommended mitigation per bias",
-        ["bias", "mode", "basis", "accuracy gain", "p", "paper expects", "repetition stability"],
-        rows, numeric=["accuracy gain", "p", "repetition stability"])], "recommendations")
+        helped = rec["basis"] == "significant"
+        rows.append([bias, rec["mode"], rec["basis"],
+                     fmt(rec.get("change"), "+.1%", none="-"),
+                     fmt(rec.get("p_holm"), ".3g", none="-"),
+                     str(rec.get("paper_expectation") or "-"),
+                     fmt(b.get("repetition_stability"), ".2f"),
+                     toml_line(rec["mode"], bias) if helped else "-"])
+    blocks: list[Any] = [Table(
+        "Recommended mitigation per bias: a mode is recommended only when it beats plain "
+        "significantly (McNemar, Holm across the modes compared)",
+        ["bias", "mode", "basis", "accuracy gain", "p (Holm)", "paper expects",
+         "repetition stability", "ensemble TOML line"],
+        rows, numeric=["accuracy gain", "p (Holm)", "repetition stability"])]
+    none = [b for b, v in sorted(r["biases"].items())
+            if v["recommendation"]["basis"] != "significant"]
+    if none:
+        blocks.append(Note(f"No mode helped significantly for {', '.join(none)}: keep plain, or "
+                           "measure again with more pairs.", "warning"))
+    return Section("Recommendations", blocks, "recommendations")
 
 
 def _cost(r: dict[str, Any]) -> Section:

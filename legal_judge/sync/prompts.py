@@ -3,9 +3,11 @@
 Naming: the judge system prompt is ``llm-judge-v2`` (``LEGAL_JUDGE_JUDGE_PROMPT`` overrides it),
 each rubric is ``legal-judge/rubric/<name>`` and every other template ``legal-judge/template/<name>``.
 The judge prompt binds the rubrics with Langfuse prompt references
-``@@@langfusePrompt:name=legal-judge/rubric/<name>|label=<rubric label>@@@`` (the label defaults to
-``production``; ``LEGAL_JUDGE_RUBRIC_LABEL`` overrides it), so a rubric edited and promoted in
-Langfuse is picked up by the judge prompt on the next fetch without a code change.
+``@@@langfusePrompt:name=legal-judge/rubric/<name>|label=<label>@@@``, where the label is the one the
+judge prompt is pushed with (``prompts push --label staging`` composes a judge that follows the
+``staging`` rubrics; a push without a label follows ``latest``). A rubric edited and promoted in
+Langfuse under that label is picked up by the judge prompt on the next fetch without a code change,
+and a staging push never moves the ``production`` composition.
 
 Each prompt's ``config`` carries ``sha256``: the hash of its text and the rest of its config. A push
 creates a Langfuse version only when that hash differs from the newest version's.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,9 +30,10 @@ __all__ = [
     "content_hash",
     "judge_prompt_name",
     "local_prompts",
+    "parse_references",
     "prompt_reference",
+    "reference_label",
     "remote_matches",
-    "rubric_label",
     "rubric_prompt_name",
 ]
 
@@ -58,9 +62,9 @@ def judge_prompt_name() -> str:
     return os.environ.get("LEGAL_JUDGE_JUDGE_PROMPT") or DEFAULT_JUDGE_PROMPT
 
 
-def rubric_label() -> str:
-    """The label the judge prompt's rubric references follow."""
-    return os.environ.get("LEGAL_JUDGE_RUBRIC_LABEL") or "production"
+def reference_label(push_label: str | None) -> str:
+    """The label the judge prompt's rubric references follow: the push's own, else ``latest``."""
+    return push_label or "latest"
 
 
 def rubric_prompt_name(rubric: str) -> str:
@@ -71,6 +75,15 @@ def rubric_prompt_name(rubric: str) -> str:
 def prompt_reference(name: str, *, label: str) -> str:
     """A Langfuse prompt reference tag."""
     return f"@@@langfusePrompt:name={name}|label={label}@@@"
+
+
+_REFERENCE = re.compile(r"@@@langfusePrompt:(.*?)@@@")
+
+
+def parse_references(text: str) -> list[dict[str, str]]:
+    """The prompt references of a raw (unresolved) prompt text: ``name`` and ``label``/``version``."""
+    return [dict(p.split("=", 1) for p in tag.split("|") if "=" in p)
+            for tag in _REFERENCE.findall(text)]
 
 
 def content_hash(text: str, config: Any) -> str:
@@ -110,9 +123,15 @@ def _rubric_prompt(assets: Assets, r: Rubric) -> LocalPrompt:
 
 def local_prompts(assets: Assets, *, judge_name: str | None = None,
                   label: str | None = None) -> list[LocalPrompt]:
-    """Every prompt to push, dependencies (rubrics) before the judge prompt that references them."""
+    """Every prompt to push, dependencies (rubrics) before the judge prompt that references them.
+
+    Args:
+        assets: The repository's assets.
+        judge_name: The judge prompt's Langfuse name (default :func:`judge_prompt_name`).
+        label: The label the judge prompt's rubric references name (default ``latest``).
+    """
     judge_name = judge_name or judge_prompt_name()
-    label = label or rubric_label()
+    label = reference_label(label)
     rubric_set = assets.rubric_set()
     names = list(rubric_set.rubrics) + [o.rubric for o in rubric_set.optional_rubrics]
     rubrics = [_rubric_prompt(assets, assets.rubric(n)) for n in dict.fromkeys(names)]

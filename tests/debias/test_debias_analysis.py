@@ -65,7 +65,7 @@ def test_analyze_uses_the_paired_table() -> None:
 
 def _cell(change: float, p: float, *, tokens: float = 100.0, flagged: bool = False) -> dict[str, Any]:
     return {"change": change, "significant": p < 0.05, "worse": False, "accuracy": 0.5 + change,
-            "mcnemar": {"p_value": p}, "tokens_per_trial": tokens,
+            "mcnemar": {"p_value": p}, "p_holm": p, "tokens_per_trial": tokens,
             "over_correction": {"flagged": flagged}}
 
 
@@ -79,11 +79,13 @@ def test_recommend_prefers_fewer_requests_then_the_warning_then_specific() -> No
              "self": _cell(0.3, 0.001, tokens=800), "aware+self": _cell(0.3, 0.001, tokens=900)}
     r = recommend("verbosity", cells, requests=req)
     assert (r["mode"], r["basis"], r["agrees_with_paper"]) == ("self", "significant", True)
-    # Nothing significant: the largest gain, marked as such; an over-correcting mode never wins.
+    # Nothing significant: no recommendation (plain), the largest gain kept only for the record;
+    # an over-correcting mode never wins (issue 20 #19).
     cells = {**base, "aware": _cell(0.1, 0.3), "self": _cell(0.2, 0.2),
              "aware+self": _cell(0.5, 0.001, flagged=True)}
     r = recommend("authority", cells, requests=req)
-    assert (r["mode"], r["basis"]) == ("self", "largest gain, not significant")
+    assert (r["mode"], r["basis"]) == ("plain", "no mode helped significantly")
+    assert r["largest_gain"]["mode"] == "self" and "p_value" not in r
     cells = {**base, "aware": _cell(-0.1, 0.3)}
     assert recommend("authority", cells, requests=req)["strategy"] == "plain"
 

@@ -6,8 +6,9 @@ import pytest
 from click.testing import CliRunner
 from standin import LangfuseStandin
 
+from legal_judge.cli import cli
 from legal_judge.commands.langfuse import COMMANDS, prompts
-from legal_judge.errors import NotFoundError
+from legal_judge.errors import ConfigError, NotFoundError
 from legal_judge.langfuse_sync import (
     diff_prompts,
     promote_prompt,
@@ -43,10 +44,14 @@ def test_push_twice_creates_one_version(standin: LangfuseStandin) -> None:
     assert len(judge) == 1 and "staging" in judge[0]["labels"] and "latest" in judge[0]["labels"]
     rubric = _versions(standin, "legal-judge/rubric/legal_soundness")
     assert len(rubric) == 1
-    # first rubric version also carries the reference label, so the judge's references resolve
-    assert set(rubric[0]["labels"]) == {"staging", "production", "latest"}
-    assert prompt_reference("legal-judge/rubric/legal_soundness", label="production") in \
+    # A staging push sets staging and nothing else: production is never touched (issue 20 #8) ...
+    assert set(rubric[0]["labels"]) == {"staging", "latest"}
+    assert not [(n, p["version"]) for n, vs in standin.state.prompts.items() for p in vs
+                if "production" in p["labels"]]
+    # ... and the judge follows the staging rubrics.
+    assert prompt_reference("legal-judge/rubric/legal_soundness", label="staging") in \
         judge[0]["prompt"]
+    assert "label=production" not in judge[0]["prompt"]
     assert judge[0]["config"]["sha256"] == first[[r["name"] for r in first].index(
         "llm-judge-v2")]["sha256"]
     assert not standin.state.rejected
@@ -97,9 +102,54 @@ def test_cli_prompts(standin: LangfuseStandin) -> None:
     assert out.exit_code == 0 and "created" in out.output, out.output
     out = runner.invoke(prompts, ["push", "--label", "staging"])
     assert "created" not in out.output and "unchanged" in out.output
-    out = runner.invoke(prompts, ["promote", "llm-judge-v2", "1", "--label", "production"])
-    assert out.exit_code == 0, out.output
+    # The staging judge references staging rubrics: promoting it to production is refused ...
+    out = runner.invoke(cli, ["prompts", "promote", "llm-judge-v2", "1", "--label", "production"])
+    assert out.exit_code == 2 and "push --label production" in out.output, out.output
+    # ... a production push labels the same rubric versions and composes the production judge.
+    out = runner.invoke(prompts, ["push", "--label", "production"])
+    assert out.exit_code == 0 and "labeled" in out.output, out.output
     out = runner.invoke(prompts, ["pull", "llm-judge-v2", "--label", "production"])
     assert out.exit_code == 0 and "senior legal AI quality evaluator" in out.output
+    assert "resolved legal-judge/rubric/legal_soundness (label production) -> v1" in out.output
     out = runner.invoke(prompts, ["diff"])
     assert out.exit_code == 0 and "same" in out.output
+
+
+def test_staging_push_leaves_production_and_the_judges_follow_their_own_label(
+        standin: LangfuseStandin) -> None:
+    push_prompts(label="production")
+    # A lawyer edits a rubric in Langfuse and promotes it: production now composes the edit.
+    name = "legal-judge/rubric/completeness"
+    promote_prompt(name, _ui_edit(standin, name, "EDITED COMPLETENESS"), label="production")
+    def production() -> dict[str, list[int]]:
+        return {n: [p["version"] for p in vs if "production" in p["labels"]]
+                for n, vs in standin.state.prompts.items()}
+
+    before = production()
+    pushed = {r["name"]: r for r in push_prompts(label="staging")}
+    # The repository's rubric text comes back as a new staging version; unchanged prompts only
+    # gain the staging label on the version that holds their content.
+    assert pushed[name]["action"] == "created" and pushed[name]["version"] == 3
+    assert pushed["legal-judge/rubric/legal_soundness"]["action"] == "labeled"
+    assert pushed["llm-judge-v2"]["action"] == "created"
+    assert production() == before  # production untouched (latest moves, as Langfuse does)
+    staging = pull_prompt("llm-judge-v2", label="staging")
+    assert "EDITED COMPLETENESS" not in staging["prompt"] and "@@@" not in staging["prompt"]
+    assert {r["name"]: r["version"] for r in staging["references"]}[name] == 3
+    production = pull_prompt("llm-judge-v2", label="production")
+    assert "EDITED COMPLETENESS" in production["prompt"]
+    assert resolve_prompt_versions(label="staging")[name] == 3
+    assert resolve_prompt_versions(label="production")[name] == 2
+    # Pushing staging again changes nothing; the repository's judge is the same as both versions.
+    assert {r["action"] for r in push_prompts(label="staging")} == {"unchanged"}
+    rows = {r["name"]: r["status"] for r in diff_prompts(label="production")}
+    assert rows["llm-judge-v2"] == "same" and rows[name] == "changed"
+
+
+def test_promote_refuses_a_judge_whose_references_follow_another_label(
+        standin: LangfuseStandin) -> None:
+    push_prompts(label="staging")
+    with pytest.raises(ConfigError, match="references its rubrics by label 'staging'"):
+        promote_prompt("llm-judge-v2", 1, label="production")
+    assert "production" not in standin.state.prompts["llm-judge-v2"][0]["labels"]
+    promote_prompt("legal-judge/rubric/completeness", 1, label="reviewed")  # no references: fine
