@@ -96,9 +96,9 @@ def items_section(outcomes: list[ItemOutcome], items: list[dict[str, Any]],
                     _tone(o))
             for o in outcomes]
     blocks: list[Any] = [Note(
-        "Every item of the run. Pick a list to see only its items; open a row for the prompt, "
-        "the answer, each judge's scores and rationale and the rule-based checks. Printing "
-        "prints the rows of the chosen list with every item opened.")]
+        "Every item of the run and the lists it belongs to. In the HTML report a button shows "
+        "one list and a row opens its item (prompt, answer, each judge's scores and rationale, "
+        "the rule-based checks); printing prints the chosen list with every item opened.")]
     if not with_expected:
         blocks.append(Note("The dataset gives no expected conclusion (metadata.expected_pass), "
                            "so there is no 'passed but should fail' list."))
