@@ -5,6 +5,7 @@ Screenshots land in ``tests/reports/screenshots/`` (git-ignored) for a person to
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,12 @@ def test_a_filter_click_shows_only_that_lists_rows(demo_home: Any, tmp_path: Pat
         printed = b.js(OPEN_DETAILS)
         assert len(printed) == 17 and b.js(VISIBLE_ROWS) == should_fail
         assert b.js("getComputedStyle(document.querySelector('.filters')).display") == "none"
-        assert b.pdf()[:5] == b"%PDF-"
+        b.screenshot(SCREENSHOTS / "items-print.png")
+        pdf = b.pdf()
+        # The item table's pages print in landscape (A4 842 x 595 pt), the rest in portrait.
+        boxes = set(re.findall(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf))
+        assert pdf[:5] == b"%PDF-" and {w > h for w, h in ((float(a), float(b_)) for a, b_ in boxes)} \
+            == {True, False}, boxes
         b.media("screen")
 
         b.click('button.filter[data-filter="all"]')
