@@ -2,7 +2,13 @@
 
 Rubrics live in ``rubrics/<name>.v<N>.yaml`` and templates in ``prompts/<name>.v<N>.j2`` at the top of the
 repository; the wheel carries copies under ``legal_judge/_assets/``. A released version is never edited,
-only superseded by ``v<N+1>``. Every asset has a name, a version and the sha256 of its bytes; verdicts
+only superseded by ``v<N+1>``.
+
+The search path: ``$LEGAL_JUDGE_ASSETS`` names one or more folders (separated by ``os.pathsep``, ``:``
+on Linux and macOS), each holding ``rubrics/`` and/or ``prompts/``, searched before the bundled assets.
+A team's folder therefore only holds its own files: a new rubric and a rubric set that uses it. The
+same name and version found twice must be byte-identical (a full copy of the bundled tree is fine);
+different content under a released name and version is refused. Every asset has a name, a version and the sha256 of its bytes; verdicts
 record them so "the judge changed" is a fact, not a guess.
 
 Templates are rendered with Jinja2's ``SandboxedEnvironment`` and ``StrictUndefined``: a missing variable
@@ -34,6 +40,7 @@ __all__ = [
     "RubricSet",
     "Template",
     "asset_root",
+    "asset_roots",
     "load_assets",
     "render_string",
 ]
@@ -349,14 +356,36 @@ def render_string(source: str, variables: dict[str, Any], *, name: str = "<templ
 
 
 def asset_root() -> Path:
-    """Where ``rubrics/`` and ``prompts/`` are: ``$LEGAL_JUDGE_ASSETS``, the wheel copy, or the checkout."""
-    env = os.environ.get("LEGAL_JUDGE_ASSETS")
-    if env:
-        return Path(env)
+    """Where the bundled ``rubrics/`` and ``prompts/`` are: the wheel copy, or the checkout."""
     packaged = Path(__file__).parent / "_assets"
     if (packaged / "rubrics").is_dir():
         return packaged
     return Path(__file__).resolve().parent.parent
+
+
+def asset_roots() -> list[Path]:
+    """The search path: the folders of ``$LEGAL_JUDGE_ASSETS`` in order, then the bundled assets.
+
+    Raises:
+        ConfigError: a folder of ``$LEGAL_JUDGE_ASSETS`` does not exist or holds neither
+            ``rubrics/`` nor ``prompts/``.
+    """
+    roots = []
+    for part in (os.environ.get("LEGAL_JUDGE_ASSETS") or "").split(os.pathsep):
+        if not part.strip():
+            continue
+        root = Path(part).expanduser()
+        if not root.is_dir():
+            raise ConfigError(f"LEGAL_JUDGE_ASSETS folder {root} does not exist",
+                              code="assets-path", fix="create it, or fix the path in LEGAL_JUDGE_ASSETS")
+        if not (root / "rubrics").is_dir() and not (root / "prompts").is_dir():
+            raise ConfigError(f"LEGAL_JUDGE_ASSETS folder {root} has no rubrics/ or prompts/ folder",
+                              code="assets-path",
+                              fix=f"put your files in {root / 'rubrics'} (rubrics, rubric sets) or "
+                                  f"{root / 'prompts'} (templates); point at the folder above them")
+        roots.append(root.resolve())
+    bundled = asset_root().resolve()
+    return [*dict.fromkeys(r for r in roots if r != bundled), bundled]
 
 
 def _sha256(data: bytes) -> str:
@@ -434,10 +463,8 @@ def _load_biases(path: Path, assets: Assets) -> None:
         assets.biases[row["name"]] = Bias(name=row["name"], description=row["description"])
 
 
-@lru_cache(maxsize=4)
-def _load(root: Path) -> Assets:
+def _load_root(root: Path, problems: list[Problem]) -> Assets:
     assets = Assets(root=root)
-    problems: list[Problem] = []
     for path in sorted((root / "rubrics").glob("*.yaml")):
         _load_rubric_file(path, assets, problems)
     for path in sorted((root / "prompts").glob("*.j2")):
@@ -457,7 +484,40 @@ def _load(root: Path) -> Assets:
             name=name, version=version, source=source, sha256=_sha256(raw),
             path=f"prompts/{path.name}",
         )
-    biases = sorted((root / "prompts").glob("biases.v*.yaml"))
+    return assets
+
+
+def _merge(into: dict[str, dict[int, Any]], table: dict[str, dict[int, Any]], root: Path,
+           where: dict[tuple[str, int], Path], kind: str, problems: list[Problem]) -> None:
+    """Add ``table`` (found under ``root``) to ``into``; the first root found wins, and a second
+    copy must be byte-identical (a released version is never edited)."""
+    ext = "j2" if kind == "prompts" else "yaml"
+    for name, versions in table.items():
+        for version, asset in versions.items():
+            have = into.setdefault(name, {}).get(version)
+            if have is None:
+                into[name][version] = asset
+                where[(name, version)] = root
+            elif have.sha256 != asset.sha256:
+                first = where[(name, version)] / kind / f"{name}.v{version}.{ext}"
+                problems.append(Problem(
+                    str(root / kind / f"{name}.v{version}.{ext}"), None, None,
+                    f"differs from {first}: a released version is never edited; save your "
+                    f"change as {name}.v{max(versions) + 1}.{ext} or under a new name"))
+
+
+@lru_cache(maxsize=4)
+def _load(roots: tuple[Path, ...]) -> Assets:
+    assets = Assets(root=roots[0])
+    problems: list[Problem] = []
+    where: dict[tuple[str, int], Path] = {}
+    for root in roots:
+        found = _load_root(root, problems)
+        _merge(assets.rubrics, dict(found.rubrics), root, where, "rubrics", problems)
+        _merge(assets.rubric_sets, dict(found.rubric_sets), root, where, "rubrics", problems)
+        _merge(assets.templates, dict(found.templates), root, where, "prompts", problems)
+    biases = sorted((p for root in roots for p in (root / "prompts").glob("biases.v*.yaml")),
+                    key=lambda p: (_load_versioned(p) or ("", 0))[1])
     if biases:
         _load_biases(biases[-1], assets)
     _check_sets(assets, problems)
@@ -465,16 +525,23 @@ def _load(root: Path) -> Assets:
         raise InputError(problems, fix="fix the rubric or template files listed above")
     if not assets.rubric_sets or not assets.templates:
         raise ConfigError(
-            f"no rubrics or prompts found under {root}", code="assets-missing",
+            f"no rubrics or prompts found under {', '.join(map(str, roots))}",
+            code="assets-missing",
             fix="reinstall legal-judge, or set LEGAL_JUDGE_ASSETS to a folder with rubrics/ and prompts/",
         )
     return assets
 
 
 def load_assets(root: Path | None = None) -> Assets:
-    """Load and validate every rubric and template (cached per root).
+    """Load and validate every rubric and template (cached per search path).
+
+    Args:
+        root: Load only this folder; default: the search path (:func:`asset_roots`).
 
     Raises:
-        InputError: a rubric or template file is invalid; every problem is listed.
+        InputError: a rubric or template file is invalid, or a released name and version is
+            found twice with different content; every problem is listed.
+        ConfigError: a folder of ``$LEGAL_JUDGE_ASSETS`` is missing or empty.
     """
-    return _load((root or asset_root()).resolve())
+    roots = [root] if root is not None else asset_roots()
+    return _load(tuple(r.resolve() for r in roots))

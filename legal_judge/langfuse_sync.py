@@ -58,6 +58,7 @@ from legal_judge.models import BenchmarkItem, EnsembleResult
 from legal_judge.store import Store
 from legal_judge.sync.mask import Masker, load_masker
 from legal_judge.sync.plan import (
+    ExperimentLink,
     ObsPlan,
     ScoreConfigSpec,
     ScorePlan,
@@ -66,6 +67,12 @@ from legal_judge.sync.plan import (
     run_plans,
     score_config_specs,
     span_id,
+)
+from legal_judge.sync.plan_dataset import (
+    DATASET_ITEM_KEY,
+    EXPERIMENT_ENVIRONMENT,
+    dataset_run_links,
+    is_dataset_run,
 )
 from legal_judge.sync.plan_debias import debias_plan
 from legal_judge.sync.plan_other import audit_plan, calibration_plan, label_scores
@@ -79,7 +86,7 @@ from legal_judge.sync.prompts import (
 
 __all__ = [
     "LangfuseSettings", "configured", "require_settings", "deliver_outbox", "diff_prompts", "ensemble_evaluator",
-    "evaluations_from_result", "load_langfuse_dataset", "promote_prompt", "pull_prompt",
+    "evaluations_from_result", "link_dataset_run", "load_langfuse_dataset", "promote_prompt", "pull_prompt",
     "push_dataset", "push_prompts", "resolve_prompt_versions", "settings_from_env",
 ]
 
@@ -252,8 +259,56 @@ def _emit(c: _Client, plan: TracePlan) -> None:
         for o in plan.observations:
             parent = made[o.parent]._otel_span if o.parent else remote
             made[o.key] = _start(c, tid, o, parent, base)
+            if plan.experiment is not None:
+                made[o.key]._otel_span.set_attributes(_experiment_attributes(plan.experiment,
+                                                                             root=o.parent is None))
         for o in reversed(plan.observations):
             made[o.key].end(end_time=_ns(o.end))
+
+
+def _experiment_attributes(link: ExperimentLink, *, root: bool) -> dict[str, str]:
+    """The span attributes of a dataset-run item, as the SDK's ``run_experiment`` sets them: the
+    experiment ids on every span of the trace, its description and expected output on the root."""
+    a = LangfuseOtelSpanAttributes
+    attrs = {a.EXPERIMENT_ID: link.experiment_id, a.EXPERIMENT_NAME: link.experiment_name,
+             a.EXPERIMENT_METADATA: link.metadata, a.EXPERIMENT_DATASET_ID: link.dataset_id,
+             a.EXPERIMENT_ITEM_ID: link.item_id, a.EXPERIMENT_ITEM_METADATA: link.item_metadata,
+             a.EXPERIMENT_ITEM_ROOT_OBSERVATION_ID: link.root_observation_id,
+             a.ENVIRONMENT: EXPERIMENT_ENVIRONMENT}
+    if root:
+        attrs.update({a.EXPERIMENT_DESCRIPTION: link.description,
+                      a.EXPERIMENT_ITEM_EXPECTED_OUTPUT: link.expected_output})
+    return attrs
+
+
+_PROJECT_IDS: dict[LangfuseSettings, str] = {}
+
+
+def _project_id(c: _Client) -> str:
+    """The project the keys belong to (the experiment id derives from it); asked once."""
+    if c.settings not in _PROJECT_IDS:
+        got = c.lf.api.projects.get(request_options={
+            "timeout_in_seconds": max(1, math.ceil(c.settings.timeout_s)), "max_retries": 0})
+        if not got.data:
+            raise SyncError("Langfuse returned no project for these keys",
+                            fix="check LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY")
+        _PROJECT_IDS[c.settings] = str(got.data[0].id)
+    return _PROJECT_IDS[c.settings]
+
+
+def link_dataset_run(store: Store, run_id: str, plans: list[TracePlan], *,
+                     masker: Masker) -> list[TracePlan]:
+    """Mark the traces of a run over a Langfuse dataset as the items of its dataset run.
+
+    A run over a file is returned unchanged (no request is made).
+    """
+    if not is_dataset_run(store, run_id):
+        return plans
+    links = dataset_run_links(store, run_id, project_id=_project_id(_client(require_settings())),
+                              masker=masker)
+    for plan in plans:
+        plan.experiment = links.get(plan.trace_id)
+    return plans
 
 
 def _score_request(s: ScorePlan, config_ids: dict[str, str]) -> CreateScoreRequest:
@@ -347,8 +402,9 @@ def _plans_for(row: dict[str, Any], store: Store, masker: Masker,
                                                               list[str]]:
     kind, eid = row["entity_kind"], row["entity_id"]
     if kind == "run":
-        return run_plans(store, eid, masker=masker, configs=set(configs),
-                         judge_name=judge_prompt_name()), [], []
+        plans = run_plans(store, eid, masker=masker, configs=set(configs),
+                          judge_name=judge_prompt_name())
+        return link_dataset_run(store, eid, plans, masker=masker), [], []
     if kind == "audit":
         return [audit_plan(store, eid, masker=masker)], [], []
     if kind == "calibration":
@@ -742,13 +798,16 @@ def load_langfuse_dataset(name: str) -> list[BenchmarkItem]:
     for i, it in enumerate(ds.items, start=1):
         inp = it.input if isinstance(it.input, dict) else {"prompt": it.input}
         meta = dict(it.metadata) if isinstance(it.metadata, dict) else {}
+        # Kept with the item, so the run's traces link back to it as a dataset run.
+        link = {"id": it.id, "dataset_id": it.dataset_id or ds.id, "dataset_name": name}
         exp = it.expected_output if isinstance(it.expected_output, dict) else {}
         try:
             out.append(BenchmarkItem(
                 id=str(meta.pop("item_id", it.id)), prompt=str(inp.get("prompt") or ""),
                 response=inp.get("response") or "", jurisdiction=inp.get("jurisdiction"),
                 system_under_test=inp.get("system_under_test"), dataset=f"langfuse:{name}",
-                expected_signals=exp.get("expected_signals") or [], metadata=meta))
+                expected_signals=exp.get("expected_signals") or [],
+                metadata={**meta, DATASET_ITEM_KEY: link}))
         except Exception as exc:
             problems.append(Problem(f"langfuse:{name}", i, None, f"item {it.id}: {exc}"))
     if problems:

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from legal_judge.config import store_path
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
 from legal_judge.errors import ConfigError, GateFailure, NotFoundError
 from legal_judge.store import Store
@@ -168,6 +169,7 @@ def print_summary(run: dict[str, Any]) -> None:
     console.print(f"tokens: {s['input_tokens']:,} in / "
                   f"{s['output_tokens']:,} out  cost: ${s['cost_usd']:.4f}"
                   + ("" if s["cost_complete"] else " (some prices unknown)"))
+    console.print(f"store: {store_path()}", soft_wrap=True, highlight=False, markup=False)
     for w in s.get("warnings", [])[:10]:
         console.print(f"[yellow]warning:[/yellow] {w}")
 

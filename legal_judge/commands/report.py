@@ -14,30 +14,43 @@ console = Console()
 
 
 @click.command("report")
-@click.argument("entity_id", metavar="ID")
+@click.argument("ids", metavar="ID [RUN_B]", nargs=-1, required=True)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write a self-contained HTML report (inline charts, no scripts, prints well).")
+              help="Write a self-contained HTML report (inline charts, no network, prints well).")
 @click.option("--md", "md_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the same content as Markdown (for pull requests).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the same content as JSON.")
-def report(entity_id: str, html_path: Path | None, md_path: Path | None,
-           json_path: Path | None) -> None:
-    """Write the report of a run, audit, calibration or debias experiment (kind found from ID)."""
-    from legal_judge.reports import build_report, write_report
+@click.option("--threshold", default=0.25, show_default=True,
+              help="With two runs: a rubric regresses when it drops significantly by more than "
+                   "this (points), as in `compare`.")
+@click.option("--alpha", default=0.05, show_default=True, help="With two runs: significance level.")
+def report(ids: tuple[str, ...], html_path: Path | None, md_path: Path | None,
+           json_path: Path | None, threshold: float, alpha: float) -> None:
+    """Write the report of a run, audit, calibration or debias experiment (kind found from ID),
+    or, given two run ids, the comparison of RUN_B against baseline ID."""
+    from legal_judge.reports import build_comparison_report, build_report, write_report
     from legal_judge.store import Store
 
+    if len(ids) > 2:
+        raise ConfigError(f"report takes one id or two run ids, not {len(ids)}",
+                          code="report-ids",
+                          fix="legal-judge report ID --html r.html, or report RUN_A RUN_B --html c.html")
     if html_path is None and md_path is None and json_path is None:
         raise ConfigError("no output file given", code="report-no-output",
                           fix="add --html report.html (and/or --md report.md, --json report.json)")
     store = Store()
     try:
-        doc = build_report(store, entity_id)
+        if len(ids) == 2:
+            doc = build_comparison_report(store, ids[0], ids[1], threshold=threshold, alpha=alpha)
+        else:
+            doc = build_report(store, ids[0])
     finally:
         store.close()
     written = write_report(doc, html=html_path, markdown=md_path, json_path=json_path)
     console.print(f"{doc.kind} report {doc.id}: {len(doc.sections)} sections, "
-                  f"{len(doc.charts())} charts, {len(doc.tables())} tables")
+                  f"{len(doc.charts())} charts, {len(doc.tables())} tables",
+                  soft_wrap=True, highlight=False, markup=False)
     for path in written:
         console.print(f"  wrote {path}", soft_wrap=True, highlight=False, markup=False)
 

@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from legal_judge.errors import ConfigError
-from legal_judge.reports.data import ReportData, load_report_data
+from legal_judge.reports.data import ReportData, load_comparison_data, load_report_data
 from legal_judge.reports.html import render_html
 from legal_judge.reports.markdown import render_markdown
 from legal_judge.reports.model import Report
 from legal_judge.store import Store
 
-__all__ = ["build_report", "report_from_data", "report_json", "write_report"]
+__all__ = ["build_comparison_report", "build_report", "report_from_data", "report_json",
+           "write_report"]
 
 
 def report_from_data(data: ReportData) -> Report:
@@ -26,6 +27,10 @@ def report_from_data(data: ReportData) -> Report:
         from legal_judge.reports.view_audit import audit_report
 
         return audit_report(data)
+    if data.kind == "comparison":
+        from legal_judge.reports.view_compare import comparison_report
+
+        return comparison_report(data)
     if data.kind == "calibration":
         from legal_judge.reports.view_calibration import calibration_report
 
@@ -42,6 +47,18 @@ def build_report(store: Store, entity_id: str) -> Report:
         NotFoundError: the id is in none of the four tables.
     """
     return report_from_data(load_report_data(store, entity_id))
+
+
+def build_comparison_report(store: Store, run_a: str, run_b: str, *, threshold: float = 0.25,
+                            alpha: float = 0.05) -> Report:
+    """The comparison report of run B against baseline run A (``compare_runs``' statistics).
+
+    Raises:
+        NotFoundError: an id is in the store in no table.
+        ConfigError: an id is not a run, or the runs share no scored item.
+    """
+    return report_from_data(load_comparison_data(store, run_a, run_b, threshold=threshold,
+                                                 alpha=alpha))
 
 
 def report_json(report: Report) -> dict[str, Any]:

@@ -26,6 +26,7 @@ __all__ = [
     "bar_with_ci",
     "bland_altman",
     "confusion_matrix",
+    "deltas_with_ci",
     "forest_plot",
     "grouped_accuracy",
     "histograms",
@@ -104,6 +105,34 @@ def bar_with_ci(labels: Sequence[str], means: Sequence[float], cis: Sequence[Seq
         ax.set_xlabel(xlabel)
         if xlim:
             ax.set_xlim(*xlim)
+        ax.set_title(title)
+        ax.grid(axis="x", alpha=0.3)
+        return _svg(fig, key, title)
+
+
+def deltas_with_ci(labels: Sequence[str], deltas: Sequence[float | None],
+                   cis: Sequence[Sequence[float] | None], *, title: str, threshold: float,
+                   flagged: Sequence[bool]) -> str:
+    """Change per row (B - A) with its 95% CI, a zero line and the regression threshold."""
+    key = _slug(title)
+    with _figure(key, 6.4, 0.45 * len(labels) + 1.2) as (fig, axes):
+        ax = axes[0][0]
+        y = np.arange(len(labels))[::-1]
+        for yi, d, ci, bad in zip(y, deltas, cis, flagged, strict=True):
+            color = PALETTE[5] if bad else PALETTE[0]
+            if ci is not None and all(_finite(c) for c in ci):
+                ax.plot([ci[0], ci[1]], [yi, yi], color=color, lw=2)
+            if _finite(d):
+                ax.plot([d], [yi], "s", color=color, ms=6)
+                ax.annotate(f"{d:+.2f}", (d, yi), xytext=(0, 7), textcoords="offset points",
+                            ha="center", fontsize=8)
+        ax.axvline(0, color="#333333", lw=0.8)
+        ax.axvline(-threshold, color=PALETTE[5], ls="--", lw=1)
+        ax.annotate(f"-{threshold:g}: regression threshold", (-threshold, len(labels) - 0.4),
+                    fontsize=7, color=PALETTE[5], xytext=(3, 0), textcoords="offset points")
+        ax.set_yticks(y, labels)
+        ax.set_ylim(-0.7, len(labels) - 0.1)
+        ax.set_xlabel("change in ensemble score, B - A (points, 95% CI)")
         ax.set_title(title)
         ax.grid(axis="x", alpha=0.3)
         return _svg(fig, key, title)

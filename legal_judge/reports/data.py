@@ -1,9 +1,11 @@
 """Reading what a report shows from the store: which kind an id is, and its stored numbers.
 
 Nothing is computed here: run summaries come from :func:`legal_judge.summary.summarize_run` (the
-same function the run stored its summary with), audits, calibrations and debias experiments from
+same function the run stored its summary with), each item's outcome from
+:func:`legal_judge.item_outcomes.item_outcomes`, audits, calibrations and debias experiments from
 their stored ``report_json``, calibration trends from
-:func:`legal_judge.calibration.calibration_history`.
+:func:`legal_judge.calibration.calibration_history`, a comparison of two runs from
+:func:`legal_judge.compare.compare_runs` and :func:`legal_judge.item_outcomes.paired_outcomes`.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from typing import Any, Literal
 from legal_judge.errors import NotFoundError
 from legal_judge.store import Store
 
-__all__ = ["Kind", "ReportData", "detect_kind", "load_report_data"]
+__all__ = ["Kind", "ReportData", "detect_kind", "load_comparison_data", "load_report_data"]
 
-Kind = Literal["run", "audit", "calibration", "debias"]
+Kind = Literal["run", "audit", "calibration", "debias", "comparison"]
 
 _TABLES: tuple[tuple[Kind, str], ...] = (
     ("run", "runs"), ("audit", "audits"), ("calibration", "calibrations"),
@@ -59,17 +61,46 @@ def load_report_data(store: Store, entity_id: str) -> ReportData:
 
 
 def _run(store: Store, run_id: str) -> ReportData:
+    from legal_judge.item_outcomes import item_outcomes
     from legal_judge.summary import summarize_run
 
     run = store.get_run(run_id)
     # A run interrupted before its summary was written still gets a report from what is stored.
     summary = run["summary"] or summarize_run(store, run_id)
+    results, verdicts = store.load_results(run_id), store.load_verdicts(run_id)
+    items = store.load_items(run_id)
     return ReportData("run", run_id, summary, extra={
         "run": {k: v for k, v in run.items() if k != "summary"},
-        "results": store.load_results(run_id),
-        "verdicts": store.load_verdicts(run_id),
-        "items": store.load_items(run_id),
+        "results": results, "verdicts": verdicts, "items": items,
+        "outcomes": item_outcomes(items, results, verdicts),
     })
+
+
+def load_comparison_data(store: Store, run_a: str, run_b: str, *, threshold: float = 0.25,
+                         alpha: float = 0.05) -> ReportData:
+    """Run B against baseline run A: the comparison's statistics and both verdicts per item.
+
+    Raises:
+        NotFoundError: an id is in no table.
+        ConfigError: an id is not a run, or the runs share no scored item.
+    """
+    from legal_judge.compare import compare_runs
+    from legal_judge.errors import ConfigError
+    from legal_judge.item_outcomes import paired_outcomes, transition_counts
+
+    for rid in (run_a, run_b):
+        kind = detect_kind(store, rid)
+        if kind != "run":
+            raise ConfigError(f"{rid} is {'an' if kind[0] in 'ae' else 'a'} {kind}, not a run",
+                              code="report-compare-kind",
+                              fix="a comparison report takes two run ids: `legal-judge runs list`")
+    result = compare_runs(store, run_a, run_b, threshold=threshold, alpha=alpha)
+    pairs = paired_outcomes(store, run_a, run_b)
+    runs = {rid: {k: v for k, v in store.get_run(rid).items() if k != "summary"}
+            for rid in (run_a, run_b)}
+    return ReportData("comparison", f"{run_a} vs {run_b}", result, extra={
+        "runs": runs, "pairs": pairs, "transitions": transition_counts(pairs),
+        "threshold": threshold, "alpha": alpha})
 
 
 def _stored(store: Store, table: str, entity_id: str) -> dict[str, Any]:

@@ -1,7 +1,14 @@
-"""The self-contained HTML writer: one file, inline CSS and SVG, no script, nothing from the network."""
+"""The self-contained HTML writer: one file, inline CSS and SVG, nothing from the network.
+
+A report with an item table carries one small inline script (the filters and the rows that open);
+every other report has none. The page's Content-Security-Policy allows that one script by its hash
+and nothing else: no request can leave the page, whatever an answer under evaluation contains.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +32,13 @@ def _env() -> SandboxedEnvironment:
                                 lstrip_blocks=True)
 
 
+@lru_cache(maxsize=1)
+def _items_script() -> tuple[str, str]:
+    text = (_TEMPLATES / "items.js").read_text(encoding="utf-8")
+    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+    return text, f"sha256-{digest}"
+
+
 def render_html(report: Report, *, generated: str | None = None) -> str:
     """Render ``report`` as one self-contained HTML page.
 
@@ -36,5 +50,7 @@ def render_html(report: Report, *, generated: str | None = None) -> str:
         The HTML text.
     """
     template = _env().get_template("report.html.j2")
-    return template.render(report=report.to_dict(), version=__version__,
+    script, script_hash = _items_script() if report.item_tables() else ("", "")
+    return template.render(report=report.to_dict(), version=__version__, script=script,
+                           script_hash=script_hash,
                            generated=generated or datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))

@@ -56,6 +56,8 @@ def _block(b: dict[str, Any], level: int) -> list[str]:
             fence = _fence(text)
             out += [f"{label} (`[-removed-]` `{{+added+}}`):", "", f"{fence}text", text, fence, ""]
         return out
+    if kind == "itemtable":
+        return _item_table(b, level)
     if kind == "card":
         badges = " ".join(f"`{label}`" for label, _ in b["badges"])
         out = [f"{'#' * level} {b['title']} {badges}".rstrip(), ""]
@@ -63,6 +65,22 @@ def _block(b: dict[str, Any], level: int) -> list[str]:
             out += _block(inner, level + 1)
         return out
     return []
+
+
+def _item_table(b: dict[str, Any], level: int) -> list[str]:
+    labels = {f["key"]: f["label"] for f in b["filters"]}
+    table = {"caption": b["caption"], "columns": [*b["columns"], "lists"],
+             "numeric": b["numeric"],
+             "rows": [[*r["cells"], ", ".join(labels.get(c, c) for c in r["categories"]) or "-"]
+                      for r in b["rows"]]}
+    counts = "; ".join(f"{f['label']}: {f['count']}" for f in b["filters"])
+    out = [counts, "", *_table(table)]
+    shown = [r for r in b["rows"] if r["item_id"] in set(b["expanded"])]
+    if shown:
+        out += ["In full (the HTML report opens every item):", ""]
+        for r in shown:
+            out += _block(r["detail"], level)
+    return out
 
 
 def render_markdown(report: Report) -> str:

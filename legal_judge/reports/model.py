@@ -14,6 +14,9 @@ __all__ = [
     "Card",
     "Chart",
     "Diff",
+    "Filter",
+    "ItemRow",
+    "ItemTable",
     "KeyValues",
     "Note",
     "Report",
@@ -97,6 +100,44 @@ class Card:
 
 
 @dataclass
+class Filter:
+    """One filter of an item table: rows whose ``categories`` hold ``key``."""
+
+    key: str
+    label: str
+    count: int
+
+
+@dataclass
+class ItemRow:
+    """One row of an item table: its cells, the lists it belongs to, and the item in full."""
+
+    item_id: str
+    cells: list[str]
+    categories: list[str]
+    detail: Card
+    tone: Tone = "info"
+
+
+@dataclass
+class ItemTable:
+    """Every item of a run, one row each, filterable; each row opens to the item's detail.
+
+    The HTML writer renders the filters as buttons (a small inline script) and prints every row
+    of the active filter with its detail expanded; Markdown gets the table plus the details of
+    the rows named in ``expanded``; JSON gets everything.
+    """
+
+    caption: str
+    columns: list[str]
+    rows: list[ItemRow]
+    filters: list[Filter]
+    numeric: list[str] = field(default_factory=list)
+    expanded: list[str] = field(default_factory=list)
+    type: str = "itemtable"
+
+
+@dataclass
 class Section:
     """A titled part of the report."""
 
@@ -109,7 +150,7 @@ class Section:
 class Report:
     """A whole report."""
 
-    kind: Literal["run", "audit", "calibration", "debias"]
+    kind: Literal["run", "audit", "calibration", "debias", "comparison"]
     id: str
     title: str
     subtitle: str
@@ -130,8 +171,12 @@ class Report:
         return [b for s in self.sections for b in _walk(s.blocks) if isinstance(b, Chart)]
 
     def tables(self) -> list[Table]:
-        """Every table, in document order."""
+        """Every table, in document order (the tables inside item details included)."""
         return [b for s in self.sections for b in _walk(s.blocks) if isinstance(b, Table)]
+
+    def item_tables(self) -> list[ItemTable]:
+        """Every item table, in document order."""
+        return [b for s in self.sections for b in _walk(s.blocks) if isinstance(b, ItemTable)]
 
 
 def _walk(blocks: list[Any]) -> list[Any]:
@@ -140,6 +185,8 @@ def _walk(blocks: list[Any]) -> list[Any]:
         out.append(b)
         if isinstance(b, Card):
             out.extend(_walk(b.blocks))
+        if isinstance(b, ItemTable):
+            out.extend(_walk([r.detail for r in b.rows]))
     return out
 
 
@@ -148,6 +195,9 @@ def _without_svg(block: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in block.items() if k != "svg"}
     if block.get("type") == "card":
         return {**block, "blocks": [_without_svg(b) for b in block["blocks"]]}
+    if block.get("type") == "itemtable":
+        return {**block, "rows": [{**r, "detail": _without_svg(r["detail"])}
+                                  for r in block["rows"]]}
     return block
 
 

@@ -8,18 +8,17 @@ from typing import Any
 from legal_judge.reports import charts
 from legal_judge.reports.data import ReportData
 from legal_judge.reports.model import (
-    Card,
     Chart,
     KeyValues,
     Note,
     Report,
     Section,
     Table,
-    Text,
     ci,
     fmt,
     pct,
 )
+from legal_judge.reports.view_items import items_section
 
 __all__ = ["run_report"]
 
@@ -37,7 +36,7 @@ def run_report(data: ReportData) -> Report:
                  f"(judge_id {run['config'].get('judge_id', 'n/a')})",
         banners=_banners(s),
         sections=[_overview(s, run), _rubrics(s), _distributions(data), _judges(s, run),
-                  _weights(data), _disagreement(data), _flagged(data), _overrides(data),
+                  _weights(data), _disagreement(data), _items(data), _overrides(data),
                   _cost(s)],
         source={"summary": s, "run": run},
     )
@@ -172,66 +171,11 @@ def _disagreement(data: ReportData) -> Section:
     return Section("Disagreement", blocks, "disagreement")
 
 
-def _flagged(data: ReportData) -> Section:
-    items = {i["id"]: i for i in data.extra["items"]}
-    by_item: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for (item_id, _), v in sorted(data.extra["verdicts"].items()):
-        by_item[item_id].append(v)
-    cards: list[Any] = [_item_card(items.get(i, {"id": i}), data.extra["results"][i], by_item.get(i, []))
-             for i in data.report["flagged_for_review"] if i in data.extra["results"]]
-    if not cards:
-        cards = [Note("No item was flagged for human review.", "ok")]
-    return Section("Items for human review", cards, "review")
-
-
-def _item_card(item: dict[str, Any], result: dict[str, Any], verdicts: list[dict[str, Any]]) -> Card:
-    rubrics = sorted({r for v in verdicts for r in v.get("scores", {})})
-    badges: list[tuple[str, Any]] = [(f"ensemble: {result.get('overall') or result['status']}",
-                                      "ok" if result.get("overall") == "pass" else "danger")]
-    if result.get("hallucination"):
-        badges.append((f"hallucination: {result['hallucination']}",
-                       "danger" if result["hallucination"] == "hallucinated" else "info"))
-    badges.extend((f, "warning") for f in result.get("flags", []))
-    scores = [[v["judge"], v["status"], str(v.get("overall") or "-"), str(v.get("hallucination") or "-"),
-               *[fmt(v.get("scores", {}).get(r)) for r in rubrics]] for v in verdicts]
-    scores.append(["ensemble", result["status"], str(result.get("overall") or "-"),
-                   str(result.get("hallucination") or "-"),
-                   *[fmt(result.get("scores", {}).get(r)) for r in rubrics]])
-    # One row per rubric, one column per judge: the judges' reasons read side by side.
-    keys = sorted({r for v in verdicts for r in v.get("rationales", {})})
-    rationales = [[r, *[v.get("rationales", {}).get(r, "-") for v in verdicts]] for r in keys]
-    if any(v.get("reason") for v in verdicts):
-        rationales.append(["reason (unscored)", *[v.get("reason") or "-" for v in verdicts]])
-    blocks: list[Any] = [
-        KeyValues([("jurisdiction", str(item.get("jurisdiction") or "n/a")),
-                   ("system under test", str(item.get("system_under_test") or "n/a")),
-                   ("votes", ", ".join(f"{k} {v:.2f}" for k, v in sorted(result.get("votes", {}).items()))),
-                   ("overrides", "; ".join(result.get("overrides", [])) or "none")]),
-        Text("Prompt", str(item.get("prompt", ""))),
-        Text("Answer under evaluation", str(item.get("response", ""))),
-        Table("Scores per judge", ["judge", "status", "overall", "hallucination", *rubrics], scores,
-              numeric=rubrics),
-        Table("Each judge's rationale", ["rubric", *[v["judge"] for v in verdicts]], rationales),
-        *_findings(result.get("checks", {})),
-    ]
-    return Card(f"{item['id']}", badges, blocks)
-
-
-def _findings(checks: dict[str, Any]) -> list[Any]:
-    f = checks.get("findings") or {}
-    if not f:
-        return [Note("No rule-based checks ran on this item.")]
-    cites = f.get("citations") or {}
-    rows = [[c.get("text", ""), c.get("kind", ""), c.get("status", ""),
-             "; ".join(r.get("message", "") for r in c.get("reasons", [])) or "-"]
-            for c in cites.get("findings", [])]
-    other = [("rule-based reasons", "; ".join(checks.get("reasons", [])) or "none"),
-             ("jurisdiction", (f.get("jurisdiction") or {}).get("message") or "no problem found"),
-             ("refusal", "refused" if (f.get("refusal") or {}).get("refused") else "no"),
-             ("hedging only", "yes" if (f.get("hedging") or {}).get("hedging_only") else "no"),
-             ("adversarial", "yes" if f.get("adversarial") else "no")]
-    return [KeyValues(other),
-            Table("Rule-based citation findings", ["citation", "kind", "status", "why"], rows)]
+def _items(data: ReportData) -> Section:
+    results = data.extra["results"]
+    return items_section(data.extra["outcomes"], data.extra["items"],
+                         {i: r.get("checks") or {} for i, r in results.items()},
+                         votes={i: r.get("votes") or {} for i, r in results.items()})
 
 
 def _overrides(data: ReportData) -> Section:

@@ -7,6 +7,13 @@ debias pass in ``Verdict.extra`` (e.g. ``self_debias``), one ``evaluator`` for t
 last verdict generation, ensemble scores on the trace. Every id derives from a seed and every
 timestamp from a store row, so sending a plan twice updates the same objects.
 
+Score names: a rubric's name (``legal_soundness``, ``hallucination``, ``overall``) always means the
+ensemble's figure, on the trace; each judge's own score is ``judge.<rubric>`` on its generation,
+with the judge in the metadata and its own score config, so Langfuse charts never mix the two.
+
+A run over a Langfuse dataset is also a dataset run: :mod:`legal_judge.sync.plan_dataset` fills
+``TracePlan.experiment`` (an :class:`ExperimentLink`).
+
 Everything user-provided passes through the :class:`~legal_judge.sync.mask.Masker` here.
 """
 
@@ -14,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -23,12 +30,20 @@ from legal_judge.providers.pricing import cost_usd
 from legal_judge.store import Store
 from legal_judge.sync.mask import Masker
 
-__all__ = ["ObsPlan", "ScoreConfigSpec", "ScorePlan", "TracePlan", "det_id", "item_trace_id",
-           "run_plans", "score_config_specs", "span_id"]
+__all__ = ["ExperimentLink", "ObsPlan", "ScoreConfigSpec", "ScorePlan", "TracePlan", "det_id",
+           "item_trace_id", "judge_score_name", "run_plans", "score_config_specs", "span_id"]
 
 RUN_PROMPTS_KEY = "langfuse_prompts"
 HALLUCINATION_VALUES = ["clean", "uncertain", "hallucinated"]
 PRIMARY_PURPOSE = "verdict"
+JUDGE_PREFIX = "judge."
+#: Langfuse refuses score config names longer than this; longer names are sent without a config.
+MAX_CONFIG_NAME = 35
+
+
+def judge_score_name(name: str) -> str:
+    """The name of one judge's score for ``name`` (a rubric, ``hallucination`` or ``overall``)."""
+    return f"{JUDGE_PREFIX}{name}"
 
 
 def det_id(seed: str) -> str:
@@ -97,6 +112,25 @@ class TracePlan:
     scores: list[ScorePlan] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     metadata: dict[str, str] = field(default_factory=dict)
+    experiment: ExperimentLink | None = None
+
+
+@dataclass(frozen=True)
+class ExperimentLink:
+    """What links one item's trace to its dataset item in a dataset run (span attributes).
+
+    ``expected_output``, ``metadata`` and ``item_metadata`` are JSON text, as the SDK sends them.
+    """
+
+    experiment_id: str
+    experiment_name: str
+    dataset_id: str
+    item_id: str
+    root_observation_id: str
+    description: str
+    expected_output: str
+    metadata: str
+    item_metadata: str
 
 
 @dataclass(frozen=True)
@@ -112,17 +146,23 @@ class ScoreConfigSpec:
 
 
 def score_config_specs(assets: Assets) -> list[ScoreConfigSpec]:
-    """Configs for every rubric (numeric 0-5, categorical values) plus ``overall``."""
-    specs = [ScoreConfigSpec("overall", "BOOLEAN", description="pass (1) / fail (0), legal-judge")]
+    """Configs for every rubric (numeric 0-5, categorical values) plus ``overall``: the ensemble's
+    under the rubric's name, each judge's under ``judge.<name>`` (names Langfuse would refuse as
+    too long are left out; their scores go without a config)."""
+    base = [ScoreConfigSpec("overall", "BOOLEAN", description="pass (1) / fail (0), legal-judge")]
     for name in sorted(assets.rubrics):
         r = assets.rubric(name)
         if r.kind == "numeric" and r.scale is not None:
-            specs.append(ScoreConfigSpec(name, "NUMERIC", float(r.scale.min), float(r.scale.max),
-                                         description=r.title))
+            base.append(ScoreConfigSpec(name, "NUMERIC", float(r.scale.min), float(r.scale.max),
+                                        description=r.title))
         else:
             cats = tuple((v, float(i)) for i, v in enumerate(r.values or HALLUCINATION_VALUES))
-            specs.append(ScoreConfigSpec(name, "CATEGORICAL", categories=cats, description=r.title))
-    return specs
+            base.append(ScoreConfigSpec(name, "CATEGORICAL", categories=cats, description=r.title))
+    ensemble = [replace(s, description=f"{s.description} (ensemble)") for s in base]
+    judges = [replace(s, name=judge_score_name(s.name),
+                      description=f"{s.description} (one judge; the judge is in the metadata)")
+              for s in base]
+    return [s for s in (*ensemble, *judges) if len(s.name) <= MAX_CONFIG_NAME]
 
 
 def ts(value: str) -> datetime:
@@ -146,25 +186,34 @@ def _rows(store: Store, sql: str, *args: Any) -> list[dict[str, Any]]:
 
 def verdict_scores(tid: str, obs: str, v: dict[str, Any], when: datetime, masker: Masker,
                    configs: set[str]) -> list[ScorePlan]:
-    """Scores of one judge's verdict, on its generation."""
+    """Scores of one judge's verdict, on its generation, named ``judge.<rubric>``."""
     if v.get("status") != "ok":
         return []
     meta = {"level": "judge", "judge": v["judge"], "judge_id": v["judge_id"],
             "family": v.get("family")}
     rationales = v.get("rationales") or {}
-    out = [score(tid, name, float(val), "NUMERIC", when, obs=obs, meta=meta,
-                 comment=masker(rationales[name]) if rationales.get(name) else None,
-                 config=name if name in configs else None)
-           for name, val in sorted((v.get("scores") or {}).items())]
+
+    def named(rubric: str) -> tuple[str, str | None]:
+        name = judge_score_name(rubric)
+        return name, name if name in configs else None
+
+    out = []
+    for rubric, val in sorted((v.get("scores") or {}).items()):
+        name, config = named(rubric)
+        out.append(score(tid, name, float(val), "NUMERIC", when, obs=obs,
+                         meta={**meta, "rubric": rubric}, config=config,
+                         comment=masker(rationales[rubric]) if rationales.get(rubric) else None))
     if v.get("hallucination"):
         note = rationales.get("hallucination")
-        out.append(score(tid, "hallucination", v["hallucination"], "CATEGORICAL", when, obs=obs,
-                         meta=meta, comment=masker(note) if note else None,
-                         config="hallucination" if "hallucination" in configs else None))
+        name, config = named("hallucination")
+        out.append(score(tid, name, v["hallucination"], "CATEGORICAL", when, obs=obs,
+                         meta={**meta, "rubric": "hallucination"}, config=config,
+                         comment=masker(note) if note else None))
     if v.get("overall"):
-        out.append(score(tid, "overall", 1.0 if v["overall"] == "pass" else 0.0, "BOOLEAN", when,
-                         obs=obs, meta=meta, comment=masker(v.get("summary") or "") or None,
-                         config="overall" if "overall" in configs else None))
+        name, config = named("overall")
+        out.append(score(tid, name, 1.0 if v["overall"] == "pass" else 0.0, "BOOLEAN", when,
+                         obs=obs, meta={**meta, "rubric": "overall"}, config=config,
+                         comment=masker(v.get("summary") or "") or None))
     return out
 
 
@@ -297,3 +346,4 @@ def run_plans(store: Store, run_id: str, *, masker: Masker, configs: set[str],
                       result=results.get(item["id"]), masker=masker, configs=configs,
                       judge_name=judge_name)
             for item in store.load_items(run_id)]
+

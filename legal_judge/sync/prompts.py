@@ -135,6 +135,10 @@ def local_prompts(assets: Assets, *, judge_name: str | None = None,
     rubric_set = assets.rubric_set()
     names = list(rubric_set.rubrics) + [o.rubric for o in rubric_set.optional_rubrics]
     rubrics = [_rubric_prompt(assets, assets.rubric(n)) for n in dict.fromkeys(names)]
+    # A team's own rubrics (found on the assets search path) are versioned in Langfuse too; the
+    # judge prompt binds the default set's.
+    extra = [_rubric_prompt(assets, assets.rubric(n)) for n in sorted(assets.rubrics)
+             if n not in names]
     template = assets.template(JUDGE_TEMPLATE)
     refs = [prompt_reference(p.name, label=label) for p in rubrics]
     # The rubric definitions are bound at the Langfuse prompt level, by reference (the seed's design).
@@ -152,4 +156,4 @@ def local_prompts(assets: Assets, *, judge_name: str | None = None,
         tcfg = {"legal_judge": {"kind": "template", "asset": t.id, "asset_sha256": t.sha256}}
         others.append(LocalPrompt(f"legal-judge/template/{name}", "template", t.source,
                                   _with_hash(t.source, tcfg)))
-    return [*rubrics, judge, *others]
+    return [*rubrics, *extra, judge, *others]

@@ -11,6 +11,14 @@ It speaks the endpoints ``legal_judge`` uses, the way a Langfuse v4 server does:
 * score configs, v2 prompts (labels unique across versions, automatic ``latest``, default label
   ``production``, prompt references ``@@@langfusePrompt:name=...|label=...@@@`` resolved on GET and
   checked on create), v2 datasets, dataset items, projects.
+* Dataset runs (experiments): Langfuse v4 has no dataset-run-items call; a span carrying
+  ``langfuse.experiment.*`` attributes links its trace to a dataset item, as the SDK's
+  ``run_experiment`` sends it. Each experiment item (the span named by
+  ``experiment.item.root_observation_id``) is checked (required attributes, environment
+  ``sdk-experiment``, a known dataset and one of its items, the server's experiment id for that
+  dataset and run name, the same link on every span of the trace) and built through the SDK's
+  ``ExperimentItem`` model; a refused link lands in ``state.rejected``. ``GET /experiments`` and
+  ``GET /experiment-items`` answer through ``ExperimentsResponse`` / ``ExperimentItemsResponse``.
 
 Every request must carry ``Authorization: Basic b64(pk:sk)`` (401 otherwise); every JSON body is
 validated with the SDK's own generated models plus an unknown-key check (the models allow extras);
@@ -23,6 +31,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import gzip
+import hashlib
 import json
 import re
 import socket
@@ -46,6 +55,9 @@ from langfuse.api import (
     CreateTextPromptRequest,
     Dataset,
     DatasetItem,
+    ExperimentItem,
+    ExperimentItemsResponse,
+    ExperimentsResponse,
     PaginatedDatasetItems,
     Projects,
     Prompt_Text,
@@ -139,6 +151,8 @@ class StandinState:
     dataset_items: dict[str, dict[str, Any]] = field(default_factory=dict)
     rejected: list[str] = field(default_factory=list)
     queues: dict[str, dict[str, Any]] = field(default_factory=dict)
+    experiments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    experiment_items: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def traces(self) -> set[str]:
@@ -247,7 +261,86 @@ class LangfuseStandin:
             self.state.spans.extend(spans)
             for sp in spans:
                 self.state.observations[sp["span_id"]] = sp
+            for sp in spans:
+                if EXP + "id" in sp["attributes"]:
+                    problem = self._experiment_span(sp)
+                    if problem:
+                        self.state.rejected.append(problem)
         return 200, ExportTraceServiceResponse().SerializeToString(), "protobuf"
+
+    # dataset runs (experiments) ------------------------------------------------------------------
+    def _experiment_span(self, sp: dict[str, Any]) -> str | None:
+        a = sp["attributes"]
+        missing = [k for k in ("id", "name", "item.id", "item.root_observation_id")
+                   if not a.get(EXP + k)]
+        if missing:
+            return f"experiment span {sp['name']}: missing {missing}"
+        if a.get("langfuse.environment") != "sdk-experiment":
+            return f"experiment span {sp['name']}: environment {a.get('langfuse.environment')!r}"
+        eid, dataset_id, item_id = a[EXP + "id"], a.get(EXP + "dataset.id"), a[EXP + "item.id"]
+        if dataset_id:
+            ds = next((d for d in self.state.datasets.values() if d["id"] == dataset_id), None)
+            if ds is None:
+                return f"experiment {eid}: unknown dataset {dataset_id}"
+            item = self.state.dataset_items.get(item_id)
+            if item is None or item["datasetId"] != dataset_id:
+                return f"experiment {eid}: {item_id} is not an item of dataset {ds['name']}"
+            expected = experiment_id_for(PROJECT_ID, dataset_id, a[EXP + "name"])
+            if eid != expected:
+                return f"experiment {eid}: the server derives {expected} for this dataset and name"
+        for other in self.state.observations.values():
+            b = other["attributes"]
+            if other["trace_id"] == sp["trace_id"] and EXP + "id" in b and (
+                    b[EXP + "id"], b[EXP + "item.id"]) != (eid, item_id):
+                return f"trace {sp['trace_id']}: spans disagree on its experiment item"
+        if sp["span_id"] != a[EXP + "item.root_observation_id"]:
+            return None
+        item_row = _out(ExperimentItem, {
+            "id": sp["span_id"], "traceId": sp["trace_id"],
+            "startTime": _iso(sp["start_ns"]), "endTime": _iso(sp["end_ns"]),
+            "level": a.get("langfuse.observation.level") or "DEFAULT",
+            "environment": a["langfuse.environment"], "experimentId": eid,
+            "experimentName": a[EXP + "name"], "experimentItemId": item_id,
+            "experimentDatasetId": dataset_id,
+            "input": a.get("langfuse.observation.input"),
+            "output": a.get("langfuse.observation.output"),
+            "expectedOutput": _json(a.get(EXP + "item.expected_output")),
+            "experimentItemMetadata": _json(a.get(EXP + "item.metadata")),
+            "experimentMetadata": _json(a.get(EXP + "metadata")),
+            "experimentDescription": a.get(EXP + "description")})
+        exp = self.state.experiments.setdefault(eid, {
+            "id": eid, "name": a[EXP + "name"], "datasetId": dataset_id,
+            "description": a.get(EXP + "description"),
+            "metadata": _json(a.get(EXP + "metadata"))})
+        if exp["name"] != a[EXP + "name"]:
+            return f"experiment {eid}: named {exp['name']!r} and {a[EXP + 'name']!r}"
+        self.state.experiment_items[(eid, item_id)] = item_row
+        return None
+
+    def _list_experiments(self, query: dict[str, str]) -> tuple[int, Any, str]:
+        if not query.get("fromStartTime"):
+            raise BadRequest("fromStartTime is required")
+        rows = []
+        for eid, exp in self.state.experiments.items():
+            if query.get("name") and exp["name"] not in query["name"].split(","):
+                continue
+            if query.get("datasetId") and exp["datasetId"] not in query["datasetId"].split(","):
+                continue
+            items = [i for (e, _), i in self.state.experiment_items.items() if e == eid]
+            rows.append({**exp, "itemCount": len(items),
+                         "startTime": min(i["startTime"] for i in items),
+                         "endTime": max(i["endTime"] for i in items)})
+        return 200, _out(ExperimentsResponse, {"data": rows, "meta": {}}), "json"
+
+    def _list_experiment_items(self, query: dict[str, str]) -> tuple[int, Any, str]:
+        if not query.get("fromStartTime"):
+            raise BadRequest("fromStartTime is required")
+        wanted = {k: query[q].split(",") for k, q in (
+            ("experimentId", "experimentId"), ("experimentName", "experimentName"),
+            ("experimentDatasetId", "datasetId")) if query.get(q)}
+        rows = [i for i in self.state.experiment_items.values()
+                if all(i.get(k) in v for k, v in wanted.items())]
+        return 200, _out(ExperimentItemsResponse, {"data": rows, "meta": {}}), "json"
 
     def _route(self, method: str, path: str, query: dict[str, str],
                body: Any) -> tuple[int, Any, str]:
@@ -283,6 +376,10 @@ class LangfuseStandin:
             return self._create_item(body)
         if path == f"{p}/dataset-items" and method == "GET":
             return self._list_items(query)
+        if path == f"{p}/experiments" and method == "GET":
+            return self._list_experiments(query)
+        if path == f"{p}/experiment-items" and method == "GET":
+            return self._list_experiment_items(query)
         return _not_found(path)
 
     # annotation queues -------------------------------------------------------------------------
@@ -471,6 +568,27 @@ class LangfuseStandin:
         chunk = rows[(page - 1) * limit: page * limit]
         return 200, _out(PaginatedDatasetItems,
                          {"data": chunk, "meta": _meta(page, limit, len(rows))}), "json"
+
+
+EXP = "langfuse.experiment."
+
+
+def experiment_id_for(project_id: str, dataset_id: str, run_name: str) -> str:
+    """The server's stable experiment id (what the SDK's ``_create_experiment_id`` mirrors)."""
+    payload = json.dumps(["langfuse-experiment-v1", project_id, dataset_id, run_name],
+                         separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+def _iso(ns: int) -> str:
+    return datetime.fromtimestamp(ns / 1e9, UTC).isoformat()
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            return json.loads(value)
+    return value
 
 
 def _meta(page: int, limit: int, total: int) -> dict[str, int]:

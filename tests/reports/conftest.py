@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner, Result
+from report_fixtures import candidate_dataset
 
 from legal_judge.store import Store
 
@@ -28,6 +29,7 @@ class DemoStore:
     audit_ids: tuple[str, str]
     calibration_ids: tuple[str, str]
     debias_id: str
+    run_b_id: str = ""
 
     def store(self) -> Store:
         """A connection to the demo store."""
@@ -108,7 +110,9 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoStore]:
                 "--modes", "plain,aware,self", "--biases", "authority,position,verbosity",
                 "--repeats", "1")
         debias_id = _latest("debias_experiments")
-        yield DemoStore(home, run_id, (audit_1, audit_2), (cal_q2, cal_q3), debias_id)
+        _invoke("run", str(candidate_dataset(home)), "--ensemble", "demo", "--quiet")
+        run_b = _latest("runs")
+        yield DemoStore(home, run_id, (audit_1, audit_2), (cal_q2, cal_q3), debias_id, run_b)
 
 
 @pytest.fixture

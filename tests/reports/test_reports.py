@@ -69,8 +69,12 @@ def test_each_kind_renders_one_self_contained_file(kind: str, demo_home: Any,
     page.feed(text)
     assert len(doc.charts()) >= MIN_CHARTS[kind]
     assert page.tags.get("svg") == len(doc.charts())
-    assert page.tags.get("table") == len(doc.tables()) > 0
-    assert "script" not in page.tags and "<script" not in text.lower()
+    assert page.tags.get("table") == len(doc.tables()) + len(doc.item_tables()) > 0
+    # Only a report with an item table (the run) carries a script: one, inline, allowed by hash.
+    scripts = 1 if kind == "run" else 0
+    assert page.tags.get("script", 0) == scripts == text.lower().count("<script")
+    assert "default-src 'none'" in text
+    assert ("script-src 'sha256-" in text) == (kind == "run")
     assert "link" not in page.tags and "iframe" not in page.tags and "img" not in page.tags
     external = [u for u in page.urls if u.lower().startswith(("http://", "https://", "//"))]
     assert external == []

@@ -1,0 +1,263 @@
+"""The comparison report: run B against baseline run A, the release gate laid out for a reviewer.
+
+:func:`comparison_view` adapts the result of :func:`legal_judge.compare.compare_runs` to what the
+report shows (one :class:`RubricDelta` per rubric, the pass-rate test, the regressed items). It
+reads the fields compare gives today and, where present, the ones it is growing (a Holm-adjusted
+p-value, a per-rubric ``status`` such as ``insufficient``, regressed items with before/after), so
+the layout does not depend on which of them a given version provides. Nothing is computed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from legal_judge.item_outcomes import ItemPair
+from legal_judge.reports import charts
+from legal_judge.reports.data import ReportData
+from legal_judge.reports.model import (
+    Card,
+    Chart,
+    Diff,
+    KeyValues,
+    Note,
+    Report,
+    Section,
+    Table,
+    Text,
+    Tone,
+    ci,
+    fmt,
+    pct,
+)
+from legal_judge.reports.view_audit import diff_segments
+from legal_judge.reports.view_items import verdict_label
+
+__all__ = ["ComparisonView", "RubricDelta", "comparison_report", "comparison_view"]
+
+_P_ADJUSTED = ("p_adjusted", "p_holm", "p_value_holm", "p_value_adjusted", "adjusted_p_value")
+
+
+@dataclass(frozen=True)
+class RubricDelta:
+    """One rubric's change, B - A, as compare reported it."""
+
+    rubric: str
+    n: int | None
+    delta: float | None
+    ci95: list[float] | None
+    test: str | None
+    p_value: float | None
+    p_adjusted: float | None
+    effect_size: float | None
+    status: str  # regressed | insufficient | no regression | whatever compare says
+
+
+@dataclass(frozen=True)
+class ComparisonView:
+    """What the comparison report shows, read from compare's result."""
+
+    run_a: str
+    run_b: str
+    n_items: int
+    warnings: list[str]
+    rubrics: list[RubricDelta]
+    regressions: list[str]
+    regressed_items: list[str]
+    rate_a: float | None
+    rate_b: float | None
+    mcnemar_p: float | None
+    discordant: tuple[int | None, int | None]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _status(name: str, r: dict[str, Any], regressions: list[str]) -> str:
+    if r.get("status"):
+        return str(r["status"])
+    if r.get("insufficient"):
+        return "insufficient"
+    return "regressed" if r.get("regressed") or name in regressions else "no regression"
+
+
+def _item_id(entry: Any) -> str:
+    if isinstance(entry, dict):
+        return str(entry.get("item_id") or entry.get("id"))
+    return str(entry)
+
+
+def comparison_view(result: dict[str, Any]) -> ComparisonView:
+    """Adapt ``compare_runs``' result (any of its versions) to the report's view model."""
+    regressions = list(result.get("regressions") or [])
+    rubrics = []
+    for name, r in (result.get("rubrics") or {}).items():
+        p_adj = next((r[k] for k in _P_ADJUSTED if r.get(k) is not None), None)
+        rubrics.append(RubricDelta(
+            rubric=name, n=r.get("n"), delta=r.get("mean_difference"), ci95=r.get("ci95"),
+            test=r.get("test"), p_value=r.get("p_value"), p_adjusted=p_adj,
+            effect_size=r.get("effect_size"), status=_status(name, r, regressions)))
+    pr = result.get("pass_rate") or {}
+    known = {"run_a", "run_b", "n_items", "warnings", "rubrics", "regressions",
+             "regressed_items", "pass_rate"}
+    return ComparisonView(
+        run_a=str(result["run_a"]), run_b=str(result["run_b"]),
+        n_items=int(result.get("n_items") or 0), warnings=list(result.get("warnings") or []),
+        rubrics=rubrics, regressions=regressions,
+        regressed_items=[_item_id(e) for e in result.get("regressed_items") or []],
+        rate_a=pr.get("rate_a"), rate_b=pr.get("rate_b"), mcnemar_p=pr.get("p_value"),
+        discordant=(pr.get("b"), pr.get("c")),
+        extra={k: v for k, v in result.items() if k not in known})
+
+
+def comparison_report(data: ReportData) -> Report:
+    """Build the comparison report from compare's result and both runs' verdicts per item."""
+    v = comparison_view(data.report)
+    pairs: list[ItemPair] = data.extra["pairs"]
+    runs = data.extra["runs"]
+    return Report(
+        kind="comparison", id=data.id, title=f"Comparison: {v.run_b} against {v.run_a}",
+        subtitle=f"candidate B {v.run_b} · baseline A {v.run_a} · {v.n_items} paired scored items",
+        banners=_banners(v, data.extra["threshold"], data.extra["alpha"]),
+        sections=[_overview(v, runs, data.extra), _deltas(v, data.extra["threshold"]),
+                  _pass_fail(v, data.extra["transitions"]),
+                  _changed(pairs, "regressed", v, "Regressed items (A passed, B failed)",
+                           "regressed"),
+                  _changed(pairs, "improved", v, "Improved items (A failed, B passed)",
+                           "improved"),
+                  _not_compared(pairs)],
+        source={"compare": data.report},
+    )
+
+
+def _banners(v: ComparisonView, threshold: float, alpha: float) -> list[Note]:
+    out = [Note(w, "warning") for w in v.warnings]
+    if v.regressions:
+        out.append(Note(f"REGRESSION: {', '.join(v.regressions)} dropped significantly "
+                        f"(p < {alpha:g}) by more than {threshold:g} points.", "danger"))
+    insufficient = [r.rubric for r in v.rubrics if r.status == "insufficient"]
+    if insufficient:
+        out.append(Note("Not enough paired items to decide for: " + ", ".join(insufficient)
+                        + ". No verdict on these rubrics.", "warning"))
+    if not v.regressions and not insufficient:
+        out.append(Note(f"No rubric dropped significantly (p < {alpha:g}) by more than "
+                        f"{threshold:g} points. This is not proof that B is as good as A: "
+                        "read the confidence intervals.", "info"))
+    return out
+
+
+def _run_line(run: dict[str, Any]) -> str:
+    cfg = run.get("config") or {}
+    return (f"{run['id']} · {str(run.get('created_at', ''))[:19]} UTC · ensemble "
+            f"{(cfg.get('ensemble') or {}).get('name', 'n/a')} (judge_id "
+            f"{cfg.get('judge_id', 'n/a')}) · dataset {cfg.get('dataset') or 'n/a'}")
+
+
+def _overview(v: ComparisonView, runs: dict[str, Any], extra: dict[str, Any]) -> Section:
+    b, c = v.discordant
+    items = [("baseline A", _run_line(runs[v.run_a])), ("candidate B", _run_line(runs[v.run_b])),
+             ("paired scored items", str(v.n_items)),
+             ("rubrics regressed", ", ".join(v.regressions) or "none"),
+             ("pass rate", f"{pct(v.rate_a)} -> {pct(v.rate_b)} (exact McNemar p = "
+                           f"{fmt(v.mcnemar_p, '.4f')}; {fmt(b, 'd')} regressed, {fmt(c, 'd')} "
+                           "improved)"),
+             ("rule", f"a rubric regresses when it drops significantly (p < {extra['alpha']:g}) "
+                      f"by more than {extra['threshold']:g} points")]
+    items += [(k.replace("_", " "), fmt(val)) for k, val in sorted(v.extra.items())
+              if isinstance(val, str | int | float | bool)]
+    return Section("Overview", [KeyValues(items)], "overview")
+
+
+def _deltas(v: ComparisonView, threshold: float) -> Section:
+    adjusted = any(r.p_adjusted is not None for r in v.rubrics)  # a column only when compare gives it
+    rows = [[r.rubric, fmt(r.n, "d"), fmt(r.delta, "+.3f"), ci(r.ci95, "+.3f"), r.test or "n/a",
+             fmt(r.p_value, ".4f"), *([fmt(r.p_adjusted, ".4f")] if adjusted else []),
+             fmt(r.effect_size, "+.2f"), r.status] for r in v.rubrics]
+    columns = ["rubric", "n", "mean diff (B - A)", "95% CI", "test", "p",
+               *(["p (Holm-adjusted)"] if adjusted else []), "effect size", "verdict"]
+    blocks: list[Any] = []
+    shown = [r for r in v.rubrics if r.delta is not None]
+    if shown:
+        title = "Change per rubric, B - A, with 95% CI"
+        blocks.append(Chart(title, charts.deltas_with_ci(
+            [r.rubric for r in shown], [r.delta for r in shown], [r.ci95 for r in shown],
+            title=title, threshold=threshold, flagged=[r.status == "regressed" for r in shown]),
+            "Squares are the mean paired differences; bars are 95% confidence intervals; red "
+            "marks a regressed rubric."))
+    blocks.append(Table("Paired difference per rubric", columns, rows,
+                        numeric=["n", "mean diff (B - A)", "p", "p (Holm-adjusted)", "effect size"]))
+    return Section("Rubric deltas", blocks, "deltas")
+
+
+def _pass_fail(v: ComparisonView, t: dict[str, int]) -> Section:
+    cells = [[t["pass_pass"], t["pass_fail"]], [t["fail_pass"], t["fail_fail"]]]
+    title = "Pass/fail: A (rows) against B (columns)"
+    return Section("Pass/fail (McNemar)", [
+        Chart(title, charts.confusion_matrix(cells, title=title, rows=["A pass", "A fail"],
+                                             cols=["B pass", "B fail"])),
+        Table("Paired pass/fail outcomes", ["", "B pass", "B fail"],
+              [["A pass", str(t["pass_pass"]), f"{t['pass_fail']} (regressed)"],
+               ["A fail", f"{t['fail_pass']} (improved)", str(t["fail_fail"])]],
+              numeric=["B pass", "B fail"]),
+        KeyValues([("exact McNemar p (discordant pairs only)", fmt(v.mcnemar_p, ".4f")),
+                   ("items not compared (inconclusive in A or B)", str(t["not_comparable"]))]),
+    ], "passfail")
+
+
+def _side_by_side(p: ItemPair, run_a: str, run_b: str) -> Card:
+    a, b = p.a, p.b
+    rubrics = sorted(set(a.scores) | set(b.scores))
+    rows = [["ensemble verdict", verdict_label(a), verdict_label(b), ""],
+            ["hallucination", a.hallucination or "-", b.hallucination or "-", ""],
+            *[[r, fmt(a.scores.get(r), none="-"), fmt(b.scores.get(r), none="-"),
+               fmt(p.score_changes.get(r), "+.2f", none="-")] for r in rubrics],
+            ["judges pass / fail", f"{a.judge_votes['pass']} / {a.judge_votes['fail']}",
+             f"{b.judge_votes['pass']} / {b.judge_votes['fail']}", ""],
+            ["overrides", "; ".join(a.overrides) or "none", "; ".join(b.overrides) or "none", ""],
+            ["flags", ", ".join(a.flags) or "none", ", ".join(b.flags) or "none", ""]]
+    blocks: list[Any] = [Table("Both verdicts", ["", f"A {run_a}", f"B {run_b}", "B - A"], rows,
+                               numeric=["B - A"]),
+                         Text("Prompt", p.prompt)]
+    if p.response_a == p.response_b:
+        blocks.append(Text("Answer under evaluation (the same in both runs)", p.response_a))
+    else:
+        seg_a, seg_b = diff_segments(p.response_a, p.response_b)
+        blocks.append(Diff(f"answer in A ({run_a})", f"answer in B ({run_b})", seg_a, seg_b,
+                           "The answers differ between the runs; changed words are marked."))
+    if a.expected_conclusion:
+        blocks.append(Text("Expected conclusion (from the dataset)", a.expected_conclusion))
+    for label, o in (("A", a), ("B", b)):
+        reasons = [f"{j.judge}: {j.overall or j.status}" for j in o.judges]
+        blocks.append(KeyValues([(f"judges in {label}", "; ".join(reasons) or "none")]))
+    tone: Tone = "danger" if p.change == "regressed" else "ok"
+    return Card(p.item_id, [(p.change, tone)], blocks)
+
+
+def _changed(pairs: list[ItemPair], change: str, v: ComparisonView, title: str,
+             anchor: str) -> Section:
+    chosen = [p for p in pairs if p.change == change]
+    if change == "regressed":
+        # compare's own list decides which items regressed; the pairs give their detail.
+        ids = set(v.regressed_items)
+        chosen = [p for p in pairs if p.item_id in ids]
+    if not chosen:
+        return Section(title, [Note(f"No item {change}.", "info")], anchor)
+    summary = Table(f"{len(chosen)} item(s)", ["item", "A", "B", "largest score change"],
+                    [[p.item_id, verdict_label(p.a), verdict_label(p.b),
+                      _largest(p.score_changes)] for p in chosen])
+    return Section(title, [summary, *[_side_by_side(p, v.run_a, v.run_b) for p in chosen]],
+                   anchor)
+
+
+def _largest(changes: dict[str, float]) -> str:
+    if not changes:
+        return "-"
+    rubric, value = max(changes.items(), key=lambda kv: abs(kv[1]))
+    return f"{rubric} {value:+.2f}"
+
+
+def _not_compared(pairs: list[ItemPair]) -> Section:
+    rows = [[p.item_id, verdict_label(p.a), verdict_label(p.b), p.a.reason or p.b.reason or "-"]
+            for p in pairs if p.change == "not comparable"]
+    return Section("Items not compared", [
+        Note("Items without a scored verdict in one of the runs are left out of every statistic "
+             "above (they are neither passes nor fails)."),
+        Table("Not compared", ["item", "A", "B", "why"], rows)], "notcompared")
