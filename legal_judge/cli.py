@@ -6,6 +6,7 @@ service failed after retries. Every error message names the fix.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import logging
 import os
@@ -78,6 +79,17 @@ class _Group(click.Group):
             for command in getattr(module, "COMMANDS", []):
                 self.commands.setdefault(command.name or "", command)
         return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if (name and not name.startswith("-") and not ctx.resilient_parsing
+                and self.get_command(ctx, name) is None):
+            # The lazy table is not in self.commands, so click itself would suggest nothing.
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise click.UsageError(f"No such command '{name}'.{hint}", ctx=ctx)
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, LAZY_COMMANDS[name][1] if name in LAZY_COMMANDS

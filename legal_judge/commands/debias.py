@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
+from legal_judge.commands.tables import SECTION, Col, print_table, styled, wrote
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.judge import JudgeConfig
 
@@ -67,68 +68,71 @@ def _p(x: float | None) -> str:
     return "n/a" if x is None else ("<0.001" if x < 0.001 else f"{x:.3f}")
 
 
-def _over(cell: dict[str, Any]) -> str:
+def _over(cell: dict[str, Any]) -> str | Text:
     oc = cell.get("over_correction")
     if oc is None:
         return "" if cell.get("mcnemar") is None else "n/a"
     flip = " (flip)" if oc["sign_flip"] else ""
-    return f"[red]YES{flip}[/red]" if oc["flagged"] else f"no{flip}"
+    return styled(f"YES{flip}", "red") if oc["flagged"] else f"no{flip}"
 
 
 _BASIS = {"significant": "significant", "largest gain, not significant": "n.s.",
           "no mode improved accuracy": "no gain"}
 
 
-def _accuracy_table(report: dict[str, Any]) -> Table:
-    table = Table(title=f"Accuracy on known-answer pairs: {report['judge']}")
-    for col in ("bias", "mode", "n", "accuracy (95% CI)", "Δ", "McNemar p", "over-corr.",
-                "tok/trial"):
-        table.add_column(col, no_wrap=col in ("mode", "accuracy (95% CI)"))
+def _accuracy_table(report: dict[str, Any]) -> None:
+    rows: list[Any] = []
     for bias, b in report["biases"].items():
         for i, (mode, c) in enumerate(b["modes"].items()):
             lo, hi = c["ci95"]
             plain = mode == "plain"
-            table.add_row(bias if i == 0 else "", mode, str(c["n"]),
-                          f"{_fmt(c['accuracy'])} ({_fmt(lo)}–{_fmt(hi)})",
-                          "" if plain else _fmt(c["change"], "+.2f"),
-                          "" if plain else _p((c["mcnemar"] or {}).get("p_value")),
-                          _over(c), _fmt(c["tokens_per_trial"], ".0f"))
-        table.add_section()
-    return table
+            rows.append([bias if i == 0 else "", mode, str(c["n"]),
+                         f"{_fmt(c['accuracy'])} ({_fmt(lo)}–{_fmt(hi)})",
+                         "" if plain else _fmt(c["change"], "+.2f"),
+                         "" if plain else _p((c["mcnemar"] or {}).get("p_value")),
+                         _over(c), _fmt(c["tokens_per_trial"], ".0f")])
+        rows.append(SECTION)
+    print_table(console, f"Accuracy on known-answer pairs: {report['judge']}",
+                [Col("bias", keep=True), Col("mode", keep=True), Col("n", numeric=True),
+                 Col("accuracy (95% CI)", keep=True), Col("Δ", numeric=True),
+                 Col("McNemar p", numeric=True), Col("over-corr.", keep=True),
+                 Col("tok/trial", numeric=True, optional=True)], rows[:-1])
 
 
-def _recommendation_table(report: dict[str, Any]) -> Table:
-    rec = Table(title="Recommendation per bias")
-    for col in ("bias", "use", "basis", "plain → use", "paper", "PC plain", "RS plain"):
-        rec.add_column(col, no_wrap=col in ("use", "plain → use"))
+def _recommendation_table(report: dict[str, Any]) -> None:
+    rows = []
     for bias, b in report["biases"].items():
         r = b["recommendation"]
         bal = b["modes"]["plain"]["balanced"] or {}
-        rec.add_row(bias, r["mode"], _BASIS.get(r["basis"], r["basis"]),
-                    f"{_fmt(r.get('accuracy_plain'))} → {_fmt(r.get('accuracy'))}",
-                    str(r["paper_expectation"]), _fmt(bal.get("position_consistency")),
-                    _fmt(b["repetition_stability"]))
-    return rec
+        rows.append([bias, r["mode"], _BASIS.get(r["basis"], r["basis"]),
+                     f"{_fmt(r.get('accuracy_plain'))} → {_fmt(r.get('accuracy'))}",
+                     str(r["paper_expectation"]), _fmt(bal.get("position_consistency")),
+                     _fmt(b["repetition_stability"])])
+    print_table(console, "Recommendation per bias",
+                [Col("bias", keep=True), Col("use", keep=True), Col("basis", keep=True),
+                 Col("plain → use", keep=True), Col("paper", optional=True),
+                 Col("PC plain", numeric=True, optional=True),
+                 Col("RS plain", numeric=True, optional=True)], rows)
 
 
-def _cost_table(report: dict[str, Any]) -> Table:
-    cost = Table(title="Cost per mode")
-    for col in ("mode", "requests/verdict", "calls", "input tokens", "output tokens", "cost"):
-        cost.add_column(col)
-    for mode, m in report["modes"].items():
-        cost.add_row(mode, str(m["requests_per_verdict"]), str(m["calls"]),
-                     f"{m['input_tokens']:,}", f"{m['output_tokens']:,}",
-                     "unknown" if m["cost_usd"] is None else f"${m['cost_usd']:.4f}")
-    return cost
+def _cost_table(report: dict[str, Any]) -> None:
+    print_table(console, "Cost per mode",
+                [Col("mode", keep=True), Col("requests/verdict", numeric=True),
+                 Col("calls", numeric=True), Col("input tokens", numeric=True),
+                 Col("output tokens", numeric=True), Col("cost", numeric=True)],
+                [[mode, str(m["requests_per_verdict"]), str(m["calls"]),
+                  f"{m['input_tokens']:,}", f"{m['output_tokens']:,}",
+                  "unknown" if m["cost_usd"] is None else f"${m['cost_usd']:.4f}"]
+                 for mode, m in report["modes"].items()])
 
 
 def _render(report: dict[str, Any]) -> None:
     if report.get("simulated"):
         console.print("[yellow]SIMULATED judge: a demo of the method, never a judge of record."
                       "[/yellow]")
-    console.print(_accuracy_table(report))
-    console.print(_recommendation_table(report))
-    console.print(_cost_table(report))
+    _accuracy_table(report)
+    _recommendation_table(report)
+    _cost_table(report)
     console.print("Δ: accuracy change against plain (exact McNemar, paired by trial). "
                   "over-corr.: the bias effect flips sign or accuracy on reversed-signal controls "
                   "drops (n/a: no controls for this bias). PC: position consistency over both "
@@ -190,8 +194,9 @@ def compare(judge_ref: str, judge_name: str | None, modes: str, pairs_path: Path
     if json_out is not None:
         json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     _render(report)
-    console.print(f"stored as debias experiment {report['id']}"
-                  + (f"; JSON report: {json_out}" if json_out else ""))
+    console.print(f"stored as debias experiment {report['id']}", soft_wrap=True)
+    if json_out is not None:
+        wrote(console, json_out, what="report JSON")
 
 
 @debias.command()
