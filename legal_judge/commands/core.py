@@ -146,11 +146,10 @@ def _selection_line(run: dict[str, Any]) -> str | None:
 
 def _cache_line(s: dict[str, Any]) -> str:
     verdicts = sum(j["ok"] + j["inconclusive"] + j["error"] for j in s["judges"].values())
-    line = f"verdicts reused from the cache: {s.get('cached_verdicts', 0)} of {verdicts}"
-    if s.get("cached_items") is not None:
-        line += (f" ({s['cached_items']} of {s['items']} items entirely from the cache, not "
-                 "paid again)")
-    return line
+    reused = f"{s.get('cached_verdicts', 0)} of {verdicts} judge verdicts"
+    if s.get("cached_items") is None:  # a summary stored before items were counted
+        return f"reused from the cache: {reused}"
+    return f"reused from the cache: {s['cached_items']} of {s['items']} items ({reused}), not paid again"
 
 
 def print_summary(run: dict[str, Any]) -> None:
@@ -196,7 +195,7 @@ def print_summary(run: dict[str, Any]) -> None:
     calls = s["calls"]
     console.print(f"provider calls: {calls['calls']} (cached {calls['cached']}, failed "
                   f"{calls['failed']}, retries {calls['retries']})")
-    console.print(_cache_line(s))
+    console.print(_cache_line(s), soft_wrap=True)
     console.print(f"tokens: {s['input_tokens']:,} in / "
                   f"{s['output_tokens']:,} out  cost: ${s['cost_usd']:.4f}"
                   + ("" if s["cost_complete"] else " (some prices unknown)"))
