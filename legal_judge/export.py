@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from legal_judge.errors import ConfigError, MissingDependency
+from legal_judge.files import atomic_path
 from legal_judge.store import Store
 
 __all__ = ["EXPORT_FORMATS", "ExportResult", "check_export_path", "csv_safe", "export_results",
@@ -185,18 +184,12 @@ def export_run(store: Store, run_id: str, path: Path, *, fmt: str | None = None)
     """
     chosen = check_export_path(path, fmt=fmt)
     rows = result_rows(store, run_id)
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else Path("."), suffix=".tmp")
-    try:
+    with atomic_path(path) as tmp:
         if chosen == "parquet":
-            os.close(fd)
-            _write_parquet(tmp, rows)
+            _write_parquet(str(tmp), rows)
         else:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            with tmp.open("x", encoding="utf-8", newline="") as fh:
                 _write_text(fh, rows, chosen)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return ExportResult(path=path, format=chosen, rows=len(rows),
                         pending=sum(1 for r in rows if r["status"] == "pending"))
 

@@ -464,31 +464,14 @@ def list_cmd(limit: int, as_json: bool) -> None:
                 empty="no audits yet: `legal-judge audit run --judge SPEC` makes one")
 
 
-def catalogue_rows(dimensions_file: Path | None = None) -> list[dict[str, Any]]:
-    """What an audit can measure, one row per dimension (and per discrimination probe).
-
-    Rows share the keys ``kind``, ``name``, ``type``, ``perturbation`` and ``description``; the
-    listing renders whatever rows this returns.
-    """
-    from legal_judge.audit.dimensions import builtin_dimensions, load_dimension_file
-
-    dims = dict(builtin_dimensions())
-    source = dict.fromkeys(dims, "built-in")
-    if dimensions_file is not None:
-        extra = load_dimension_file(dimensions_file)
-        dims.update(extra)
-        source.update(dict.fromkeys(extra, str(dimensions_file)))
-    return [{"kind": "dimension", "name": d.name, "type": d.effective_kind,
-             "perturbation": d.perturbation, "source": source[d.name],
-             "description": d.description} for d in dims.values()]
-
-
 @audit.command("dimensions")
 @click.option("--dimensions-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None, help="Also list the dimensions of this YAML file.")
 @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
 def dimensions_cmd(dimensions_file: Path | None, as_json: bool) -> None:
     """The bias dimensions (and discrimination probes) an audit measures."""
+    from legal_judge.audit.catalogue import catalogue_rows
+
     rows = catalogue_rows(dimensions_file)
     if as_json:
         echo_json(rows)

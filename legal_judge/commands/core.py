@@ -1,4 +1,4 @@
-"""Core commands: validate, judge, run, demo, runs, compare."""
+"""Core commands: validate, judge, run, demo, compare (``runs`` lives in commands/runs.py)."""
 
 from __future__ import annotations
 
@@ -125,7 +125,8 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
     return {"run": store.get_run(outcome.run_id), "outcome": outcome}
 
 
-def _export(store: Store, run_id: str, path: Path, *, fmt: str | None = None) -> None:
+def export_and_say(store: Store, run_id: str, path: Path, *, fmt: str | None = None) -> None:
+    """Write the run's results file (``run --out``, ``runs export``) and say so."""
     from legal_judge.export import export_run
 
     result = export_run(store, run_id, path, fmt=fmt)
@@ -149,7 +150,8 @@ def _cache_line(s: dict[str, Any]) -> str:
     reused = f"{s.get('cached_verdicts', 0)} of {verdicts} judge verdicts"
     if s.get("cached_items") is None:  # a summary stored before items were counted
         return f"reused from the cache: {reused}"
-    return f"reused from the cache: {s['cached_items']} of {s['items']} items ({reused}), not paid again"
+    line = f"reused from the cache: {s['cached_items']} of {s['items']} items ({reused})"
+    return line + (", not paid again" if s.get("cached_verdicts") else "")
 
 
 def print_summary(run: dict[str, Any]) -> None:
@@ -270,7 +272,7 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
     outcome = res["outcome"]
     print_summary(res["run"])
     if out is not None and outcome.status == "completed":
-        _export(Store(), outcome.run_id, out)
+        export_and_say(Store(), outcome.run_id, out)
     _ci_outputs(outcome.run_id, junit, summary_md)
     if outcome.status != "completed":
         console.print(f"[yellow]run {outcome.status}[/yellow]: finish it with "
@@ -292,63 +294,12 @@ def demo(out: Path | None, quiet: bool) -> None:
                    quiet=quiet)
     print_summary(res["run"])
     if out is not None and res["outcome"].status == "completed":
-        _export(Store(), res["outcome"].run_id, out)
+        export_and_say(Store(), res["outcome"].run_id, out)
     console.print(
         "\nThis demo used simulated judges. To use real judges: set OPENAI_API_KEY, GEMINI_API_KEY "
         "and MISTRAL_API_KEY, then run\n  legal-judge run your_bench.jsonl --ensemble default\n"
         "or write your own ensemble TOML (see README)."
     )
-
-
-@click.group()
-def runs() -> None:
-    """List and show stored runs."""
-
-
-@runs.command("list")
-@click.option("--limit", default=20, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
-def runs_list(limit: int, as_json: bool) -> None:
-    """Most recent runs."""
-    rows = Store().list_runs(limit=limit)
-    if as_json:
-        echo_json(rows)
-        return
-    print_table(console, "Runs",
-                [Col("run id", keep=True), Col("kind", optional=True), Col("status", keep=True),
-                 Col("created"), Col("items", numeric=True), Col("results", numeric=True)],
-                [[r["id"], r["kind"], r["status"], r["created_at"][:19].replace("T", " "),
-                  str(r["items"]), str(r["results"])] for r in rows],
-                empty="no runs yet: `legal-judge demo` makes one")
-
-
-@runs.command("show")
-@click.argument("run_id")
-@click.option("--json", "as_json", is_flag=True, help="Print the run (config and summary) as JSON.")
-def runs_show(run_id: str, as_json: bool) -> None:
-    """A run's summary."""
-    run = Store().get_run(run_id)
-    if as_json:
-        echo_json(run)
-    else:
-        print_summary(run)
-
-
-@runs.command("export")
-@click.argument("run_id")
-@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), default=None,
-              help="File format (default: from --out, else csv); parquet needs pyarrow.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="File to write (default: RUN_ID.<format> here).")
-def runs_export(run_id: str, fmt: str | None, out: Path | None) -> None:
-    """Write a stored run as one row per item: ensemble and per-judge scores, rationales, reasons."""
-    store = Store()
-    run = store.get_run(run_id)
-    path = out or Path(f"{run_id}.{fmt or 'csv'}")
-    _export(store, run_id, path, fmt=fmt)
-    if run["status"] != "completed":
-        console.print(f"run {run_id} is {run['status']}: finish it with "
-                      f"`legal-judge run --resume {run_id}`", soft_wrap=True, markup=False)
 
 
 @click.command("compare")
@@ -403,4 +354,4 @@ def _print_compare(report: dict[str, Any]) -> None:
                       markup=False, highlight=False)
 
 
-COMMANDS: list[click.Command] = [validate, judge, run, demo, runs, compare_cmd]
+COMMANDS: list[click.Command] = [validate, judge, run, demo, compare_cmd]

@@ -28,7 +28,9 @@ Cell = str | Text | None
 SECTION: tuple[str, ...] = ("__section__",)
 
 _MIN_TOKEN = 16   # a non-kept cell may fold inside words longer than this
-_MIN_HEADER = 8   # headers of non-kept columns may fold after this many characters
+# Headers are first kept unbroken (up to 14 characters a word), dropping optional columns if need
+# be; only when that cannot fit may header words fold after 8 characters.
+_HEADER_CAPS = (14, 8)
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ def _overhead(n: int) -> int:
 
 
 def _widths(cols: Sequence[Col], rows: Sequence[Sequence[Text]], shown: list[int],
-            width: int) -> list[int] | None:
+            width: int, header_cap: int) -> list[int] | None:
     natural, minimum = [], []
     for i in shown:
         texts = [r[i] for r in rows]
@@ -80,7 +82,7 @@ def _widths(cols: Sequence[Col], rows: Sequence[Sequence[Text]], shown: list[int
         if cols[i].keep:
             low = nat
         else:
-            low = max([min(_longest_token(cols[i].header, _MIN_HEADER), nat), 1,
+            low = max([min(_longest_token(cols[i].header, header_cap), nat), 1,
                        *(_longest_token(t.plain, _MIN_TOKEN) for t in texts)])
         natural.append(nat)
         minimum.append(min(low, nat))
@@ -105,17 +107,19 @@ def _widths(cols: Sequence[Col], rows: Sequence[Sequence[Text]], shown: list[int
 def layout(cols: Sequence[Col], rows: Sequence[Sequence[Cell]], width: int) -> _Plan:
     """Which columns to show and their widths at ``width`` (``widths=None``: block layout)."""
     texts = [[_text(c) for c in r] for r in rows if tuple(r) != SECTION]
-    shown = list(range(len(cols)))
-    dropped: list[str] = []
-    while True:
-        widths = _widths(cols, texts, shown, width)
-        if widths is not None:
-            return _Plan(shown, widths, dropped)
-        optional = [i for i in shown if cols[i].optional]
-        if not optional:
-            return _Plan(list(range(len(cols))), None, [])
-        shown.remove(optional[-1])
-        dropped.insert(0, cols[optional[-1]].header)
+    for cap in _HEADER_CAPS:
+        shown = list(range(len(cols)))
+        dropped: list[str] = []
+        while True:
+            widths = _widths(cols, texts, shown, width, cap)
+            if widths is not None:
+                return _Plan(shown, widths, dropped)
+            optional = [i for i in shown if cols[i].optional]
+            if not optional:
+                break
+            shown.remove(optional[-1])
+            dropped.insert(0, cols[optional[-1]].header)
+    return _Plan(list(range(len(cols))), None, [])
 
 
 def _table(title: str | None, cols: Sequence[Col], rows: Sequence[Sequence[Cell]],

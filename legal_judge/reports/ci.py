@@ -140,9 +140,10 @@ def compare_suite(report: dict[str, Any], *, alpha: float) -> CiSuite:
     """
     cases = []
     for rubric, r in report["rubrics"].items():
+        test = ("every difference is zero (no test)" if r["test"] == "none"
+                else f"{r['test']} p = {r['p_value']:.4g}")
         text = (f"mean difference (B-A) {r['mean_difference']:+.3f}, 95% CI "
-                f"{r['ci95'][0]:+.3f}..{r['ci95'][1]:+.3f}, {r['test']} p = {r['p_value']:.4g}, "
-                f"n = {r['n']}")
+                f"{r['ci95'][0]:+.3f}..{r['ci95'][1]:+.3f}, {test}, n = {r['n']}")
         cases.append(CiCase(f"rubric {rubric}", "failed" if r["regressed"] else "passed",
                             ("regressed: " if r["regressed"] else "") + text))
     pf = report["pass_rate"]

@@ -9,13 +9,12 @@ tell); the message is one line, the details are the element's text. Characters X
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
 
+from legal_judge.files import atomic_path
 from legal_judge.reports.ci import CiSuite
 
 __all__ = ["junit_xml", "write_junit"]
@@ -62,14 +61,7 @@ def junit_xml(suite: CiSuite, *, timestamp: datetime | None = None) -> str:
 def write_junit(suite: CiSuite, path: Path) -> Path:
     """Write the JUnit file atomically (CI never reads half a file)."""
     text = junit_xml(suite)
-    parent = path.parent if str(path.parent) else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=parent, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
     return path

@@ -9,6 +9,7 @@ the checks. Short suites list every check; a run lists the ones that failed or w
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from legal_judge.reports.ci import CiCase, CiSuite
@@ -20,12 +21,14 @@ __all__ = ["GITHUB_SUMMARY_VAR", "MAX_ROWS", "append_github_summary", "summary_m
 GITHUB_SUMMARY_VAR = "GITHUB_STEP_SUMMARY"
 MAX_ROWS = 200
 _LIST_ALL = 30  # suites up to this size list passing checks too
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _LABEL = {"passed": "pass", "failed": "FAIL", "inconclusive": "INCONCLUSIVE", "skipped": "skipped"}
 
 
 def _md(text: str) -> str:
     # Untrusted text (item ids, reasons) must not open HTML in the rendered summary.
-    return escape_cell(text).replace("<", "&lt;").replace(">", "&gt;")
+    text = _CONTROL.sub("\ufffd", escape_cell(text))
+    return text.replace("<", "&lt;")
 
 
 def summary_markdown(suite: CiSuite) -> str:

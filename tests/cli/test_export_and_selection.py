@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -40,6 +41,10 @@ def test_runs_export_equals_run_out_with_per_judge_columns(tmp_path: Path) -> No
     res = _cli("runs", "export", run_id, "--out", str(exported))
     assert res.exit_code == 0 and f"wrote {exported} (57 rows)" in res.output
     assert exported.read_bytes() == out_csv.read_bytes()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert exported.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's owner-only 0600
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
     res = _cli("runs", "export", run_id, "--format", "jsonl", "--out", str(out_jsonl))
     assert res.exit_code == 0, res.output
     rows = [json.loads(line) for line in out_jsonl.read_text(encoding="utf-8").splitlines()]
