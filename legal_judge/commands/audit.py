@@ -359,26 +359,14 @@ def gate_cmd(report_ref: str, max_severity: str, high_stakes: bool | None, junit
         message = f"severity {result['severity']} <= {max_severity}"
     except GateFailure as exc:
         failure, message = exc, exc.message
-    _gate_outputs(report, passed=failure is None, message=message, max_severity=max_severity,
-                  junit=junit, summary_md=summary_md)
+    from legal_judge.reports.ci import audit_gate_suite
+
+    write_ci_outputs(console, lambda: audit_gate_suite(
+        report, gate_passed=failure is None, gate_message=message, max_severity=max_severity),
+        junit=junit, summary_md=summary_md)
     if failure is not None:
         raise failure
     console.print(f"[green]gate passed[/green]: {message}")
-
-
-def _gate_outputs(report: dict[str, Any], *, passed: bool, message: str, max_severity: str,
-                  junit: Path | None, summary_md: Path | None) -> None:
-    import os
-
-    from legal_judge.reports.summary_md import GITHUB_SUMMARY_VAR
-
-    if junit is None and summary_md is None and not os.environ.get(GITHUB_SUMMARY_VAR):
-        return
-    from legal_judge.reports.ci import audit_gate_suite
-
-    write_ci_outputs(console, audit_gate_suite(report, gate_passed=passed, gate_message=message,
-                                               max_severity=max_severity),
-                     junit=junit, summary_md=summary_md)
 
 
 @audit.command("review")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,9 +29,17 @@ def ci_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                         default=None, help="Also write the result as JUnit XML for CI.")(fn)
 
 
-def write_ci_outputs(console: Console, suite: CiSuite, *, junit: Path | None,
+def write_ci_outputs(console: Console, build: Callable[[], CiSuite], *, junit: Path | None,
                      summary_md: Path | None) -> None:
     """Write the JUnit file, the Markdown summary and the GitHub step summary; say each one.
+
+    Nothing is built when none is wanted (no option given, ``$GITHUB_STEP_SUMMARY`` unset).
+
+    Args:
+        console: Where "wrote ..." is said.
+        build: Makes the suite (an adapter of :mod:`legal_judge.reports.ci`).
+        junit: ``--junit`` file, or None.
+        summary_md: ``--summary-md`` file, or None.
 
     Raises:
         ConfigError: a file cannot be written (the message names it).
@@ -41,6 +50,10 @@ def write_ci_outputs(console: Console, suite: CiSuite, *, junit: Path | None,
         append_github_summary,
         write_summary_md,
     )
+
+    if junit is None and summary_md is None and not os.environ.get(GITHUB_SUMMARY_VAR):
+        return
+    suite = build()
 
     checks = len(suite.cases)
     try:

@@ -205,19 +205,6 @@ def print_summary(run: dict[str, Any]) -> None:
         console.print(f"[yellow]warning:[/yellow] {w}")
 
 
-def _ci_outputs(run_id: str, junit: Path | None, summary_md: Path | None) -> None:
-    """The run's JUnit / Markdown / GitHub step summary, when asked for (or GitHub asks)."""
-    import os
-
-    from legal_judge.reports.summary_md import GITHUB_SUMMARY_VAR
-
-    if junit is None and summary_md is None and not os.environ.get(GITHUB_SUMMARY_VAR):
-        return
-    from legal_judge.reports.ci import run_suite
-
-    write_ci_outputs(console, run_suite(Store(), run_id), junit=junit, summary_md=summary_md)
-
-
 @click.command()
 @click.argument("dataset", required=False)
 @click.option("--ensemble", default="default", show_default=True,
@@ -273,7 +260,10 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
     print_summary(res["run"])
     if out is not None and outcome.status == "completed":
         export_and_say(Store(), outcome.run_id, out)
-    _ci_outputs(outcome.run_id, junit, summary_md)
+    from legal_judge.reports.ci import run_suite
+
+    write_ci_outputs(console, lambda: run_suite(Store(), outcome.run_id), junit=junit,
+                     summary_md=summary_md)
     if outcome.status != "completed":
         console.print(f"[yellow]run {outcome.status}[/yellow]: finish it with "
                       f"`legal-judge run --resume {outcome.run_id}"
@@ -314,22 +304,17 @@ def demo(out: Path | None, quiet: bool) -> None:
 def compare_cmd(run_a: str, run_b: str, threshold: float, alpha: float, fail_on_regression: bool,
                 as_json: bool, junit: Path | None, summary_md: Path | None) -> None:
     """Paired comparison of two runs on the same items (RUN_B against baseline RUN_A)."""
-    import os
-
     from legal_judge.compare import compare_runs
-    from legal_judge.reports.summary_md import GITHUB_SUMMARY_VAR
+    from legal_judge.reports.ci import compare_suite
 
     report = compare_runs(Store(), run_a, run_b, threshold=threshold, alpha=alpha)
     if as_json:
         echo_json(report)
     else:
         _print_compare(report)
-    if junit is not None or summary_md is not None or os.environ.get(GITHUB_SUMMARY_VAR):
-        from legal_judge.reports.ci import compare_suite
-
-        # With --json, stdout is the JSON alone: the "wrote ..." lines go to stderr.
-        write_ci_outputs(err_console if as_json else console, compare_suite(report, alpha=alpha),
-                         junit=junit, summary_md=summary_md)
+    # With --json, stdout is the JSON alone: the "wrote ..." lines go to stderr.
+    write_ci_outputs(err_console if as_json else console,
+                     lambda: compare_suite(report, alpha=alpha), junit=junit, summary_md=summary_md)
     if fail_on_regression and report["regressions"]:
         raise GateFailure(f"{len(report['regressions'])} rubric(s) regressed: "
                           + ", ".join(report["regressions"]),
