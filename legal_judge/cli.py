@@ -6,6 +6,7 @@ service failed after retries. Every error message names the fix.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import logging
 import os
@@ -22,6 +23,7 @@ __all__ = ["cli", "main"]
 # Each module defines COMMANDS: list[click.Command]; one module per area, one owner each.
 COMMAND_MODULES = (
     "legal_judge.commands.core",
+    "legal_judge.commands.runs",
     "legal_judge.commands.check",
     "legal_judge.commands.langfuse",
     "legal_judge.commands.calibrate",
@@ -41,7 +43,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
             "Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble."),
     "demo": ("legal_judge.commands.core",
              "Score the bundled sample with three simulated judges (no keys, no network)."),
-    "runs": ("legal_judge.commands.core", "List and show stored runs."),
+    "runs": ("legal_judge.commands.runs", "List, show and export stored runs."),
     "compare": ("legal_judge.commands.core",
                 "Paired comparison of two runs on the same items (RUN_B against baseline RUN_A)."),
     "check": ("legal_judge.commands.check",
@@ -78,6 +80,17 @@ class _Group(click.Group):
             for command in getattr(module, "COMMANDS", []):
                 self.commands.setdefault(command.name or "", command)
         return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if (name and not name.startswith("-") and not ctx.resilient_parsing
+                and self.get_command(ctx, name) is None):
+            # The lazy table is not in self.commands, so click itself would suggest nothing.
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise click.UsageError(f"No such command '{name}'.{hint}", ctx=ctx)
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, LAZY_COMMANDS[name][1] if name in LAZY_COMMANDS

@@ -23,10 +23,11 @@ from legal_judge.ensemble_config import EnsembleConfig
 from legal_judge.errors import ConfigError
 from legal_judge.judge import Judge
 from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
+from legal_judge.selection import ItemSelection, select_items
 from legal_judge.store import Store
 
-__all__ = ["RunOutcome", "RunProgress", "StoredResults", "detect_language", "new_run_id",
-           "run_benchmark"]
+__all__ = ["RunInputs", "RunOutcome", "RunProgress", "StoredResults", "detect_language",
+           "new_run_id", "resolve_inputs", "run_benchmark"]
 
 _ARABIC = re.compile(r"[\u0600-\u06FF]")
 _FRENCH = re.compile(r"\b(?:le|la|les|des|du|est|une|dans|pour|qui|que|avec|selon|article)\b",
@@ -210,20 +211,38 @@ class _Run:
             self.on_progress(self.progress)
 
 
-def run_inputs(store: Store, dataset: str | None, ensemble: str, *,
-               resume: str | None) -> tuple[list[BenchmarkItem], EnsembleConfig]:
+@dataclass
+class RunInputs:
+    """What a ``legal-judge run`` judges: the items, the ensemble and how the items were chosen."""
+
+    items: list[BenchmarkItem]
+    config: EnsembleConfig
+    selection: dict[str, Any] | None = None
+
+
+def resolve_inputs(store: Store, dataset: str | None, ensemble: str, *, resume: str | None,
+                   selection: ItemSelection | None = None) -> RunInputs:
     """Items and config for ``legal-judge run`` (online or batch).
 
     A resumed run takes its stored config and items (it is the same run, not a new one); a new run
-    reads DATASET (a file, or ``langfuse:NAME``) and the ensemble file.
+    reads DATASET (a file, or ``langfuse:NAME``) and the ensemble file, then keeps the items
+    ``selection`` chooses (``--limit``, ``--sample``, ``--ids``); its record goes into the run's
+    config so the run says it is partial.
 
     Raises:
-        ConfigError: no dataset and nothing to resume.
+        ConfigError: no dataset and nothing to resume; a selection on a resumed run; an unknown
+            ``--ids`` item.
     """
     from legal_judge.ensemble_config import load_ensemble_config
 
     if resume:
-        return [], EnsembleConfig.model_validate(store.get_run(resume)["config"]["ensemble"])
+        if selection is not None and not selection.everything:
+            raise ConfigError(f"--resume {resume} judges the run's own items; "
+                              f"{selection.describe()} cannot change them",
+                              code="selection-resume",
+                              fix=f"run `legal-judge run --resume {resume}` without it")
+        return RunInputs([], EnsembleConfig.model_validate(
+            store.get_run(resume)["config"]["ensemble"]))
     if dataset is None:
         raise ConfigError("no dataset given", code="dataset-missing",
                           fix="pass a dataset file, e.g. legal-judge run bench.jsonl")
@@ -235,7 +254,16 @@ def run_inputs(store: Store, dataset: str | None, ensemble: str, *,
         from legal_judge.dataset import load_dataset
 
         items = load_dataset(dataset)
-    return items, load_ensemble_config(ensemble)
+    config = load_ensemble_config(ensemble)
+    chosen, record = select_items(items, selection or ItemSelection())
+    return RunInputs(chosen, config, record)
+
+
+def run_inputs(store: Store, dataset: str | None, ensemble: str, *,
+               resume: str | None) -> tuple[list[BenchmarkItem], EnsembleConfig]:
+    """``(items, config)`` of :func:`resolve_inputs` without a selection."""
+    got = resolve_inputs(store, dataset, ensemble, resume=resume)
+    return got.items, got.config
 
 
 def ensemble_judge_id(config: EnsembleConfig, judges: list[Judge]) -> str:

@@ -104,6 +104,14 @@ def _slim_verdicts(store: Store, run_id: str) -> dict[tuple[str, str], dict[str,
     return out
 
 
+def _cached_items(verdicts: dict[tuple[str, str], dict[str, Any]]) -> int:
+    """Items every judge's verdict of which came from the cache: nothing was paid for them."""
+    cached: dict[str, bool] = {}
+    for (item_id, _), v in verdicts.items():
+        cached[item_id] = cached.get(item_id, True) and bool(v.get("cached"))
+    return sum(cached.values())
+
+
 def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
     """Pass rate, rubric means with 95% CIs, per-judge figures, agreement, flags, tokens and cost."""
     results = {i: {k: r.get(k) for k in _RESULT_KEYS} for i, r in store.iter_results(run_id)}
@@ -136,6 +144,7 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
         "citation_overrides": overridden,
         "calls": store.call_counts(run_id),
         "cached_verdicts": sum(1 for v in verdicts.values() if v.get("cached")),
+        "cached_items": _cached_items(verdicts),
         "input_tokens": tokens_in,
         "output_tokens": tokens_out,
         "cost_usd": round(cost, 6),

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from legal_judge.selection import ItemSelection
 from legal_judge.store import Store
 
 __all__ = ["run_batch_cli"]
@@ -14,7 +15,8 @@ __all__ = ["run_batch_cli"]
 def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | None = None,
                   run_id: str | None = None, no_cache: bool = False, out: Path | None = None,
                   quiet: bool = True, wait: bool = True, poll_interval_s: float = 30.0,
-                  online_threshold: int = 20, store: Store | None = None) -> dict[str, Any]:
+                  online_threshold: int = 20, store: Store | None = None,
+                  selection: ItemSelection | None = None) -> dict[str, Any]:
     """Run (or resume) a batch run and return ``{"run": stored run row, "outcome": outcome}``.
 
     Args:
@@ -29,22 +31,26 @@ def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | No
         poll_interval_s: Seconds between polls of open batches.
         online_threshold: Retry rounds smaller than this are sent online.
         store: The store (default: the user's).
+        selection: Which items of DATASET to judge (``--limit``, ``--sample``, ``--ids``).
 
     Raises:
         ConfigError: no dataset and no run to resume.
     """
     from legal_judge.batch.orchestrator import run_benchmark_batch
-    from legal_judge.runner import run_inputs
+    from legal_judge.runner import resolve_inputs
 
     store = store or Store()
-    items, config = run_inputs(store, str(dataset) if dataset is not None else None, ensemble,
-                               resume=resume)
+    inputs = resolve_inputs(store, str(dataset) if dataset is not None else None, ensemble,
+                            resume=resume, selection=selection)
+    extra: dict[str, Any] = {"dataset": str(dataset) if dataset else None,
+                             "ensemble_path": ensemble}
+    if inputs.selection is not None:
+        extra["selection"] = inputs.selection
     progress = None if quiet else _printer()
     outcome = asyncio.run(run_benchmark_batch(
-        items, config, store=store, run_id=resume or run_id, resume=bool(resume),
+        inputs.items, inputs.config, store=store, run_id=resume or run_id, resume=bool(resume),
         use_cache=not no_cache, wait=wait, poll_interval_s=poll_interval_s,
-        online_threshold=online_threshold, on_progress=progress,
-        extra_config={"dataset": str(dataset) if dataset else None, "ensemble_path": ensemble},
+        online_threshold=online_threshold, on_progress=progress, extra_config=extra,
     ))
     if out is not None and outcome.status == "completed":
         from legal_judge.export import export_results

@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from legal_judge import stats
 from legal_judge.calibration.rubrics import RubricSpec, rubric_specs
 from legal_judge.calibration.schema import SampledItem, SampleReport
 from legal_judge.errors import ConfigError
@@ -93,23 +94,6 @@ def _stratum(
     return "disagree" if score > 0 else "agree"
 
 
-def _allocate(sizes: dict[str, int], m: int) -> dict[str, int]:
-    """Proportional allocation by largest remainder, capped by each stratum's size."""
-    total = sum(sizes.values())
-    if total == 0 or m <= 0:
-        return dict.fromkeys(sizes, 0)
-    quotas = {k: m * v / total for k, v in sizes.items()}
-    alloc = {k: min(sizes[k], int(np.floor(q))) for k, q in quotas.items()}
-    order = sorted(sizes, key=lambda k: (-(quotas[k] - np.floor(quotas[k])), k))
-    while sum(alloc.values()) < min(m, total):
-        for k in order:
-            if sum(alloc.values()) >= min(m, total):
-                break
-            if alloc[k] < sizes[k]:
-                alloc[k] += 1
-    return alloc
-
-
 def _eligible(store: Store, run_id: str) -> list[tuple[str, dict[str, Any], float]]:
     store.get_run(run_id)
     results = store.load_results(run_id)
@@ -170,7 +154,8 @@ def draw_sample(
     strata: dict[str, list[str]] = defaultdict(list)
     for item_id, result, score in rest:
         strata[_stratum(result, score, stratify, stratify_rubric)].append(item_id)
-    alloc = _allocate({k: len(v) for k, v in sorted(strata.items())}, n - len(enriched))
+    alloc = stats.proportional_allocation({k: len(v) for k, v in sorted(strata.items())},
+                                          n - len(enriched))
     chosen = [SampledItem(item_id=i, stratum="enriched", reason="enriched") for i, _, _ in enriched]
     for key in sorted(strata):
         picks = rng.choice(len(strata[key]), size=alloc[key], replace=False)

@@ -11,8 +11,9 @@ import click
 import yaml
 from pydantic import ValidationError
 from rich.console import Console
-from rich.table import Table
 
+from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, GateFailure, InputError, Problem
 from legal_judge.store import Store
 
@@ -65,30 +66,34 @@ def _settings(config_file: Path | None, cli_values: dict[str, Any]) -> Any:
                           for e in exc.errors()]) from None
 
 
-def _print_report(report: dict[str, Any]) -> None:
-    ext = report.get("extensions", {})
-    table = Table(title=f"bias audit {ext.get('audit_id', '')} — judge {ext.get('judge', '')} "
-                        f"({ext.get('judge_id', '')})")
-    for col in ("dimension", "mean diff", "95% CI", "p", "p adj", "effect", "test", "noise",
-                "MDE d_z", "pairs", "flag"):
-        table.add_column(col)
-    for d in report["dimension_results"]:
-        e = ext.get("dimensions", {}).get(d["dimension"], {})
-        if d["p_value"] is None:
-            table.add_row(d["dimension"], "insufficient data", "", "", "", "", "", "", "",
-                          f"{e.get('pairs_complete', 0)}/{e.get('pairs_designed', 0)}", "")
-            continue
-        nf, mde = e.get("noise_floor") or {}, e.get("minimum_detectable_effect") or {}
-        table.add_row(
-            d["dimension"], f"{d['mean_difference']:+.3f}",
+_REPORT_COLS = [Col("dimension", keep=True), Col("mean diff", numeric=True), Col("95% CI"),
+                Col("p", numeric=True), Col("p adj", numeric=True), Col("effect"),
+                Col("test", optional=True), Col("noise", numeric=True, optional=True),
+                Col("MDE d_z", numeric=True, optional=True), Col("pairs", keep=True),
+                Col("flag", keep=True)]
+
+
+def _report_row(d: dict[str, Any], e: dict[str, Any]) -> list[Any]:
+    pairs = f"{e.get('pairs_complete', 0)}/{e.get('pairs_designed', 0)}"
+    if d["p_value"] is None:
+        return [d["dimension"], "", "", "", "", "", "", "", "", pairs,
+                styled("insufficient data", "yellow")]
+    nf, mde = e.get("noise_floor") or {}, e.get("minimum_detectable_effect") or {}
+    return [d["dimension"], f"{d['mean_difference']:+.3f}",
             f"[{d['confidence_interval_95'][0]:+.2f}, {d['confidence_interval_95'][1]:+.2f}]",
             f"{d['p_value']:.2g}", f"{e.get('p_value_adjusted', float('nan')):.2g}",
             f"{d['effect_size']:+.2f} {d['effect_size_interpretation']}",
             str(e.get("test_used", "")), f"{nf['mean_abs_diff']:.2f}" if nf else "-",
-            f"{mde['d_z']:.2f}" if mde else "-",
-            f"{e.get('pairs_complete', 0)}/{e.get('pairs_designed', 0)}",
-            "[red]FLAG[/red]" if d["flagged"] else "")
-    console.print(table)
+            f"{mde['d_z']:.2f}" if mde else "-", pairs,
+            styled("FLAG", "red") if d["flagged"] else "ok"]
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    ext = report.get("extensions", {})
+    print_table(console, f"bias audit {ext.get('audit_id', '')} — judge {ext.get('judge', '')} "
+                         f"({ext.get('judge_id', '')})", _REPORT_COLS,
+                [_report_row(d, ext.get("dimensions", {}).get(d["dimension"], {}))
+                 for d in report["dimension_results"]])
     oa = report["overall_assessment"]
     console.print(f"severity: [bold]{oa['severity']}[/bold]  status: {ext.get('status')}")
     console.print(oa["summary"])
@@ -100,7 +105,7 @@ def _write(report: dict[str, Any], out: Path | None) -> None:
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
-        console.print(f"report written to {out}")
+        wrote(console, out, what="report JSON")
 
 
 @click.group()
@@ -303,15 +308,16 @@ def diff_cmd(old: str, new: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    table = Table(title=f"{old} -> {new}")
-    for col in ("dimension", "effect old", "effect new", "change", "status", "over-correction"):
-        table.add_column(col)
-    for r in rows:
-        def fmt(v: float | None) -> str:
-            return "-" if v is None else f"{v:+.2f}"
-        table.add_row(r["dimension"], fmt(r["effect_old"]), fmt(r["effect_new"]),
-                      fmt(r["effect_change"]), r["status"], "yes" if r["sign_flip"] else "")
-    console.print(table)
+    def fmt(v: float | None) -> str:
+        return "-" if v is None else f"{v:+.2f}"
+
+    print_table(console, f"{old} -> {new}",
+                [Col("dimension", keep=True), Col("effect old", numeric=True),
+                 Col("effect new", numeric=True), Col("change", numeric=True),
+                 Col("status", keep=True), Col("over-correction")],
+                [[r["dimension"], fmt(r["effect_old"]), fmt(r["effect_new"]),
+                  fmt(r["effect_change"]), r["status"], "yes" if r["sign_flip"] else ""]
+                 for r in rows])
 
 
 @audit.command("needed")
@@ -338,14 +344,29 @@ def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
               type=click.Choice(["none", "low", "medium", "high", "critical"]))
 @click.option("--high-stakes/--not-high-stakes", default=None,
               help="Override the report's high_stakes flag.")
-def gate_cmd(report_ref: str, max_severity: str, high_stakes: bool | None) -> None:
+@ci_options
+def gate_cmd(report_ref: str, max_severity: str, high_stakes: bool | None, junit: Path | None,
+             summary_md: Path | None) -> None:
     """Exit 1 when the report's severity is above the threshold (or a high-stakes judge is unapproved)."""
     from legal_judge.audit.history import gate_report, load_report
 
     store = Store()
-    result = gate_report(load_report(report_ref, store=store), max_severity=max_severity,
-                         store=store, high_stakes=high_stakes)
-    console.print(f"[green]gate passed[/green]: severity {result['severity']} <= {max_severity}")
+    report = load_report(report_ref, store=store)
+    failure: GateFailure | None = None
+    try:
+        result = gate_report(report, max_severity=max_severity, store=store,
+                             high_stakes=high_stakes)
+        message = f"severity {result['severity']} <= {max_severity}"
+    except GateFailure as exc:
+        failure, message = exc, exc.message
+    from legal_judge.reports.ci import audit_gate_suite
+
+    write_ci_outputs(console, lambda: audit_gate_suite(
+        report, gate_passed=failure is None, gate_message=message, max_severity=max_severity),
+        junit=junit, summary_md=summary_md)
+    if failure is not None:
+        raise failure
+    console.print(f"[green]gate passed[/green]: {message}")
 
 
 @audit.command("review")
@@ -390,15 +411,15 @@ def traffic_cmd(since: str, attribute: str, input_file: Path | None, rubric: str
                            reference=reference)
     result["since"] = start.isoformat()
     AuditLog(store).append(f"traffic-{start:%Y%m%d}", "traffic_audit", result)
-    table = Table(title=f"traffic audit by {attribute} since {start:%Y-%m-%d}")
-    for col in ("group", "n", "mean", "diff vs ref", "95% CI", "test", "p adj", "effect", "flag"):
-        table.add_column(col)
-    for c in result["comparisons"]:
-        table.add_row(c["group"], str(c["n_x"]), f"{c['mean_x']:.2f}", f"{c['mean_difference']:+.2f}",
-                      f"[{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]", c["test_used"],
-                      f"{c['p_value_adjusted']:.2g}", f"{c['effect_size']:+.2f}",
-                      "[red]FLAG[/red]" if c["flagged"] else "")
-    console.print(table)
+    print_table(console, f"traffic audit by {attribute} since {start:%Y-%m-%d}",
+                [Col("group", keep=True), Col("n", numeric=True), Col("mean", numeric=True),
+                 Col("diff vs ref", numeric=True), Col("95% CI"), Col("test", optional=True),
+                 Col("p adj", numeric=True), Col("effect", numeric=True), Col("flag", keep=True)],
+                [[c["group"], str(c["n_x"]), f"{c['mean_x']:.2f}", f"{c['mean_difference']:+.2f}",
+                  f"[{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]", c["test_used"],
+                  f"{c['p_value_adjusted']:.2g}", f"{c['effect_size']:+.2f}",
+                  styled("FLAG", "red") if c["flagged"] else "ok"]
+                 for c in result["comparisons"]])
     console.print(f"status: {result['status']}; {result['summary']}")
     _write(result, out)
     if result["status"] != "complete":
@@ -408,21 +429,47 @@ def traffic_cmd(since: str, attribute: str, input_file: Path | None, rubric: str
 
 @audit.command("list")
 @click.option("--limit", default=20, show_default=True, type=int)
-def list_cmd(limit: int) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the audits as JSON.")
+def list_cmd(limit: int, as_json: bool) -> None:
     """The most recent audits in the store."""
     from legal_judge.audit.history import review_state
 
     store = Store()
     rows = store.db.execute("SELECT id, created_at, judge_id, status, severity FROM audits "
                             "ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall()
-    table = Table(title="audits")
-    for col in ("audit", "created", "judge_id", "status", "severity", "review"):
-        table.add_column(col)
+    audits = []
     for r in rows:
         state = review_state(store, r["id"])
-        table.add_row(r["id"], r["created_at"][:19], r["judge_id"], r["status"], r["severity"] or "",
-                      state["decision"] if state else "")
-    console.print(table)
+        audits.append({**dict(r), "review": state["decision"] if state else None})
+    if as_json:
+        echo_json(audits)
+        return
+    print_table(console, "audits",
+                [Col("audit", keep=True), Col("created", optional=True), Col("judge_id", keep=True),
+                 Col("status", keep=True), Col("severity", keep=True), Col("review", keep=True)],
+                [[a["id"], a["created_at"][:19].replace("T", " "), a["judge_id"], a["status"],
+                  a["severity"] or "", a["review"] or ""] for a in audits],
+                empty="no audits yet: `legal-judge audit run --judge SPEC` makes one")
+
+
+@audit.command("dimensions")
+@click.option("--dimensions-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Also list the dimensions of this YAML file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
+def dimensions_cmd(dimensions_file: Path | None, as_json: bool) -> None:
+    """The bias dimensions (and discrimination probes) an audit measures."""
+    from legal_judge.audit.catalogue import catalogue_rows
+
+    rows = catalogue_rows(dimensions_file)
+    if as_json:
+        echo_json(rows)
+        return
+    print_table(console, "what an audit measures",
+                [Col("kind", keep=True), Col("name", keep=True), Col("type", optional=True),
+                 Col("perturbation", optional=True), Col("source", optional=True),
+                 Col("description")],
+                [[r["kind"], r["name"], r["type"], r["perturbation"], r["source"],
+                  r["description"]] for r in rows])
 
 
 COMMANDS: list[click.Command] = [audit]

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.console import Console
-from rich.table import Table
 
+from legal_judge.commands.tables import Col, echo_json, print_table
 from legal_judge.store import Store
 
 console = Console()
@@ -35,32 +33,33 @@ def batches_status(run_id: str | None, as_json: bool) -> None:
         store.get_run(run_id)  # a clear "no run" error with the fix
     rows = batch_rows(store, run_id=run_id, with_ids=False)
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
+        echo_json(rows)
         return
     if not rows:
         console.print("no batches" + (f" for run {run_id}" if run_id else ""))
         return
-    table = Table(title=f"Batches of {run_id}" if run_id else "Batches")
-    for col in ("batch id", "run", "provider", "judge", "requests", "provider status", "counts",
-                "state", "updated"):
-        table.add_column(col)
+    cells = []
     for r in rows:
         meta = r["meta"]
         counts = meta.get("counts") or {}
-        table.add_row(r["id"], r["run_id"], r["provider"], str(meta.get("judge", "")),
+        cells.append([r["id"], r["run_id"], r["provider"], str(meta.get("judge", "")),
                       str(meta.get("requests", "")), str(meta.get("provider_status", "")),
                       ", ".join(f"{k} {v}" for k, v in counts.items() if v), r["status"],
-                      r["updated_at"][:19])
-    console.print(table)
+                      r["updated_at"][:19].replace("T", " ")])
+    print_table(console, f"Batches of {run_id}" if run_id else "Batches",
+                [Col("batch id", keep=True), Col("run", keep=True), Col("provider", optional=True),
+                 Col("judge", keep=True), Col("requests", numeric=True),
+                 Col("provider status", keep=True), Col("counts", optional=True),
+                 Col("state", keep=True), Col("updated", optional=True)], cells)
     pending = sorted({r["run_id"] for r in rows if r["status"] == "submitted"})
     audits = {r["id"] for r in store.db.execute("SELECT id FROM audits")} if pending else set()
     for rid in pending:
         if rid in audits:
             console.print(f"audit {rid} has batches in flight: collect them with "
-                          f"`legal-judge audit run --resume {rid}`")
+                          f"`legal-judge audit run --resume {rid}`", soft_wrap=True)
         else:
             console.print(f"run {rid} has batches in flight: collect them with "
-                          f"`legal-judge run --resume {rid} --batch`")
+                          f"`legal-judge run --resume {rid} --batch`", soft_wrap=True)
 
 
 COMMANDS: list[click.Command] = [batches]

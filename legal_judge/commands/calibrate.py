@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from legal_judge.calibration import (
     CalibrationReport,
@@ -27,6 +26,7 @@ from legal_judge.calibration import (
 )
 from legal_judge.calibration.hooks import annotation_sink
 from legal_judge.calibration.sample import SampleReport
+from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.store import Store
 
@@ -96,7 +96,7 @@ def _print_sample(report: SampleReport) -> None:
                   f"{len(report.items)} of {report.n_eligible} items, seed {report.seed}")
     if report.strata:
         console.print("  strata: " + ", ".join(f"{k} ({v})" for k, v in report.strata.items()))
-    console.print(f"  template: {report.out}")
+    wrote(console, report.out or "", len(report.items), what="lawyers' template")
     if report.annotation_queue:
         console.print(f"  Langfuse annotation queue: {report.annotation_queue}")
     for note in report.notes:
@@ -158,23 +158,28 @@ def compare_cmd(run_id: str | None, quarter: str | None, threshold: float, score
         click.echo(text)
         return
     _print_report(report)
+    if out is not None:
+        wrote(console, out, what="calibration report JSON")
 
 
 def _print_report(report: CalibrationReport) -> None:
-    table = Table(title=f"calibration {report.calibration_id} ({report.quarter}, "
-                        f"{report.n_labelled_items} labelled items)")
-    for col in ("rubric", "judge", "n", "mean div [95% CI]", "MAD", "κ", "κ lin", "κ quad",
-                "α ord", "α int", "ρ", "recalibrate"):
-        table.add_column(col)
+    cols = [Col("rubric", keep=True), Col("judge", keep=True), Col("n", numeric=True),
+            Col("mean div [95% CI]", keep=True), Col("MAD", numeric=True, optional=True),
+            Col("κ", numeric=True, optional=True), Col("κ lin", numeric=True, optional=True),
+            Col("κ quad", numeric=True), Col("α ord", numeric=True, optional=True),
+            Col("α int", numeric=True, optional=True), Col("ρ", numeric=True, optional=True),
+            Col("recalibrate", keep=True)]
+    rows = []
     for comp in report.rubrics:
         for row in comp.judges:
             ci = f" [{_fmt(row.ci95[0])}, {_fmt(row.ci95[1])}]" if row.ci95 else ""
-            table.add_row(comp.rubric, row.judge, str(row.n), _fmt(row.mean_divergence) + ci,
-                          _fmt(row.mean_abs_divergence), _fmt(row.kappa), _fmt(row.kappa_linear),
-                          _fmt(row.kappa_quadratic), _fmt(row.alpha_ordinal),
-                          _fmt(row.alpha_interval), _fmt(row.spearman),
-                          "[red]yes[/red]" if row.recalibrate else "no")
-    console.print(table)
+            rows.append([comp.rubric, row.judge, str(row.n), _fmt(row.mean_divergence) + ci,
+                         _fmt(row.mean_abs_divergence), _fmt(row.kappa), _fmt(row.kappa_linear),
+                         _fmt(row.kappa_quadratic), _fmt(row.alpha_ordinal),
+                         _fmt(row.alpha_interval), _fmt(row.spearman),
+                         styled("yes", "red") if row.recalibrate else "no"])
+    print_table(console, f"calibration {report.calibration_id} ({report.quarter}, "
+                         f"{report.n_labelled_items} labelled items)", cols, rows)
     for judge, pf in report.pass_fail.items():
         console.print(f"pass/fail {judge}: agreement {pf.agreement:.0%} over {pf.n} items, "
                       f"κ {_fmt(pf.kappa)} (both pass {pf.both_pass}, judge pass/human fail "
@@ -234,7 +239,7 @@ def apply_cmd(run_id: str, correction_id: str, out: Path) -> None:
             for _, r in sorted(results.items())]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    console.print(f"{len(rows)} results corrected with {correction.id} -> {out}")
+    wrote(console, out, len(rows), what=f"results corrected with {correction.id}")
 
 
 @calibrate.command("history")
@@ -249,24 +254,27 @@ def history_cmd(rubric: str | None, judge: str, as_json: bool) -> None:
     finally:
         store.close()
     if as_json:
-        click.echo(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
+        echo_json([r.model_dump(mode="json") for r in rows])
         return
     _print_history(rows)
 
 
 def _print_history(rows: list[HistoryRow]) -> None:
-    table = Table(title="calibration history")
-    for col in ("rubric", "quarter", "judge_id", "n", "mean div [95% CI]", "previous", "κ quad",
-                "alert"):
-        table.add_column(col)
+    cells = []
     for r in rows:
         ci = f" [{_fmt(r.ci95[0])}, {_fmt(r.ci95[1])}]" if r.ci95 else ""
-        alerts = [a for a, on in (("[red]drift[/red]", r.drift), ("judge changed", r.judge_changed),
+        alerts = [a for a, on in (("drift", r.drift), ("judge changed", r.judge_changed),
                                   ("recalibrate", r.recalibrate)) if on]
-        table.add_row(r.rubric, r.quarter, r.judge_id or "—", str(r.n),
+        cells.append([r.rubric, r.quarter, r.judge_id or "—", str(r.n),
                       _fmt(r.mean_divergence) + ci, _fmt(r.previous_mean_divergence),
-                      _fmt(r.kappa_quadratic), ", ".join(alerts))
-    console.print(table)
+                      _fmt(r.kappa_quadratic),
+                      styled(", ".join(alerts), "red") if r.drift else ", ".join(alerts)])
+    print_table(console, "calibration history",
+                [Col("rubric", keep=True), Col("quarter", keep=True), Col("judge_id", keep=True),
+                 Col("n", numeric=True), Col("mean div [95% CI]", keep=True),
+                 Col("previous", numeric=True, optional=True),
+                 Col("κ quad", numeric=True, optional=True), Col("alert", keep=True)], cells,
+                empty="no calibration yet: `legal-judge calibrate compare RUN_ID` makes one")
     drifted = sorted({r.rubric for r in rows if r.drift})
     if drifted:
         console.print(f"[red]drift alert[/red]: {', '.join(drifted)}: last quarter's mean "

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from legal_judge.checks.citations import CitationLookup, check_citations
 from legal_judge.checks.report import FORCING_STATUSES, CitationReport
+from legal_judge.commands.tables import Col, print_table, styled
 from legal_judge.errors import ConfigError, InputError, Problem
 
 __all__ = ["COMMANDS", "check"]
@@ -77,16 +77,11 @@ def _inputs(file: Path | None, text: str | None, dataset: Path | None) -> list[t
 
 
 def _render(name: str, report: CitationReport) -> None:
-    table = Table(title=f"{name}: {len(report.findings)} citations", show_lines=False)
-    table.add_column("status")
-    table.add_column("kind")
-    table.add_column("citation", overflow="fold")
-    table.add_column("reasons", overflow="fold")
-    for f in report.findings:
-        reasons = "; ".join(f"{h.rule}: {h.message}" for h in f.reasons)
-        style = _STYLE.get(f.status, "")
-        table.add_row(f"[{style}]{f.status}[/{style}]", f.kind, f.text, reasons)
-    console.print(table)
+    rows = [[styled(f.status, _STYLE.get(f.status, "")), f.kind, f.text,
+             "; ".join(f"{h.rule}: {h.message}" for h in f.reasons)] for f in report.findings]
+    print_table(console, f"{name}: {len(report.findings)} citations",
+                [Col("status", keep=True), Col("kind", optional=True), Col("citation"),
+                 Col("reasons")], rows)
     counts = ", ".join(f"{k} {v}" for k, v in report.counts.items() if v) or "no citations"
     console.print(f"  {counts}")
     for reason in report.forcing_reasons:

@@ -1,20 +1,21 @@
-"""Core commands: validate, judge, run, demo, runs, compare."""
+"""Core commands: validate, judge, run, demo, compare (``runs`` lives in commands/runs.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
 
+from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.config import store_path
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
 from legal_judge.errors import ConfigError, GateFailure, NotFoundError
+from legal_judge.selection import ItemSelection
 from legal_judge.store import Store
 
 console = Console()
@@ -55,15 +56,14 @@ def judge(spec: str, item_id: str, dataset: Path | None, no_cache: bool, as_json
     if as_json:
         click.echo(verdict.model_dump_json(indent=2))
         return
-    table = Table(title=f"{spec} on {item_id} (judge_id {verdict.judge_id})")
-    table.add_column("rubric")
-    table.add_column("score")
-    table.add_column("rationale")
-    for rubric, score in verdict.scores.items():
-        table.add_row(rubric, f"{score:g}", verdict.rationales.get(rubric, ""))
+    rows: list[list[Any]] = [[rubric, f"{score:g}", verdict.rationales.get(rubric, "")]
+                             for rubric, score in verdict.scores.items()]
     if verdict.hallucination:
-        table.add_row("hallucination", verdict.hallucination, verdict.rationales.get("hallucination", ""))
-    console.print(table)
+        rows.append(["hallucination", verdict.hallucination,
+                     verdict.rationales.get("hallucination", "")])
+    print_table(console, f"{spec} on {item_id} (judge_id {verdict.judge_id})",
+                [Col("rubric", keep=True), Col("score", keep=True, numeric=True), Col("rationale")],
+                rows)
     console.print(f"status: {verdict.status}  overall: {verdict.overall}  "
                   f"cost: {_money(verdict.cost_usd)}  cached: {verdict.cached}")
     if verdict.reason:
@@ -90,19 +90,25 @@ def _progress_bar() -> Progress:
 
 
 def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache: bool,
-             out: Path | None, run_id: str | None, quiet: bool,
-             calibration: str | None = None, lookup: bool = False) -> dict[str, Any]:
-    from legal_judge.runner import RunProgress, run_benchmark, run_inputs
+             run_id: str | None, quiet: bool, calibration: str | None = None,
+             lookup: bool = False, selection: ItemSelection | None = None) -> dict[str, Any]:
+    from legal_judge.runner import RunProgress, resolve_inputs, run_benchmark
 
     store = Store()
-    items, config = run_inputs(store, dataset, ensemble, resume=resume)
+    inputs = resolve_inputs(store, dataset, ensemble, resume=resume, selection=selection)
+    items, config = inputs.items, inputs.config
     if lookup and not resume:
         config = config.model_copy(update={"citation_lookup": True})
+    extra: dict[str, Any] = {"dataset": str(dataset) if dataset else None,
+                             "ensemble_path": ensemble}
+    if inputs.selection is not None:
+        extra["selection"] = inputs.selection
+
     def go(on_progress: Any) -> Any:
         return asyncio.run(run_benchmark(
             items, config, store=store, run_id=resume or run_id, resume=bool(resume),
             use_cache=not no_cache, on_progress=on_progress, calibration=calibration,
-            extra_config={"dataset": str(dataset) if dataset else None, "ensemble_path": ensemble},
+            extra_config=extra,
         ))
 
     if quiet:
@@ -117,43 +123,70 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
                     f"tokens {p.input_tokens + p.output_tokens:,} cost ${p.cost_usd:.4f}"))
 
             outcome = go(on_progress)
-    run = store.get_run(outcome.run_id)
-    if out is not None and outcome.status == "completed":
-        from legal_judge.export import export_results
+    return {"run": store.get_run(outcome.run_id), "outcome": outcome}
 
-        export_results(store, outcome.run_id, out)
-    return {"run": run, "outcome": outcome}
+
+def export_and_say(store: Store, run_id: str, path: Path, *, fmt: str | None = None) -> None:
+    """Write the run's results file (``run --out``, ``runs export``) and say so."""
+    from legal_judge.export import export_run
+
+    result = export_run(store, run_id, path, fmt=fmt)
+    wrote(console, result.path, result.rows,
+          what=f"{result.pending} item(s) not judged yet" if result.pending else None)
+
+
+def _selection_line(run: dict[str, Any]) -> str | None:
+    sel = (run.get("config") or {}).get("selection")
+    if not sel:
+        return None
+    strata = sel.get("strata")
+    by = (" stratified by jurisdiction: " + ", ".join(f"{k} {v}" for k, v in strata.items())
+          if strata else "")
+    return (f"items: {sel['selected']} of {sel['of']} ({sel['options']}){by}. A partial run: a "
+            "later run of the same items with the same judges reuses these verdicts.")
+
+
+def _cache_line(s: dict[str, Any]) -> str:
+    verdicts = sum(j["ok"] + j["inconclusive"] + j["error"] for j in s["judges"].values())
+    reused = f"{s.get('cached_verdicts', 0)} of {verdicts} judge verdicts"
+    if s.get("cached_items") is None:  # a summary stored before items were counted
+        return f"reused from the cache: {reused}"
+    line = f"reused from the cache: {s['cached_items']} of {s['items']} items ({reused})"
+    return line + (", not paid again" if s.get("cached_verdicts") else "")
 
 
 def print_summary(run: dict[str, Any]) -> None:
     """Render a run summary for a team lead."""
     s = run["summary"]
     if s is None:
-        console.print(f"run {run['id']}: {run['status']} (no summary)")
+        console.print(f"run {run['id']}: {run['status']} (no summary)", soft_wrap=True)
         return
-    console.print(f"\n[bold]Run {run['id']}[/bold] — {run['status']}")
+    console.print(f"\n[bold]Run {run['id']}[/bold] — {run['status']}", soft_wrap=True)
     if s.get("simulated"):
         console.print("[yellow]Scored by SIMULATED judges (demo only, never a judge of record).[/yellow]")
+    selection = _selection_line(run)
+    if selection:
+        console.print(selection, markup=False, highlight=False)
     pr = s["pass_rate"]
     ci = s["pass_rate_ci95"]
     console.print(f"pass rate: {pr:.1%} (95% CI {ci[0]:.1%}–{ci[1]:.1%}) over {s['scored']} scored items"
                   if pr is not None else "pass rate: n/a (nothing scored)")
-    table = Table(title="Ensemble scores per rubric (0–5)")
-    for col in ("rubric", "n", "mean", "95% CI", "Krippendorff α (judges)"):
-        table.add_column(col)
-    for rubric, m in s["rubrics"].items():
-        alpha = s["krippendorff_alpha"].get(rubric)
-        table.add_row(rubric, str(m["n"]), f"{m['mean']:.2f}", f"{m['ci95'][0]:.2f}–{m['ci95'][1]:.2f}",
-                      "n/a" if alpha is None else f"{alpha:.2f}")
-    console.print(table)
-    jt = Table(title="Per judge")
-    for col in ("judge", "judge_id", "ok", "inconclusive", "error", "pass rate", "cost"):
-        jt.add_column(col)
-    for name, j in s["judges"].items():
-        jt.add_row(name, j["judge_id"], str(j["ok"]), str(j["inconclusive"]), str(j["error"]),
-                   "n/a" if j["pass_rate"] is None else f"{j['pass_rate']:.1%}",
-                   f"${j['cost_usd']:.4f}" + (" +unknown" if j["cost_unknown"] else ""))
-    console.print(jt)
+    print_table(console, "Ensemble scores per rubric (0–5)",
+                [Col("rubric", keep=True), Col("n", numeric=True), Col("mean", numeric=True),
+                 Col("95% CI"), Col("Krippendorff α (judges)", numeric=True)],
+                [[rubric, str(m["n"]), f"{m['mean']:.2f}",
+                  f"{m['ci95'][0]:.2f}–{m['ci95'][1]:.2f}",
+                  "n/a" if s["krippendorff_alpha"].get(rubric) is None
+                  else f"{s['krippendorff_alpha'][rubric]:.2f}"]
+                 for rubric, m in s["rubrics"].items()])
+    print_table(console, "Per judge",
+                [Col("judge", keep=True), Col("judge_id", keep=True), Col("ok", numeric=True),
+                 Col("inconclusive", numeric=True), Col("error", numeric=True),
+                 Col("pass rate", numeric=True), Col("cost", numeric=True, optional=True)],
+                [[name, j["judge_id"], str(j["ok"]), str(j["inconclusive"]), str(j["error"]),
+                  "n/a" if j["pass_rate"] is None else f"{j['pass_rate']:.1%}",
+                  f"${j['cost_usd']:.4f}" + (" +unknown" if j["cost_unknown"] else "")]
+                 for name, j in s["judges"].items()])
     console.print(f"inconclusive items: {len(s['inconclusive'])}  flagged for human review: "
                   f"{len(s['flagged_for_review'])}  citation overrides (rule 1): "
                   f"{len(s['citation_overrides'])}")
@@ -164,8 +197,8 @@ def print_summary(run: dict[str, Any]) -> None:
                       f"failed but should pass: {exp['false_fail']}")
     calls = s["calls"]
     console.print(f"provider calls: {calls['calls']} (cached {calls['cached']}, failed "
-                  f"{calls['failed']}, retries {calls['retries']}); verdicts from the cache: "
-                  f"{s.get('cached_verdicts', 0)}")
+                  f"{calls['failed']}, retries {calls['retries']})")
+    console.print(_cache_line(s), soft_wrap=True)
     console.print(f"tokens: {s['input_tokens']:,} in / "
                   f"{s['output_tokens']:,} out  cost: ${s['cost_usd']:.4f}"
                   + ("" if s["cost_complete"] else " (some prices unknown)"))
@@ -182,7 +215,13 @@ def print_summary(run: dict[str, Any]) -> None:
 @click.option("--run-id", default=None, help="Id for the new run (default: generated).")
 @click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write results as .jsonl or .csv.")
+              help="Also write results as .csv, .jsonl or .parquet (as `runs export`).")
+@click.option("--limit", type=int, default=None,
+              help="Judge only the first N items (try before you pay).")
+@click.option("--sample", type=int, default=None,
+              help="Judge N items drawn at random, stratified by jurisdiction.")
+@click.option("--seed", type=int, default=None, help="Seed of --sample (drawn and shown if omitted).")
+@click.option("--ids", default=None, help="Judge only these item ids (comma-separated).")
 @click.option("--calibration", default=None,
               help="Apply the correction fitted by `calibrate fit` (raw scores are kept).")
 @click.option("--lookup", is_flag=True,
@@ -193,14 +232,21 @@ def print_summary(run: dict[str, Any]) -> None:
 @click.option("--no-wait", is_flag=True,
               help="With --batch: submit, merge what has ended, and return; finish later with "
                    "--resume RUN_ID --batch.")
+@ci_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | None,
-        no_cache: bool, out: Path | None, calibration: str | None, lookup: bool, batch: bool,
-        no_wait: bool, quiet: bool) -> None:
+        no_cache: bool, out: Path | None, limit: int | None, sample: int | None,
+        seed: int | None, ids: str | None, calibration: str | None, lookup: bool, batch: bool,
+        no_wait: bool, junit: Path | None, summary_md: Path | None, quiet: bool) -> None:
     """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble."""
     if no_wait and not batch:
         raise ConfigError("--no-wait needs --batch", code="batch-options",
                           fix="add --batch, or drop --no-wait")
+    selection = ItemSelection.from_options(limit=limit, sample=sample, seed=seed, ids=ids)
+    if out is not None:
+        from legal_judge.export import check_export_path
+
+        check_export_path(out)  # before anything is paid for
     if batch:
         if calibration or lookup:
             raise ConfigError("--batch does not combine with --calibration or --lookup yet",
@@ -208,61 +254,44 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
         from legal_judge.batch.cli import run_batch_cli
 
         res = run_batch_cli(dataset, ensemble, resume=resume, run_id=run_id, no_cache=no_cache,
-                            out=out, quiet=quiet, wait=not no_wait)
+                            quiet=quiet, wait=not no_wait, selection=selection)
     else:
-        res = _execute(dataset, ensemble, resume=resume, no_cache=no_cache, out=out,
-                       run_id=run_id, quiet=quiet, calibration=calibration, lookup=lookup)
+        res = _execute(dataset, ensemble, resume=resume, no_cache=no_cache, run_id=run_id,
+                       quiet=quiet, calibration=calibration, lookup=lookup, selection=selection)
+    outcome = res["outcome"]
     print_summary(res["run"])
-    if res["outcome"].status != "completed":
-        console.print(f"[yellow]run {res['outcome'].status}[/yellow]: finish it with "
-                      f"`legal-judge run --resume {res['outcome'].run_id}"
-                      f"{' --batch' if batch else ''}`")
+    if out is not None and outcome.status == "completed":
+        export_and_say(Store(), outcome.run_id, out)
+    from legal_judge.reports.ci import run_suite
+
+    write_ci_outputs(console, lambda: run_suite(Store(), outcome.run_id), junit=junit,
+                     summary_md=summary_md)
+    if outcome.status != "completed":
+        console.print(f"[yellow]run {outcome.status}[/yellow]: finish it with "
+                      f"`legal-judge run --resume {outcome.run_id}"
+                      f"{' --batch' if batch else ''}`", soft_wrap=True)
 
 
 @click.command()
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write results as .jsonl or .csv.")
+              help="Also write results as .csv, .jsonl or .parquet (as `runs export`).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def demo(out: Path | None, quiet: bool) -> None:
     """Score the bundled sample with three simulated judges (no keys, no network)."""
-    res = _execute(str(sample_dataset_path()), "demo", resume=None, no_cache=False, out=out, run_id=None,
+    if out is not None:
+        from legal_judge.export import check_export_path
+
+        check_export_path(out)
+    res = _execute(str(sample_dataset_path()), "demo", resume=None, no_cache=False, run_id=None,
                    quiet=quiet)
     print_summary(res["run"])
+    if out is not None and res["outcome"].status == "completed":
+        export_and_say(Store(), res["outcome"].run_id, out)
     console.print(
         "\nThis demo used simulated judges. To use real judges: set OPENAI_API_KEY, GEMINI_API_KEY "
         "and MISTRAL_API_KEY, then run\n  legal-judge run your_bench.jsonl --ensemble default\n"
         "or write your own ensemble TOML (see README)."
     )
-
-
-@click.group()
-def runs() -> None:
-    """List and show stored runs."""
-
-
-@runs.command("list")
-@click.option("--limit", default=20, show_default=True)
-def runs_list(limit: int) -> None:
-    """Most recent runs."""
-    table = Table(title="Runs")
-    for col in ("run id", "kind", "status", "created", "items", "results"):
-        table.add_column(col)
-    for r in Store().list_runs(limit=limit):
-        table.add_row(r["id"], r["kind"], r["status"], r["created_at"][:19], str(r["items"]),
-                      str(r["results"]))
-    console.print(table)
-
-
-@runs.command("show")
-@click.argument("run_id")
-@click.option("--json", "as_json", is_flag=True)
-def runs_show(run_id: str, as_json: bool) -> None:
-    """A run's summary."""
-    run = Store().get_run(run_id)
-    if as_json:
-        click.echo(json.dumps(run, indent=2, default=str))
-    else:
-        print_summary(run)
 
 
 @click.command("compare")
@@ -273,16 +302,21 @@ def runs_show(run_id: str, as_json: bool) -> None:
 @click.option("--alpha", default=0.05, show_default=True)
 @click.option("--fail-on-regression", is_flag=True, help="Exit 1 when a regression is found.")
 @click.option("--json", "as_json", is_flag=True)
+@ci_options
 def compare_cmd(run_a: str, run_b: str, threshold: float, alpha: float, fail_on_regression: bool,
-                as_json: bool) -> None:
+                as_json: bool, junit: Path | None, summary_md: Path | None) -> None:
     """Paired comparison of two runs on the same items (RUN_B against baseline RUN_A)."""
     from legal_judge.compare import compare_runs
+    from legal_judge.reports.ci import compare_suite
 
     report = compare_runs(Store(), run_a, run_b, threshold=threshold, alpha=alpha)
     if as_json:
-        click.echo(json.dumps(report, indent=2))
+        echo_json(report)
     else:
         _print_compare(report)
+    # With --json, stdout is the JSON alone: the "wrote ..." lines go to stderr.
+    write_ci_outputs(err_console if as_json else console,
+                     lambda: compare_suite(report, alpha=alpha), junit=junit, summary_md=summary_md)
     if fail_on_regression and report["regressions"]:
         raise GateFailure(f"{len(report['regressions'])} rubric(s) regressed: "
                           + ", ".join(report["regressions"]),
@@ -292,19 +326,19 @@ def compare_cmd(run_a: str, run_b: str, threshold: float, alpha: float, fail_on_
 def _print_compare(report: dict[str, Any]) -> None:
     for w in report["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {w}")
-    table = Table(title=f"{report['run_b']} vs {report['run_a']} ({report['n_items']} paired items)")
-    for col in ("rubric", "mean diff (B-A)", "95% CI", "test", "p", "regressed"):
-        table.add_column(col)
-    for rubric, r in report["rubrics"].items():
-        table.add_row(rubric, f"{r['mean_difference']:+.3f}",
-                      f"{r['ci95'][0]:+.3f}..{r['ci95'][1]:+.3f}", r["test"], f"{r['p_value']:.4f}",
-                      "YES" if r["regressed"] else "")
-    console.print(table)
+    print_table(console, f"{report['run_b']} vs {report['run_a']} ({report['n_items']} paired items)",
+                [Col("rubric", keep=True), Col("mean diff (B-A)", numeric=True), Col("95% CI"),
+                 Col("test", optional=True), Col("p", numeric=True), Col("regressed", keep=True)],
+                [[rubric, f"{r['mean_difference']:+.3f}",
+                  f"{r['ci95'][0]:+.3f}..{r['ci95'][1]:+.3f}", r["test"], f"{r['p_value']:.4f}",
+                  styled("REGRESSED", "red") if r["regressed"] else "no"]
+                 for rubric, r in report["rubrics"].items()])
     pf = report["pass_rate"]
     console.print(f"pass rate {pf['rate_a']:.1%} -> {pf['rate_b']:.1%} (McNemar exact p = "
                   f"{pf['p_value']:.4f})")
     if report["regressed_items"]:
-        console.print("regressed items: " + ", ".join(report["regressed_items"][:30]))
+        console.print("regressed items: " + ", ".join(report["regressed_items"][:30]),
+                      markup=False, highlight=False)
 
 
-COMMANDS: list[click.Command] = [validate, judge, run, demo, runs, compare_cmd]
+COMMANDS: list[click.Command] = [validate, judge, run, demo, compare_cmd]

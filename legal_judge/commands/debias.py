@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich import box
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
+from legal_judge.commands.tables import SECTION, Col, print_table, styled, wrote
 from legal_judge.debias import parse_mode, toml_line
 from legal_judge.debias_experiment import DEFAULT_MODES
 from legal_judge.errors import ConfigError, InputError, Problem
@@ -74,65 +74,61 @@ def _p(x: float | None) -> str:
     return "n/a" if x is None else ("<.001" if x < 0.001 else f"{x:.3f}".lstrip("0"))
 
 
-def _over(cell: dict[str, Any]) -> str:
+def _over(cell: dict[str, Any]) -> str | Text:
     oc = cell.get("over_correction")
     if oc is None:
         return "" if cell.get("mcnemar") is None else "n/a"
     flip = " flip" if oc["sign_flip"] else ""
-    return f"[red]YES{flip}[/red]" if oc["flagged"] else f"no{flip}"
+    return styled(f"YES{flip}", "red") if oc["flagged"] else f"no{flip}"
 
 
-def _table(title: str) -> Table:
-    # No vertical rules: the tables must read at 80 columns (CI logs, piped output).
-    return Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
-                 collapse_padding=True, title_justify="left")
-
-
-def _accuracy_table(report: dict[str, Any]) -> Table:
-    table = _table(f"Accuracy on known-answer pairs: {report['judge']}")
-    for col in ("bias", "mode", "n", "acc % (95% CI)", "Δ pts", "p", "p Holm", "over-corr."):
-        table.add_column(col, no_wrap=True,
-                         justify="right" if col in ("n", "Δ pts", "p", "p Holm") else "left")
+def _accuracy_table(report: dict[str, Any]) -> None:
+    rows: list[Any] = []
     for bias, b in report["biases"].items():
         for i, (mode, c) in enumerate(b["modes"].items()):
             lo, hi = c["ci95"]
             plain = mode == "plain"
             change = "" if plain or c["change"] is None else f"{100 * c['change']:+.0f}"
-            table.add_row(bias if i == 0 else "", mode, str(c["n"]),
-                          f"{_pct(c['accuracy'])} ({_pct(lo)}–{_pct(hi)})", change,
-                          "" if plain else _p((c["mcnemar"] or {}).get("p_value")),
-                          "" if plain else _p(c.get("p_holm")), _over(c))
-        table.add_section()
-    return table
+            rows.append([bias if i == 0 else "", mode, str(c["n"]),
+                         f"{_pct(c['accuracy'])} ({_pct(lo)}–{_pct(hi)})", change,
+                         "" if plain else _p((c["mcnemar"] or {}).get("p_value")),
+                         "" if plain else _p(c.get("p_holm")), _over(c)])
+        rows.append(SECTION)
+    print_table(console, f"Accuracy on known-answer pairs: {report['judge']}",
+                [Col("bias", keep=True), Col("mode", keep=True), Col("n", numeric=True),
+                 Col("acc % (95% CI)", keep=True), Col("Δ pts", numeric=True),
+                 Col("p", numeric=True), Col("p Holm", numeric=True),
+                 Col("over-corr.", keep=True)], rows[:-1])
 
 
-def _recommendation_table(report: dict[str, Any]) -> Table:
-    rec = _table("Recommendation per bias")
-    for col in ("bias", "use", "acc % plain → use", "p Holm", "paper", "PC", "RS"):
-        rec.add_column(col, no_wrap=True)
+def _recommendation_table(report: dict[str, Any]) -> None:
+    rows = []
     for bias, b in report["biases"].items():
         r = b["recommendation"]
         bal = b["modes"]["plain"]["balanced"] or {}
         helped = r["basis"] == "significant"
-        rec.add_row(bias, r["mode"] if helped else "plain",
-                    f"{_pct(r.get('accuracy_plain'))} → {_pct(r.get('accuracy'))}" if helped
-                    else f"{_pct(r.get('accuracy_plain'))} (none helped)",
-                    _p(r.get("p_holm")) if helped else "",
-                    str(r["paper_expectation"] or ""), _fmt(bal.get("position_consistency")),
-                    _fmt(b["repetition_stability"]))
-    return rec
+        rows.append([bias, r["mode"] if helped else "plain",
+                     f"{_pct(r.get('accuracy_plain'))} → {_pct(r.get('accuracy'))}" if helped
+                     else f"{_pct(r.get('accuracy_plain'))} (none helped)",
+                     _p(r.get("p_holm")) if helped else "",
+                     str(r["paper_expectation"] or ""), _fmt(bal.get("position_consistency")),
+                     _fmt(b["repetition_stability"])])
+    print_table(console, "Recommendation per bias",
+                [Col("bias", keep=True), Col("use", keep=True),
+                 Col("acc % plain → use", keep=True), Col("p Holm", numeric=True),
+                 Col("paper", optional=True), Col("PC", numeric=True, optional=True),
+                 Col("RS", numeric=True, optional=True)], rows)
 
 
-def _cost_table(report: dict[str, Any]) -> Table:
-    cost = _table("Cost per mode")
-    for col in ("mode", "requests/verdict", "tokens/trial", "calls", "cost"):
-        cost.add_column(col, justify="left" if col == "mode" else "right")
-    for mode, m in report["modes"].items():
-        cost.add_row(mode, str(m["requests_per_verdict"]), _fmt(m["tokens_per_trial"], ",.0f"),
-                     f"{m['calls']:,}",
-                     "unknown" if m["cost_usd"] is None else f"${m['cost_usd']:.4f}")
-    return cost
-
+def _cost_table(report: dict[str, Any]) -> None:
+    print_table(console, "Cost per mode",
+                [Col("mode", keep=True), Col("requests/verdict", numeric=True),
+                 Col("tokens/trial", numeric=True, optional=True), Col("calls", numeric=True),
+                 Col("cost", numeric=True)],
+                [[mode, str(m["requests_per_verdict"]), _fmt(m["tokens_per_trial"], ",.0f"),
+                  f"{m['calls']:,}",
+                  "unknown" if m["cost_usd"] is None else f"${m['cost_usd']:.4f}"]
+                 for mode, m in report["modes"].items()])
 
 def _advice(report: dict[str, Any]) -> None:
     """What the recommendation means for an ensemble: the TOML line, or that nothing helped."""
@@ -165,18 +161,18 @@ def _render(report: dict[str, Any]) -> None:
     if report.get("simulated"):
         console.print("[yellow]SIMULATED judge: a demo of the method, never a judge of record."
                       "[/yellow]")
-    console.print(_accuracy_table(report))
+    _accuracy_table(report)
     console.print("acc: share of test trials where the judge picked the correct answer; Δ pts: "
                   "change against plain (exact McNemar, paired by trial; p Holm: adjusted across "
                   "the modes compared). over-corr.: the judge now penalises the signal "
                   "(reversed-signal controls; flip: the bias effect changed sign; n/a: no "
                   "controls for this bias).", markup=False, highlight=False)
-    console.print(_recommendation_table(report))
+    _recommendation_table(report)
     console.print("use: the cheapest mode that beat plain significantly (McNemar, Holm-adjusted "
                   "p below the significance level) without over-correcting, else plain. PC: "
                   "position consistency of plain over both orders; RS: repetition stability of "
                   "plain.", markup=False, highlight=False)
-    console.print(_cost_table(report))
+    _cost_table(report)
     _advice(report)
 
 
@@ -236,8 +232,9 @@ def compare(judge_ref: str, judge_name: str | None, modes: str, pairs_path: Path
     if json_out is not None:
         json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     _render(report)
-    console.print(f"stored as debias experiment {report['id']}"
-                  + (f"; JSON report: {json_out}" if json_out else ""))
+    console.print(f"stored as debias experiment {report['id']}", soft_wrap=True)
+    if json_out is not None:
+        wrote(console, json_out, what="report JSON")
 
 
 @debias.command()

@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from legal_judge.assets import load_assets
+from legal_judge.commands.tables import Col, print_table
 from legal_judge.errors import LegalJudgeError, SyncError
 from legal_judge.store import Store
 
@@ -19,13 +19,13 @@ __all__ = ["COMMANDS", "datasets", "prompts", "sync"]
 _console = Console()
 
 
+# Names, ids, versions, actions and statuses are what a user acts on: never cut.
+_KEEP = {"name", "id", "version", "action", "status", "kind", "remote_version"}
+
+
 def _table(title: str, rows: Sequence[Mapping[str, object]], columns: list[str]) -> None:
-    table = Table(title=title)
-    for col in columns:
-        table.add_column(col)
-    for row in rows:
-        table.add_row(*("" if row.get(c) is None else str(row.get(c)) for c in columns))
-    _console.print(table)
+    print_table(_console, title, [Col(c, keep=c in _KEEP) for c in columns],
+                [["" if row.get(c) is None else str(row.get(c)) for c in columns] for row in rows])
 
 
 @click.group()

@@ -7,11 +7,15 @@ from typing import Any
 
 from legal_judge.reports.model import Report
 
-__all__ = ["render_markdown"]
+__all__ = ["escape_cell", "render_markdown"]
 
 
-def _cell(text: str) -> str:
+def escape_cell(text: str) -> str:
+    """``text`` as one Markdown table cell (pipes escaped, newlines joined)."""
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+_cell = escape_cell
 
 
 def _table(b: dict[str, Any]) -> list[str]:

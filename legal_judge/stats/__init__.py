@@ -14,6 +14,7 @@ from legal_judge.stats.agreement import (
     krippendorff_alpha,
     spearman,
 )
+from legal_judge.stats.allocation import proportional_allocation
 from legal_judge.stats.divergence import (
     AgreementSummary,
     Divergence,
@@ -85,6 +86,7 @@ __all__ = [
     "position_consistency",
     "preference_fairness",
     "proportion_ci",
+    "proportional_allocation",
     "rank_biserial_paired",
     "repetition_stability",
     "score_dispersion",

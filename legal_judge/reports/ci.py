@@ -1,0 +1,211 @@
+"""What CI reads, as data: one suite of checks per run, comparison or audit gate.
+
+The JUnit writer (:mod:`legal_judge.reports.junit`) and the Markdown step summary
+(:mod:`legal_judge.reports.summary_md`) render a :class:`CiSuite` and compute nothing. The three
+adapters below turn the stored results into suites; they are the only place that knows the shape of
+a run's results, a ``compare`` report or a bias report, so a change of those shapes is mended here.
+
+A check that cannot be decided is ``inconclusive`` and counts as a failure: CI never shows green for
+something nobody could tell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from legal_judge.store import Store
+
+__all__ = ["CiCase", "CiSuite", "audit_gate_suite", "compare_suite", "run_suite"]
+
+Outcome = Literal["passed", "failed", "inconclusive", "skipped"]
+
+
+@dataclass(frozen=True)
+class CiCase:
+    """One check: a judged item, a rubric of a comparison, a dimension or probe of an audit."""
+
+    name: str
+    outcome: Outcome
+    message: str = ""
+    details: str = ""
+    time_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class CiSuite:
+    """The checks of one command, with the facts a reader needs first."""
+
+    kind: str
+    name: str
+    title: str
+    cases: list[CiCase]
+    facts: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many checks had each outcome."""
+        out = dict.fromkeys(("passed", "failed", "inconclusive", "skipped"), 0)
+        for case in self.cases:
+            out[case.outcome] += 1
+        return out
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed or was inconclusive."""
+        c = self.counts
+        return c["failed"] == 0 and c["inconclusive"] == 0
+
+
+def _fmt(value: float | None, spec: str = ".2f") -> str:
+    return "n/a" if value is None else format(value, spec)
+
+
+# run -------------------------------------------------------------------------------------------
+def _item_details(result: dict[str, Any], verdicts: list[dict[str, Any]]) -> str:
+    lines = []
+    if result.get("scores"):
+        lines.append("ensemble: " + ", ".join(f"{k} {v:.2f}" for k, v in
+                                              sorted(result["scores"].items()))
+                     + (f"; hallucination {result['hallucination']}"
+                        if result.get("hallucination") else ""))
+    for v in verdicts:
+        head = f"{v.get('judge')}: {v.get('status')}"
+        if v.get("overall"):
+            head += f", {v['overall']}"
+        if v.get("rule_fail_reasons"):
+            head += " (" + "; ".join(v["rule_fail_reasons"]) + ")"
+        if v.get("reason"):
+            head += f" — {v['reason']}"
+        lines.append(head)
+    lines += [f"override: {o}" for o in result.get("overrides") or []]
+    lines += [f"flag: {f}" for f in result.get("flags") or []]
+    return "\n".join(lines)
+
+
+def _item_case(item_id: str, result: dict[str, Any] | None,
+               verdicts: list[dict[str, Any]]) -> CiCase:
+    time_s = max((v.get("latency_ms") or 0.0 for v in verdicts), default=0.0) / 1000
+    if result is None:
+        return CiCase(item_id, "inconclusive", "not judged yet: the run did not finish",
+                      time_s=time_s)
+    details = _item_details(result, verdicts)
+    if result.get("status") != "ok":
+        return CiCase(item_id, "inconclusive", f"INCONCLUSIVE: {result.get('reason') or ''}".strip(),
+                      details, time_s)
+    if result.get("overall") == "pass":
+        return CiCase(item_id, "passed", "pass", details, time_s)
+    votes = result.get("votes") or {}
+    why = sorted({r for v in verdicts if v.get("overall") == "fail"
+                  for r in v.get("rule_fail_reasons") or []})
+    message = (f"fail (weighted vote pass {votes.get('pass', 0):.2f} / fail "
+               f"{votes.get('fail', 0):.2f})" + (": " + "; ".join(why) if why else ""))
+    return CiCase(item_id, "failed", message, details, time_s)
+
+
+def run_suite(store: Store, run_id: str) -> CiSuite:
+    """A check per item of the run: failed = the ensemble says fail, inconclusive = no quorum."""
+    run = store.get_run(run_id)
+    results = store.load_results(run_id)
+    by_item: dict[str, list[dict[str, Any]]] = {}
+    for (item_id, _), v in sorted(store.load_verdicts(run_id).items()):
+        by_item.setdefault(item_id, []).append(v)
+    cases = [_item_case(i["id"], results.get(i["id"]), by_item.get(i["id"], []))
+             for i in store.iter_items(run_id)]
+    s = run.get("summary") or {}
+    facts = [("run", run_id), ("status", str(run["status"]))]
+    if s.get("pass_rate") is not None:
+        lo, hi = s["pass_rate_ci95"]
+        facts.append(("pass rate", f"{s['pass_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}) over "
+                                   f"{s['scored']} scored items"))
+    selection = run["config"].get("selection")
+    if selection:
+        facts.append(("items", f"{selection['selected']} of {selection['of']} "
+                               f"({selection['options']})"))
+    notes = []
+    if s.get("simulated"):
+        notes.append("Scored by SIMULATED judges (demo only, never a judge of record).")
+    notes += list(s.get("warnings") or [])[:10]
+    title = f"legal-judge run {run_id}"
+    return CiSuite(kind="run", name=title, title=title, cases=cases, facts=facts, notes=notes)
+
+
+# compare ---------------------------------------------------------------------------------------
+def compare_suite(report: dict[str, Any], *, alpha: float) -> CiSuite:
+    """A check per rubric (failed = regressed) and one for the pass rate (failed = a significant drop).
+
+    The pass-rate check fails when the exact McNemar test gives p < ``alpha`` and the pass rate of
+    RUN_B is lower than RUN_A's.
+    """
+    cases = []
+    for rubric, r in report["rubrics"].items():
+        test = ("every difference is zero (no test)" if r["test"] == "none"
+                else f"{r['test']} p = {r['p_value']:.4g}")
+        text = (f"mean difference (B-A) {r['mean_difference']:+.3f}, 95% CI "
+                f"{r['ci95'][0]:+.3f}..{r['ci95'][1]:+.3f}, {test}, n = {r['n']}")
+        cases.append(CiCase(f"rubric {rubric}", "failed" if r["regressed"] else "passed",
+                            ("regressed: " if r["regressed"] else "") + text))
+    pf = report["pass_rate"]
+    dropped = pf["p_value"] < alpha and pf["rate_b"] < pf["rate_a"]
+    regressed = report.get("regressed_items") or []
+    cases.append(CiCase(
+        "pass rate", "failed" if dropped else "passed",
+        ("dropped significantly: " if dropped else "")
+        + f"{pf['rate_a']:.1%} -> {pf['rate_b']:.1%} (exact McNemar p = {pf['p_value']:.4g})",
+        f"passed in A only: {pf['b']} item(s); passed in B only: {pf['c']} item(s)"
+        + (f"\npassed in A, failed in B: {', '.join(regressed)}" if regressed else "")))
+    title = f"legal-judge compare {report['run_b']} vs {report['run_a']}"
+    facts = [("baseline (A)", report["run_a"]), ("candidate (B)", report["run_b"]),
+             ("paired items", str(report["n_items"]))]
+    return CiSuite(kind="compare", name=title, title=title, cases=cases, facts=facts,
+                   notes=list(report.get("warnings") or []))
+
+
+# audit gate ------------------------------------------------------------------------------------
+def _dimension_case(d: dict[str, Any], ext: dict[str, Any]) -> CiCase:
+    name = f"dimension {d['dimension']}"
+    pairs = f"{ext.get('pairs_complete', '?')}/{ext.get('pairs_designed', '?')} pairs"
+    if d.get("p_value") is None or ext.get("status", "ok") != "ok":
+        return CiCase(name, "inconclusive", f"insufficient data ({pairs}): cannot tell")
+    text = (f"mean difference {d['mean_difference']:+.3f}, effect {d['effect_size']:+.2f} "
+            f"{d['effect_size_interpretation']}, p = {d['p_value']:.3g}"
+            + (f" (adjusted {ext['p_value_adjusted']:.3g})"
+               if ext.get("p_value_adjusted") is not None else "") + f", {pairs}")
+    return CiCase(name, "failed" if d["flagged"] else "passed",
+                  ("bias flagged: " if d["flagged"] else "") + text)
+
+
+def _probe_cases(report: dict[str, Any]) -> list[CiCase]:
+    """Discrimination probes, when the report has them (``extensions.probes``: a list or a dict)."""
+    probes = (report.get("extensions") or {}).get("probes") or report.get("probe_results") or []
+    if isinstance(probes, dict):
+        probes = [{"probe": k, **v} for k, v in probes.items()]
+    cases = []
+    for p in probes:
+        name = f"probe {p.get('probe') or p.get('name')}"
+        passed = p.get("passed")
+        if passed is None and isinstance(p.get("status"), str):
+            passed = {"pass": True, "passed": True, "fail": False, "failed": False}.get(p["status"])
+        summary = str(p.get("summary") or p.get("reason") or "")
+        outcome: Outcome = "inconclusive" if passed is None else ("passed" if passed else "failed")
+        cases.append(CiCase(name, outcome, summary or outcome))
+    return cases
+
+
+def audit_gate_suite(report: dict[str, Any], *, gate_passed: bool, gate_message: str,
+                     max_severity: str) -> CiSuite:
+    """A check per dimension and probe of the bias report, and one for the gate's own decision."""
+    ext = report.get("extensions") or {}
+    dims = ext.get("dimensions") or {}
+    cases = [_dimension_case(d, dims.get(d["dimension"], {})) for d in report["dimension_results"]]
+    cases += _probe_cases(report)
+    cases.append(CiCase(f"gate (max severity {max_severity})",
+                        "passed" if gate_passed else "failed", gate_message))
+    audit_id = ext.get("audit_id", "")
+    facts = [("audit", str(audit_id)), ("judge", f"{ext.get('judge', '')} ({ext.get('judge_id', '')})"),
+             ("status", str(ext.get("status", ""))),
+             ("severity", str(report["overall_assessment"]["severity"]))]
+    title = f"legal-judge audit gate {audit_id}".strip()
+    return CiSuite(kind="audit", name=title, title=title, cases=cases, facts=facts,
+                   notes=[report["overall_assessment"].get("summary", "")])

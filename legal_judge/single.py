@@ -1,0 +1,80 @@
+"""Judge one answer with an ensemble, as a one-item run (the pytest plugin and scripts use it).
+
+It is an ordinary run: the judges are called through the cache, every call and verdict is stored
+(``legal-judge runs show RUN_ID`` shows it) and synced to Langfuse when configured. Works from
+synchronous code and from inside a running event loop (an async test).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
+from legal_judge.store import Store
+
+__all__ = ["JudgedAnswer", "judge_answer"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class JudgedAnswer:
+    """The ensemble's result on one answer, with each judge's verdict."""
+
+    run_id: str
+    status: str
+    item: BenchmarkItem
+    result: EnsembleResult | None
+    verdicts: list[Verdict]
+
+
+def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    # Called from async code: the run gets its own loop in a worker thread.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def judge_answer(prompt: str, response: str, *, ensemble: str = "default",
+                 jurisdiction: str | None = None, item_id: str | None = None,
+                 metadata: dict[str, Any] | None = None, store: Store | None = None,
+                 use_cache: bool = True, source: str = "api") -> JudgedAnswer:
+    """Judge ``response`` to ``prompt`` with the ensemble and store it as a one-item run.
+
+    Args:
+        prompt: The question put to the system under test.
+        response: Its answer.
+        ensemble: Ensemble TOML path or bundled name (``default``, ``demo``).
+        jurisdiction: The jurisdiction the answer must respect, when known.
+        item_id: The item's id (default: a digest of prompt and response).
+        metadata: Stored with the item.
+        store: The store (default: ``$LEGAL_JUDGE_HOME``).
+        use_cache: Read the provider and verdict cache.
+        source: Recorded in the run's config (``pytest``, ``api``).
+
+    Raises:
+        ConfigError: a bad ensemble, a refused same-family configuration or a missing key.
+    """
+    from legal_judge.ensemble_config import load_ensemble_config
+    from legal_judge.runner import run_benchmark
+
+    store = store or Store()
+    digest = hashlib.sha256(f"{prompt}\x00{response}".encode()).hexdigest()[:12]
+    item = BenchmarkItem(id=item_id or f"answer-{digest}", prompt=prompt, response=response,
+                         jurisdiction=jurisdiction, metadata=metadata or {})
+    config = load_ensemble_config(ensemble)
+    outcome = _run_sync(run_benchmark([item], config, store=store, use_cache=use_cache,
+                                      extra_config={"source": source, "ensemble_path": ensemble}))
+    verdicts = [Verdict.model_validate(v) for (i, _), v in
+                sorted(store.load_verdicts(outcome.run_id).items()) if i == item.id]
+    result = outcome.results.get(item.id)
+    return JudgedAnswer(run_id=outcome.run_id, status=outcome.status, item=item, result=result,
+                        verdicts=verdicts)
