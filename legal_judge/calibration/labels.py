@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from legal_judge.calibration.hooks import enqueue_labels
-from legal_judge.calibration.rubrics import RubricSpec
+from legal_judge.calibration.rubrics import PASS_FAIL, PASS_FAIL_ALIASES, RubricSpec, with_pass_fail
 from legal_judge.calibration.sample import TAIL_COLUMNS, TEXT_COLUMNS
 from legal_judge.calibration.schema import ImportSummary
 from legal_judge.errors import InputError, Problem
@@ -72,18 +72,25 @@ def _from_record(line: int, rec: dict[str, Any], specs: dict[str, RubricSpec],
     item_id, run_id = _cell(rec.get("item_id")), _cell(rec.get("run_id")) or None
     annotator, labeled_at = _cell(rec.get("annotator")), _cell(rec.get("labeled_at"))
     if long:
-        yield RawLabel(line, item_id, run_id, _cell(rec.get("rubric")), rec.get("score"),
-                       annotator, labeled_at)
+        yield RawLabel(line, item_id, run_id, _rubric_name(_cell(rec.get("rubric"))),
+                       rec.get("score"), annotator, labeled_at)
         return
     for key, value in rec.items():
-        if key in specs and _cell(value):
-            yield RawLabel(line, item_id, run_id, key, value, annotator, labeled_at)
+        name = _rubric_name(key)
+        if name in specs and _cell(value):
+            yield RawLabel(line, item_id, run_id, name, value, annotator, labeled_at)
+
+
+def _rubric_name(column: str) -> str:
+    """The sheet's ``pass_fail`` column is the lawyers' ``overall`` verdict."""
+    return PASS_FAIL.name if column in PASS_FAIL_ALIASES else column
 
 
 def _unknown_columns(file: str, columns: list[str], specs: dict[str, RubricSpec]) -> list[Problem]:
-    return [Problem(file, 1, c, f"unknown column '{c}': not a rubric ({', '.join(specs)}) "
-                                "nor a template column") for c in columns
-            if c not in specs and c not in _KNOWN_WIDE]
+    return [Problem(file, 1, c, f"unknown column '{c}': not a rubric "
+                                f"({', '.join(s for s in specs if s != PASS_FAIL.name)}) nor a "
+                                "template column") for c in columns
+            if _rubric_name(c) not in specs and c not in _KNOWN_WIDE]
 
 
 def _read_csv(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel], list[Problem]]:
@@ -143,6 +150,7 @@ def read_label_file(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawL
     """
     if not path.is_file():
         raise InputError([Problem(str(path), None, None, "file not found")])
+    specs = with_pass_fail(specs)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".jsonl"):
         raise InputError([Problem(str(path), None, None, f"unsupported format '{suffix}'")],
@@ -232,6 +240,7 @@ def validate_labels(
         The valid labels and every problem found.
     """
     labels, problems = [], []
+    specs = with_pass_fail(specs)
     seen: dict[tuple[str, str, str, str], int] = {}
     ambiguous: set[int] = set()
     for raw in raws:
@@ -373,6 +382,7 @@ def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list
         (run_id, run_id, run_id),
     )
     out = []
+    specs = with_pass_fail(specs)
     for item_id, rid, rubric, score, annotator, labeled_at in rows:
         spec = specs.get(rubric)
         if spec is not None:

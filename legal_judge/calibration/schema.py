@@ -16,7 +16,10 @@ __all__ = [
     "InterAnnotator",
     "IsotonicMap",
     "Pair",
+    "PanelJudge",
+    "PanelRow",
     "PassFailRow",
+    "Reason",
     "RubricComparison",
     "SampleReport",
     "SampledItem",
@@ -66,8 +69,25 @@ class ImportSummary(_Strict):
     unchanged: int = 0
 
 
+Verdict = Literal["recalibrate", "ok", "insufficient"]
+
+
+class Reason(_Strict):
+    """One reason a verdict fired: which rule, the measured value, the threshold, in words."""
+
+    code: Literal["divergence", "kappa", "loa", "false_pass"]
+    message: str
+    value: float
+    threshold: float
+
+
 class PassFailRow(_Strict):
-    """Pass/fail confusion of one judge against the lawyers (rows: judge, columns: human)."""
+    """Pass/fail confusion of one judge against the lawyers (rows: judge, columns: human).
+
+    ``false_pass_rate`` is the share of the lawyers' fails the judge passed, with its
+    Clopper-Pearson 95% CI; ``lawyer_source`` says whether the lawyers' pass/fail is their own
+    (the sheet's pass/fail column) or derived from their rubric scores by the rubric set's rule.
+    """
 
     n: int
     both_pass: int
@@ -77,6 +97,13 @@ class PassFailRow(_Strict):
     agreement: float
     kappa: float | None
     source: Literal["verdict", "rule"]
+    false_pass_rate: float | None = None
+    false_pass_ci95: tuple[float, float] | None = None
+    kappa_ci95: tuple[float, float] | None = None
+    lawyer_source: Literal["rule", "lawyers", "mixed"] = "rule"
+    verdict: Verdict = "ok"
+    reasons: list[Reason] = Field(default_factory=list)
+    note: str | None = None
 
 
 class AgreementRow(_Strict):
@@ -98,6 +125,12 @@ class AgreementRow(_Strict):
     spearman: float | None
     spearman_p: float | None
     recalibrate: bool
+    raw_agreement: float | None = None
+    kappa_quadratic_ci95: tuple[float, float] | None = None
+    loa: tuple[float, float] | None = None
+    verdict: Verdict = "ok"
+    reasons: list[Reason] = Field(default_factory=list)
+    note: str | None = None
 
 
 class InterAnnotator(_Strict):
@@ -120,6 +153,36 @@ class RubricComparison(_Strict):
     judges: list[AgreementRow]
     inter_annotator: InterAnnotator | None = None
     recalibrate: bool
+    verdict: Verdict = "ok"
+
+
+class PanelJudge(_Strict):
+    """One judge of the panel on one rubric: its agreement and error against the lawyers."""
+
+    judge: str
+    judge_id: str | None
+    kappa_quadratic: float | None
+    mae: float
+    suggested_weight: float | None
+
+
+class PanelRow(_Strict):
+    """The panel's real size on one rubric, from the judges' errors on the labelled items.
+
+    ``suggested_weights`` are proportional to 1 / mean squared error (not applied: write them
+    into the ensemble to use them).
+    """
+
+    rubric: str
+    n_items: int
+    judges: list[PanelJudge]
+    error_correlations: dict[str, dict[str, float | None]]
+    mean_error_correlation: float | None
+    effective_judges: float | None
+    ensemble_mae: float | None
+    best_judge: str | None
+    ensemble_better: bool | None
+    note: str | None = None
 
 
 class DisagreementItem(_Strict):
@@ -170,6 +233,14 @@ class CalibrationReport(_Strict):
     largest_disagreements: list[DisagreementItem]
     pairs: list[Pair]
     notes: list[str] = Field(default_factory=list)
+    verdict: Verdict = "ok"
+    headline: str | None = None
+    insufficient_rubrics: list[str] = Field(default_factory=list)
+    min_labels: int = 20
+    min_kappa: float = 0.6
+    max_loa: float = 1.5
+    max_false_pass: float = 0.1
+    panel: list[PanelRow] = Field(default_factory=list)
 
 
 class IsotonicMap(_Strict):
