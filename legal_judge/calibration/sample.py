@@ -26,7 +26,9 @@ __all__ = [
     "Stratify",
     "disagreement_score",
     "draw_sample",
+    "item_strata",
     "neutralise_cell",
+    "run_samples",
     "template_columns",
     "write_template",
 ]
@@ -124,6 +126,39 @@ def _eligible(store: Store, run_id: str) -> list[tuple[str, dict[str, Any], floa
     return out
 
 
+def _enriched(pool: list[tuple[str, dict[str, Any], float]],
+              enrich: int) -> list[tuple[str, dict[str, Any], float]]:
+    """The items reserved for disagreement: flagged first, then the largest score range."""
+    ranked = sorted(pool, key=lambda p: (not p[1].get("flagged_for_review"), -p[2]))
+    return [p for p in ranked if p[1].get("flagged_for_review") or p[2] > 0][:enrich]
+
+
+def item_strata(store: Store, run_id: str, settings: dict[str, Any]) -> dict[str, str]:
+    """The stratum of every conclusive item of a run under a recorded sample's settings.
+
+    What a stratified estimate needs: how many items of the run each stratum holds, not only the
+    sampled ones. The items reserved by ``enrich`` form the stratum ``enriched`` (taken whole).
+    """
+    pool = _eligible(store, run_id)
+    taken = {p[0] for p in _enriched(pool, int(settings.get("enrich") or 0))}
+    stratify = settings.get("stratify")
+    rubric = str(settings.get("stratify_rubric") or "legal_soundness")
+    return {item_id: "enriched" if item_id in taken else _stratum(result, score, stratify, rubric)
+            for item_id, result, score in pool}
+
+
+def run_samples(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The recorded samples of a run: their settings and sampled item ids, oldest first."""
+    rows = store.db.execute("SELECT id, config_json FROM runs WHERE kind = ? ORDER BY created_at, id",
+                            (SAMPLE_KIND,))
+    out = []
+    for sample_id, raw in rows:
+        config = json.loads(raw) if raw else {}
+        if config.get("run_id") == run_id:
+            out.append({**config, "sample_id": sample_id})
+    return out
+
+
 def draw_sample(
     store: Store,
     run_id: str,
@@ -163,13 +198,12 @@ def draw_sample(
     if seed is None:
         seed = int(np.random.default_rng().integers(2**32))
     rng = np.random.default_rng(seed)
-    ranked = sorted(pool, key=lambda p: (not p[1].get("flagged_for_review"), -p[2]))
-    enriched = [p for p in ranked if p[1].get("flagged_for_review") or p[2] > 0][:enrich]
+    enriched = _enriched(pool, enrich)
     taken = {p[0] for p in enriched}
-    rest = [p for p in pool if p[0] not in taken]
     strata: dict[str, list[str]] = defaultdict(list)
-    for item_id, result, score in rest:
-        strata[_stratum(result, score, stratify, stratify_rubric)].append(item_id)
+    for item_id, result, score in pool:
+        if item_id not in taken:
+            strata[_stratum(result, score, stratify, stratify_rubric)].append(item_id)
     alloc = _allocate({k: len(v) for k, v in sorted(strata.items())}, n - len(enriched))
     chosen = [SampledItem(item_id=i, stratum="enriched", reason="enriched") for i, _, _ in enriched]
     for key in sorted(strata):

@@ -10,7 +10,9 @@ __all__ = [
     "AgreementRow",
     "CalibrationReport",
     "Correction",
+    "CvFigures",
     "DisagreementItem",
+    "EstimateRow",
     "HistoryRow",
     "ImportSummary",
     "InterAnnotator",
@@ -21,6 +23,7 @@ __all__ = [
     "PassFailRow",
     "Reason",
     "RubricComparison",
+    "RunEstimate",
     "SampleReport",
     "SampledItem",
 ]
@@ -253,6 +256,20 @@ class IsotonicMap(_Strict):
     n: int
 
 
+class CvFigures(_Strict):
+    """Held-out (k-fold) mean absolute error of one judge's rubric before and after correction.
+
+    ``kept`` is False (with ``why``) when the correction does not reduce the held-out error or
+    there are too few labelled pairs: such a map is not stored.
+    """
+
+    n: int
+    mae_raw: float
+    mae_corrected: float | None
+    kept: bool
+    why: str | None = None
+
+
 class Correction(_Strict):
     """A versioned set of monotone corrections, keyed by judge_id then rubric."""
 
@@ -267,6 +284,8 @@ class Correction(_Strict):
     judges: dict[str, str]
     maps: dict[str, dict[str, IsotonicMap]]
     skipped: list[str] = Field(default_factory=list)
+    cv: dict[str, dict[str, CvFigures]] = Field(default_factory=dict)
+    cv_folds: int = 5
 
 
 class HistoryRow(_Strict):
@@ -286,3 +305,46 @@ class HistoryRow(_Strict):
     previous_mean_divergence: float | None = None
     drift: bool = False
     judge_changed: bool = False
+
+
+class EstimateRow(_Strict):
+    """One figure of a run: the judges' raw value beside the judge-error-corrected one.
+
+    ``status`` is ``corrected``, ``insufficient`` (too few labels) or ``undefined`` (e.g.
+    Rogan-Gladen with TPR + TNR <= 1), with ``reason``.
+    """
+
+    name: str
+    raw: float | None
+    raw_ci95: tuple[float, float] | None
+    corrected: float | None = None
+    corrected_ci95: tuple[float, float] | None = None
+    se: float | None = None
+    method: str | None = None
+    lam: float | None = None
+    n_labelled: int = 0
+    n_unlabelled: int = 0
+    status: Literal["corrected", "insufficient", "undefined"] = "corrected"
+    reason: str | None = None
+
+
+class RunEstimate(_Strict):
+    """A run's raw figures next to the corrected ones, and what the correction rests on.
+
+    ``source`` ``labels``: the run's own lawyer labels (PPI++). ``transported``: a later run
+    without labels, corrected with the error rates of the latest calibration of the same ensemble
+    judge_id (``calibration_id``): it assumes those error rates carry over.
+    """
+
+    run_id: str
+    source: Literal["labels", "transported"]
+    judge_id: str | None
+    calibration_id: str | None = None
+    sample_id: str | None = None
+    stratified: bool = False
+    n_labelled_items: int
+    label: str
+    pass_rate: EstimateRow
+    rogan_gladen: EstimateRow | None = None
+    rubrics: dict[str, EstimateRow] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
