@@ -19,10 +19,11 @@ from legal_judge.calibration.data import (
     ENSEMBLE,
     ComparisonData,
     ensemble_judge_id,
-    from_store,
     human_scores,
     lawyers_pass,
 )
+from legal_judge.calibration.labels import load_labels
+from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.sample import item_strata, run_samples
 from legal_judge.calibration.schema import CalibrationReport, EstimateRow, RunEstimate
 from legal_judge.stats import (
@@ -236,11 +237,14 @@ def estimate_run(store: Store, run_id: str, *, alpha: float = 0.05,
         NotFoundError: no such run.
     """
     run = store.get_run(run_id)
-    data = from_store(store, run_id)
+    rset, specs = rubric_specs(str(run["config"].get("rubric_set") or "legal_judge_set"))
+    # Only the labels and the run config: a 10,000-item run's verdicts stay on disk.
+    data = ComparisonData(rset, specs, "store", run_id, load_labels(store, run_id, specs))
+    data.judge_ids = {ENSEMBLE: ensemble_judge_id(run["config"])}
     if data.labels:
         found = _from_labels(store, run, data, min_labels=min_labels, alpha=alpha)
         if found is not None:
             return found
-    judge_id = data.judge_ids.get(ENSEMBLE) or ensemble_judge_id(run["config"])
-    return _transported(store, run, str(judge_id), min_labels=min_labels, alpha=alpha)
+    return _transported(store, run, str(data.judge_ids[ENSEMBLE]), min_labels=min_labels,
+                        alpha=alpha)
 

@@ -136,13 +136,22 @@ def print_summary(run: dict[str, Any]) -> None:
     pr = s["pass_rate"]
     ci = s["pass_rate_ci95"]
     console.print(f"pass rate: {pr:.1%} (95% CI {ci[0]:.1%}–{ci[1]:.1%}) over {s['scored']} scored items"
+                  + (" (the judges' raw figure)" if s.get("corrected") else "")
                   if pr is not None else "pass rate: n/a (nothing scored)")
-    table = Table(title="Ensemble scores per rubric (0–5)")
-    for col in ("rubric", "n", "mean", "95% CI", "Krippendorff α (judges)"):
+    _print_corrected(s.get("corrected"))
+    cal = s.get("calibrated")
+    raw_means = (cal or {}).get("raw_rubrics", {})
+    table = Table(title="Ensemble scores per rubric (0–5)" + (
+        f", CALIBRATED with {cal['correction_id']} (isotonic); raw = the judges' own"
+        if cal else ""))
+    for col in ("rubric", "n", "calibrated mean" if cal else "mean", "95% CI",
+                *(["raw mean"] if cal else []), "Krippendorff α (judges)"):
         table.add_column(col)
     for rubric, m in s["rubrics"].items():
         alpha = s["krippendorff_alpha"].get(rubric)
+        raw = raw_means.get(rubric)
         table.add_row(rubric, str(m["n"]), f"{m['mean']:.2f}", f"{m['ci95'][0]:.2f}–{m['ci95'][1]:.2f}",
+                      *([f"{raw['mean']:.2f}" if raw else "n/a"] if cal else []),
                       "n/a" if alpha is None else f"{alpha:.2f}")
     console.print(table)
     jt = Table(title="Per judge")
@@ -170,6 +179,24 @@ def print_summary(run: dict[str, Any]) -> None:
                   + ("" if s["cost_complete"] else " (some prices unknown)"))
     for w in s.get("warnings", [])[:10]:
         console.print(f"[yellow]warning:[/yellow] {w}")
+
+
+def _print_corrected(est: dict[str, Any] | None) -> None:
+    """The judge-error-corrected pass rate and means beside the raw ones (calibrate estimate)."""
+    if not est:
+        return
+    pr = est["pass_rate"]
+    if pr["status"] == "corrected":
+        lo, hi = pr["corrected_ci95"]
+        console.print(f"pass rate corrected for judge error: {pr['corrected']:.1%} (95% CI "
+                      f"{lo:.1%}–{hi:.1%}; {pr['method']}, {pr['n_labelled']} lawyer labels)")
+    else:
+        console.print(f"pass rate corrected for judge error: {pr['status']} ({pr['reason']})")
+    means = [f"{name} {r['raw']:.2f} -> {r['corrected']:.2f}" for name, r in
+             est["rubrics"].items() if r["status"] == "corrected" and r["raw"] is not None]
+    if means:
+        console.print("rubric means, raw -> corrected: " + ", ".join(means))
+    console.print(f"  ({est['label']}; details: legal-judge calibrate estimate {est['run_id']})")
 
 
 @click.command()
@@ -256,7 +283,13 @@ def runs_list(limit: int) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def runs_show(run_id: str, as_json: bool) -> None:
     """A run's summary."""
-    run = Store().get_run(run_id)
+    store = Store()
+    run = store.get_run(run_id)
+    if run["summary"] is not None:
+        # Labels arrive after a run: the corrected figures are computed when shown.
+        from legal_judge.summary import corrected_figures
+
+        run["summary"]["corrected"] = corrected_figures(store, run_id)
     if as_json:
         click.echo(json.dumps(run, indent=2, default=str))
     else:
