@@ -27,7 +27,7 @@ from legal_judge.calibration import (
     write_template,
 )
 from legal_judge.calibration.hooks import annotation_sink
-from legal_judge.calibration.sample import SampleReport
+from legal_judge.calibration.sample import SampleReport, guide_path
 from legal_judge.commands.calibrate_view import print_calibration, print_estimate, print_fit
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.store import Store
@@ -99,6 +99,9 @@ def _print_sample(report: SampleReport) -> None:
     if report.strata:
         console.print("  strata: " + ", ".join(f"{k} ({v})" for k, v in report.strata.items()))
     console.print(f"  template: {report.out}")
+    if report.out:
+        console.print(f"  guide for the lawyers (rubric definitions and scales): "
+                      f"{guide_path(Path(report.out))}")
     if report.annotation_queue:
         console.print(f"  Langfuse annotation queue: {report.annotation_queue}")
     for note in report.notes:
@@ -106,22 +109,51 @@ def _print_sample(report: SampleReport) -> None:
 
 
 @calibrate.command("import")
-@click.argument("labels", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("labels", type=click.Path(dir_okay=False, path_type=Path), required=False)
 @click.option("--run", "run_id", default=None, help="Only accept items of this run.")
 @click.option("--replace", is_flag=True, help="Overwrite labels already stored with another score.")
-def import_cmd(labels: Path, run_id: str | None, replace: bool) -> None:
-    """Import lawyers' labels (CSV/JSONL, long or template layout); all or nothing."""
+@click.option("--from-langfuse", is_flag=True,
+              help="Read the lawyers' ANNOTATION scores from Langfuse instead of a file "
+                   "(--queue QUEUE_ID, or --run RUN_ID for every item trace of the run).")
+@click.option("--queue", "queue_id", default=None, help="With --from-langfuse: the annotation queue.")
+def import_cmd(labels: Path | None, run_id: str | None, replace: bool, from_langfuse: bool,
+               queue_id: str | None) -> None:
+    """Import lawyers' labels (CSV/JSONL, long or template layout, or Langfuse); all or nothing."""
+    if from_langfuse == (labels is not None):
+        raise ConfigError("give a LABELS file or --from-langfuse, not both and not neither",
+                          code="calibration-args",
+                          fix="legal-judge calibrate import LABELS.csv, or calibrate import "
+                              "--from-langfuse --queue QUEUE_ID")
+    if queue_id and not from_langfuse:
+        raise ConfigError("--queue needs --from-langfuse", code="calibration-args",
+                          fix="add --from-langfuse")
+    if from_langfuse and not (queue_id or run_id):
+        raise ConfigError("--from-langfuse needs --queue QUEUE_ID or --run RUN_ID",
+                          code="calibration-args",
+                          fix="legal-judge calibrate import --from-langfuse --queue QUEUE_ID")
     store = Store()
+    skipped = 0
     try:
         run_cfg = store.get_run(run_id)["config"] if run_id else {}
         _, specs = rubric_specs(str(run_cfg.get("rubric_set") or "legal_judge_set"))
-        summary = import_labels(store, labels, specs, run_id=run_id, replace=replace)
+        if from_langfuse:
+            from legal_judge.calibration.langfuse_import import import_from_langfuse
+
+            summary, skipped = import_from_langfuse(store, specs, queue_id=queue_id,
+                                                    run_id=run_id, replace=replace)
+        else:
+            summary = import_labels(store, labels, specs, run_id=run_id,  # type: ignore[arg-type]
+                                    replace=replace)
     finally:
         store.close()
     console.print(f"imported {summary.labels} labels on {summary.items} items from "
                   f"{len(summary.annotators)} annotator(s): {', '.join(summary.annotators)}"
                   + (f" ({summary.replaced} replaced)" if summary.replaced else "")
-                  + (f" ({summary.unchanged} already stored)" if summary.unchanged else ""))
+                  + (f" ({summary.unchanged} already stored)" if summary.unchanged else "")
+                  + (f" from {summary.file}" if from_langfuse else ""))
+    if skipped:
+        console.print(f"  skipped {skipped} ANNOTATION score(s) whose name is no rubric nor "
+                      "'overall'")
 
 
 @calibrate.command("compare")
