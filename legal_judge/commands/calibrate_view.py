@@ -191,15 +191,16 @@ def print_fit(correction: Correction, out: Console) -> None:
     """Held-out error before and after the isotonic correction, per judge and rubric."""
     table = _table(f"correction {correction.id}: {correction.cv_folds}-fold cross-validated "
                    "mean absolute error (points)",
-                   ["judge", "rubric", "n", "raw", "corrected", "kept"])
+                   ["judge", "rubric", "n", "raw", "corrected", "kept"], keep=6)
     for judge_id, rubrics in sorted(correction.cv.items()):
         name = correction.judges.get(judge_id, judge_id)
         for rubric, cv in sorted(rubrics.items()):
             table.add_row(name, rubric, str(cv.n), _f(cv.mae_raw), _f(cv.mae_corrected),
-                          "[green]yes[/green]" if cv.kept else f"[red]no[/red]: {cv.why}")
+                          "[green]yes[/green]" if cv.kept else "[red]no[/red]")
     out.print(table)
+    out.print("  kept: a correction is applied only where it reduces the held-out error")
     for skipped in correction.skipped:
-        out.print(f"  [yellow]skipped[/yellow] {skipped}")
+        out.print(f"  [yellow]not kept[/yellow] {skipped}")
     out.print(f"correction id: {correction.id} (version {correction.version})")
 
 

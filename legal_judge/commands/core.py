@@ -301,15 +301,29 @@ def runs_show(run_id: str, as_json: bool) -> None:
 @click.argument("run_b")
 @click.option("--threshold", default=0.25, show_default=True,
               help="A rubric regresses when it drops significantly by more than this (points).")
-@click.option("--alpha", default=0.05, show_default=True)
+@click.option("--alpha", default=0.05, show_default=True,
+              help="Significance level (Holm-adjusted across the rubrics compared).")
+@click.option("--min-items", default=20, show_default=True,
+              help="Fewer paired items than this: the rubric is 'insufficient', not tested.")
+@click.option("--corrected", is_flag=True,
+              help="Compare the judge-error-corrected figures of both runs (lawyer labels or a "
+                   "calibration of the same judge); refused when a run has no correction.")
 @click.option("--fail-on-regression", is_flag=True, help="Exit 1 when a regression is found.")
 @click.option("--json", "as_json", is_flag=True)
-def compare_cmd(run_a: str, run_b: str, threshold: float, alpha: float, fail_on_regression: bool,
-                as_json: bool) -> None:
-    """Paired comparison of two runs on the same items (RUN_B against baseline RUN_A)."""
+def compare_cmd(run_a: str, run_b: str, threshold: float, alpha: float, min_items: int,
+                corrected: bool, fail_on_regression: bool, as_json: bool) -> None:
+    """Paired comparison of two runs on the same items (RUN_B against baseline RUN_A).
+
+    Compares the judges' raw scores of both runs by default (a run scored with --calibration
+    keeps its raw scores, and those are compared).
+    """
     from legal_judge.compare import compare_runs
 
-    report = compare_runs(Store(), run_a, run_b, threshold=threshold, alpha=alpha)
+    if min_items < 2:
+        raise ConfigError(f"--min-items {min_items}: a paired test needs at least 2 items",
+                          code="compare-options", fix="use --min-items 20 (the default)")
+    report = compare_runs(Store(), run_a, run_b, threshold=threshold, alpha=alpha,
+                          min_items=min_items, corrected=corrected)
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
@@ -318,24 +332,73 @@ def compare_cmd(run_a: str, run_b: str, threshold: float, alpha: float, fail_on_
         raise GateFailure(f"{len(report['regressions'])} rubric(s) regressed: "
                           + ", ".join(report["regressions"]),
                           fix="inspect the regressed items listed above before releasing")
+    if fail_on_regression and report["rubrics"] and len(report["insufficient"]) == len(
+            report["rubrics"]):
+        raise GateFailure("the gate cannot tell: every rubric has too few paired items "
+                          f"(fewer than {min_items})",
+                          fix="compare runs over at least --min-items common scored items")
 
 
 def _print_compare(report: dict[str, Any]) -> None:
     for w in report["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {w}")
-    table = Table(title=f"{report['run_b']} vs {report['run_a']} ({report['n_items']} paired items)")
-    for col in ("rubric", "mean diff (B-A)", "95% CI", "test", "p", "regressed"):
+    console.print(f"compares {report['compared_note']}")
+    for note in report.get("notes", []):
+        console.print(f"  note: {note}")
+    if report["compared"] == "corrected":
+        _print_compare_corrected(report)
+        return
+    table = Table(title=f"{report['run_b']} vs {report['run_a']} ({report['n_items']} paired "
+                        "items; p Holm-adjusted)")
+    for col in ("rubric", "n", "mean diff (B-A)", "95% CI", "p adj", "status"):
         table.add_column(col)
     for rubric, r in report["rubrics"].items():
-        table.add_row(rubric, f"{r['mean_difference']:+.3f}",
-                      f"{r['ci95'][0]:+.3f}..{r['ci95'][1]:+.3f}", r["test"], f"{r['p_value']:.4f}",
-                      "YES" if r["regressed"] else "")
+        ci95 = r["ci95"]
+        table.add_row(rubric, str(r["n"]), f"{r['mean_difference']:+.3f}",
+                      f"{ci95[0]:+.3f}..{ci95[1]:+.3f}" if ci95 else "—",
+                      "—" if r["p_adjusted"] is None else f"{r['p_adjusted']:.4f}",
+                      _STATUS.get(r["status"], r["status"]))
     console.print(table)
+    for rubric, r in report["rubrics"].items():
+        if r.get("reason"):
+            console.print(f"  {rubric}: insufficient: {r['reason']}")
+        if r["regressed_items"]:
+            shown = r["regressed_items"][:10]
+            console.print(f"  {rubric} regressed on {len(r['regressed_items'])} item(s): "
+                          + ", ".join(f"{d['item_id']} {d['before']:.2f}->{d['after']:.2f}"
+                                      for d in shown)
+                          + (" ..." if len(r["regressed_items"]) > len(shown) else ""))
     pf = report["pass_rate"]
     console.print(f"pass rate {pf['rate_a']:.1%} -> {pf['rate_b']:.1%} (McNemar exact p = "
                   f"{pf['p_value']:.4f})")
     if report["regressed_items"]:
-        console.print("regressed items: " + ", ".join(report["regressed_items"][:30]))
+        console.print("items passed before and failed after: "
+                      + ", ".join(report["regressed_items"][:30]))
+
+
+_STATUS = {"regression": "[red]REGRESSION[/red]", "improved": "[green]improved[/green]",
+           "no change": "no change", "insufficient": "[yellow]insufficient[/yellow]"}
+
+
+def _print_compare_corrected(report: dict[str, Any]) -> None:
+    table = Table(title=f"{report['run_b']} vs {report['run_a']}: corrected for judge error "
+                        "(p Holm-adjusted)")
+    for col in ("figure", "A", "B", "B-A [95% CI]", "p adj", "status"):
+        table.add_column(col)
+    rows = ([("pass_rate", report["corrected_pass_rate"])] if report["corrected_pass_rate"]
+            else []) + list(report["rubrics"].items())
+    for name, r in rows:
+        spec = ".1%" if name == "pass_rate" else ".2f"
+        diff = ("—" if r["mean_difference"] is None else
+                f"{r['mean_difference']:+{spec}} [{r['ci95'][0]:+{spec}}, {r['ci95'][1]:+{spec}}]")
+        table.add_row(name, "—" if r["a"] is None else format(r["a"], spec),
+                      "—" if r["b"] is None else format(r["b"], spec), diff,
+                      "—" if r["p_adjusted"] is None else f"{r['p_adjusted']:.4f}",
+                      _STATUS.get(r["status"], r["status"]))
+    console.print(table)
+    for name, r in rows:
+        if r.get("reason"):
+            console.print(f"  {name}: {r['reason']}")
 
 
 COMMANDS: list[click.Command] = [validate, judge, run, demo, runs, compare_cmd]
