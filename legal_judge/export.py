@@ -24,10 +24,35 @@ def csv_safe(value: Any) -> Any:
     return value
 
 
+def _calibrated_columns(store: Store, run_id: str) -> Any:
+    """For a run scored with ``--calibration``: a function giving an item's columns so that
+    ``ensemble.<rubric>`` stays the judges' raw score (like every other run's export) and the
+    corrected one is ``ensemble.<rubric>.calibrated``, with the correction in ``calibration``."""
+    from legal_judge.calibration import run_correction, uncalibrated_scores
+
+    correction = run_correction(store, store.get_run(run_id))
+    if correction is None:
+        return None
+
+    def columns(r: dict[str, Any]) -> dict[str, Any]:
+        raw = uncalibrated_scores(r, correction)
+        out: dict[str, Any] = {f"ensemble.{k}": v for k, v in sorted(raw.items())}
+        out |= {f"ensemble.{k}.calibrated": v for k, v in sorted(r.get("scores", {}).items())}
+        out["calibration"] = correction.id
+        return out
+
+    return columns
+
+
 def result_rows(store: Store, run_id: str) -> list[dict[str, Any]]:
-    """One flat row per item: ensemble scores, pass/fail, per-judge scores, flags."""
+    """One flat row per item: ensemble scores, pass/fail, per-judge scores, flags.
+
+    A calibrated run's rows keep the raw ensemble scores in ``ensemble.<rubric>`` and label the
+    corrected ones ``ensemble.<rubric>.calibrated``.
+    """
     results = store.load_results(run_id)
     verdicts = store.load_verdicts(run_id)
+    calibrated = _calibrated_columns(store, run_id)
     rows = []
     for item in store.load_items(run_id):
         r = results.get(item["id"])
@@ -35,7 +60,10 @@ def result_rows(store: Store, run_id: str) -> list[dict[str, Any]]:
             continue
         row: dict[str, Any] = {"item_id": item["id"], "status": r["status"], "overall": r.get("overall"),
                                "hallucination": r.get("hallucination")}
-        row |= {f"ensemble.{k}": v for k, v in sorted(r.get("scores", {}).items())}
+        if calibrated is not None and r.get("status") == "ok":
+            row |= calibrated(r)
+        else:
+            row |= {f"ensemble.{k}": v for k, v in sorted(r.get("scores", {}).items())}
         for (item_id, judge), v in sorted(verdicts.items()):
             if item_id != item["id"]:
                 continue

@@ -109,3 +109,43 @@ def test_arguments_and_an_unreachable_langfuse(store: Store, make_run: Any, invo
     monkeypatch.setenv("LANGFUSE_BASE_URL", "http://127.0.0.1:9")
     down = invoke("calibrate", "import", "--from-langfuse", "--queue", "q")
     assert down.exit_code == 3 and "cannot read annotation queue q" in down.output
+
+
+def test_run_level_raw_and_corrected_scores_reach_langfuse(store: Store, make_run: Any,
+                                                           standin: LangfuseStandin,
+                                                           invoke: Any, tmp_path: Path) -> None:
+    from legal_judge.calibration import estimate_run
+    from legal_judge.langfuse_sync import deliver_outbox
+
+    truth = make_run(store, "r1", n_items=40, bias=1.0, seed=6)
+    lines = ["item_id,rubric,score,annotator,labeled_at"]
+    for i in sorted(truth.scores)[:25]:
+        lines += [f"{i},{r},{int(v)},lawyer,2026-11-02" for r, v in truth.scores[i].items()]
+        lines.append(f"{i},hallucination,{truth.hallucination[i]},lawyer,2026-11-02")
+    (tmp_path / "l.csv").write_text("\n".join(lines) + "\n")
+    assert invoke("calibrate", "import", str(tmp_path / "l.csv"), "--run", "r1").exit_code == 0
+    result = deliver_outbox(store, timeout_s=20)
+    assert result.delivered and not result.failed, result
+    session = {s["name"]: s for s in standin.state.scores.values() if s.get("sessionId") == "r1"}
+    est = estimate_run(store, "r1")
+    assert est is not None
+    raw, corrected = session["run.pass_rate.raw"], session["run.pass_rate.corrected"]
+    assert raw["value"] == pytest.approx(est.pass_rate.raw)
+    assert corrected["value"] == pytest.approx(est.pass_rate.corrected)
+    assert corrected["metadata"]["score_kind"] == "corrected for judge error"
+    assert corrected["metadata"]["method"] == "PPI++" and corrected["metadata"]["n_labelled"] == 25
+    assert raw["metadata"]["score_kind"] == "raw: the judges' own figure"
+    assert "run.legal_soundness.corrected" in session and not standin.state.rejected
+
+
+def test_calibrated_scores_say_so_in_langfuse_metadata() -> None:
+    from datetime import UTC, datetime
+
+    from legal_judge.sync.plan import ensemble_scores
+
+    result = {"status": "ok", "scores": {"legal_soundness": 2.5}, "flags": ["calibrated:corr-1"],
+              "raw_scores": {"legal_soundness": 3.5}}
+    meta = ensemble_scores("t", result, datetime.now(UTC), set())[0].metadata or {}
+    assert meta["calibrated"] == "corr-1" and meta["raw_value"] == 3.5
+    plain = ensemble_scores("t", {**result, "flags": []}, datetime.now(UTC), set())[0]
+    assert "calibrated" not in (plain.metadata or {})
