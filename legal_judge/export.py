@@ -76,14 +76,38 @@ def _judge_cells(prefix: str, v: dict[str, Any] | None, rubrics: list[str]) -> d
     return row
 
 
+def _calibrated_columns(store: Store, run_id: str) -> Any:
+    """For a run scored with ``--calibration``: a function giving an item's columns so that
+    ``ensemble.<rubric>`` stays the judges' raw score (like every other run's export) and the
+    corrected one is ``ensemble.<rubric>.calibrated``, with the correction in ``calibration``."""
+    from legal_judge.calibration import run_correction, uncalibrated_scores
+
+    correction = run_correction(store, store.get_run(run_id))
+    if correction is None:
+        return None
+
+    def columns(r: dict[str, Any]) -> dict[str, Any]:
+        raw = uncalibrated_scores(r, correction)
+        out: dict[str, Any] = {f"ensemble.{k}": v for k, v in sorted(raw.items())}
+        out |= {f"ensemble.{k}.calibrated": v for k, v in sorted(r.get("scores", {}).items())}
+        out["calibration"] = correction.id
+        return out
+
+    return columns
+
+
 def result_rows(store: Store, run_id: str) -> list[dict[str, Any]]:
     """One flat row per item of the run, every row with the same columns (see the module docstring).
+
+    A calibrated run's rows keep the raw ensemble scores in ``ensemble.<rubric>`` and label the
+    corrected ones ``ensemble.<rubric>.calibrated``.
 
     Raises:
         NotFoundError: no such run.
     """
     results = store.load_results(run_id)
     verdicts = store.load_verdicts(run_id)
+    calibrated = _calibrated_columns(store, run_id)
     judges = _judges(store, run_id, verdicts)
     names = short_judge_names(judges)
     items = store.load_items(run_id)
@@ -99,7 +123,15 @@ def result_rows(store: Store, run_id: str) -> list[dict[str, Any]]:
         scores = r.get("scores") or {}
         row |= {"status": r.get("status", "pending"), "overall": r.get("overall"),
                 "hallucination": r.get("hallucination")}
-        row |= {f"ensemble.{k}": scores.get(k) for k in rubrics}
+        if calibrated is not None:
+            # ensemble.<rubric> stays the judges' raw figure; the corrected one is labelled.
+            cal = calibrated(r) if r.get("status") == "ok" else {}
+            row |= {f"ensemble.{k}": cal.get(f"ensemble.{k}", scores.get(k)) for k in rubrics}
+            row |= {f"ensemble.{k}.calibrated": cal.get(f"ensemble.{k}.calibrated")
+                    for k in rubrics}
+            row["calibration"] = cal.get("calibration")
+        else:
+            row |= {f"ensemble.{k}": scores.get(k) for k in rubrics}
         row |= {"flagged_for_review": r.get("flagged_for_review", False) if r else None,
                 "flags": "; ".join(r.get("flags") or []),
                 "overrides": "; ".join(r.get("overrides") or []), "reason": r.get("reason")}

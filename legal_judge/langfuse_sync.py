@@ -75,6 +75,7 @@ from legal_judge.sync.plan_dataset import (
     is_dataset_run,
 )
 from legal_judge.sync.plan_debias import debias_plan
+from legal_judge.sync.plan_estimate import estimate_scores
 from legal_judge.sync.plan_other import audit_plan, calibration_plan, label_scores
 from legal_judge.sync.prompts import (
     judge_prompt_name,
@@ -314,7 +315,8 @@ def link_dataset_run(store: Store, run_id: str, plans: list[TracePlan], *,
 def _score_request(s: ScorePlan, config_ids: dict[str, str]) -> CreateScoreRequest:
     cid = config_ids.get(s.config) if s.config else None
     return CreateScoreRequest(
-        id=s.id, trace_id=s.trace_id, name=s.name, value=s.value, data_type=cast(Any, s.data_type),
+        id=s.id, trace_id=s.trace_id or None, session_id=s.session_id, name=s.name, value=s.value,
+        data_type=cast(Any, s.data_type),
         observation_id=span_id(s.trace_id, s.observation_key) if s.observation_key else None,
         comment=s.comment, metadata=s.metadata, config_id=cid, source=cast(Any, s.source),
         timestamp=s.timestamp)
@@ -404,7 +406,7 @@ def _plans_for(row: dict[str, Any], store: Store, masker: Masker,
     if kind == "run":
         plans = run_plans(store, eid, masker=masker, configs=set(configs),
                           judge_name=judge_prompt_name())
-        return link_dataset_run(store, eid, plans, masker=masker), [], []
+        return link_dataset_run(store, eid, plans, masker=masker), estimate_scores(store, eid), []
     if kind == "audit":
         return [audit_plan(store, eid, masker=masker)], [], []
     if kind == "calibration":
@@ -412,7 +414,8 @@ def _plans_for(row: dict[str, Any], store: Store, masker: Masker,
     if kind in ("human_labels", "labels"):
         scores, skipped = label_scores(store, eid, masker=masker,
                                        kinds={k: v[1] for k, v in configs.items()})
-        return [], scores, [f"label not mapped to a score config: {s}" for s in skipped]
+        return [], [*scores, *estimate_scores(store, eid)], [
+            f"label not mapped to a score config: {s}" for s in skipped]
     if kind == "debias_experiment":
         return [debias_plan(store, eid, masker=masker)], [], []
     raise Undeliverable(

@@ -10,7 +10,7 @@ import numpy as np
 from legal_judge import stats
 from legal_judge.store import Store
 
-__all__ = ["summarize_run"]
+__all__ = ["calibrated_means", "corrected_figures", "summarize_run"]
 
 
 def _rubric_means(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -89,7 +89,8 @@ def _expected_agreement(results: dict[str, dict[str, Any]],
 
 _VERDICT_KEYS = ("judge_id", "judge", "status", "overall", "scores", "cost_usd", "input_tokens",
                  "output_tokens", "cached")
-_RESULT_KEYS = ("status", "overall", "scores", "flagged_for_review", "overrides")
+_RESULT_KEYS = ("status", "overall", "scores", "flagged_for_review", "overrides", "raw_scores",
+                "flags")
 
 
 def _slim_verdicts(store: Store, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
@@ -110,6 +111,38 @@ def _cached_items(verdicts: dict[tuple[str, str], dict[str, Any]]) -> int:
     for (item_id, _), v in verdicts.items():
         cached[item_id] = cached.get(item_id, True) and bool(v.get("cached"))
     return sum(cached.values())
+def corrected_figures(store: Store, run_id: str) -> dict[str, Any] | None:
+    """The run's figures corrected for judge error (``calibration.estimate_run``) as a dict.
+
+    None when nothing can correct them (no lawyer label, no calibration of the judge) or when
+    the estimate cannot be computed; the summary never fails for it. Computed when shown, since
+    labels arrive after the run.
+    """
+    from legal_judge.calibration import estimate_run
+    from legal_judge.errors import LegalJudgeError
+
+    try:
+        est = estimate_run(store, run_id)
+    except LegalJudgeError:
+        return None
+    return None if est is None else est.model_dump(mode="json")
+
+
+def calibrated_means(store: Store, run_id: str,
+                     results: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """For a run scored with ``--calibration``: the correction id and the uncorrected means.
+
+    The rubric means of such a run are calibrated; the judges' own (raw) means are kept beside
+    them so no corrected figure passes for a raw one.
+    """
+    from legal_judge.calibration import run_correction, uncalibrated_scores
+
+    correction = run_correction(store, store.get_run(run_id))
+    if correction is None:
+        return None
+    raw = {i: {**r, "scores": uncalibrated_scores(r, correction)} for i, r in results.items()}
+    return {"correction_id": correction.id, "calibration_id": correction.calibration_id,
+            "method": "isotonic", "raw_rubrics": _rubric_means(raw)}
 
 
 def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
@@ -150,4 +183,6 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
         "cost_usd": round(cost, 6),
         "cost_complete": unknown_cost == 0,
         "simulated": any(v["simulated"] for v in verdicts.values()),
+        "calibrated": calibrated_means(store, run_id, results),
+        "corrected": corrected_figures(store, run_id),
     }

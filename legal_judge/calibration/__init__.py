@@ -14,6 +14,8 @@ from legal_judge.calibration.correction import (
     fit_correction,
     load_calibration,
     load_correction,
+    run_correction,
+    uncalibrated_scores,
 )
 from legal_judge.calibration.data import (
     ENSEMBLE,
@@ -22,6 +24,7 @@ from legal_judge.calibration.data import (
     from_files,
     from_store,
 )
+from legal_judge.calibration.estimates import estimate_run
 from legal_judge.calibration.history import calibration_history
 from legal_judge.calibration.labels import Label, import_labels, load_labels
 from legal_judge.calibration.rubrics import RubricSpec, rubric_specs
@@ -29,21 +32,27 @@ from legal_judge.calibration.sample import AnnotationQueueSink, draw_sample, wri
 from legal_judge.calibration.schema import (
     CalibrationReport,
     Correction,
+    EstimateRow,
     HistoryRow,
     ImportSummary,
+    Reason,
+    RunEstimate,
     SampleReport,
 )
 
 __all__ = [
-    "ENSEMBLE",
     "AnnotationQueueSink",
     "CalibrationReport",
     "ComparisonData",
     "Correction",
+    "ENSEMBLE",
+    "EstimateRow",
     "HistoryRow",
     "ImportSummary",
     "Label",
+    "Reason",
     "RubricSpec",
+    "RunEstimate",
     "SampleReport",
     "apply_correction",
     "calibration_history",
@@ -53,6 +62,7 @@ __all__ = [
     "current_quarter",
     "draw_sample",
     "ensemble_judge_id",
+    "estimate_run",
     "fit_correction",
     "from_files",
     "from_store",
@@ -61,6 +71,8 @@ __all__ = [
     "load_correction",
     "load_labels",
     "rubric_specs",
+    "run_correction",
     "save_calibration",
+    "uncalibrated_scores",
     "write_template",
 ]

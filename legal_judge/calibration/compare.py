@@ -4,8 +4,10 @@ Numeric rubrics: signed divergence (judge - human) with its 95% t CI, mean absol
 Cohen's kappa (unweighted, linear, quadratic) and ordinal alpha on scores rounded to the scale's
 levels, interval alpha and Spearman on the raw scores (``legal_judge.stats.agreement_summary``).
 Categorical rubrics (hallucination) use severity indexes for kappa and alpha; a mean divergence
-is not defined there, so they never raise the recalibration flag. The human score of an item is
-the annotators' mean (mode for a category).
+is not defined there, so kappa is their rule. The human score of an item is the annotators' mean
+(mode for a category). The verdict (``recalibrate`` with its reasons, ``ok``, ``insufficient``) is
+decided in :mod:`legal_judge.calibration.verdict`; the panel's real size in
+:mod:`legal_judge.calibration.panel`.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from legal_judge.calibration.data import ENSEMBLE, ComparisonData, human_pass, human_scores
+from legal_judge.calibration.data import ENSEMBLE, ComparisonData, human_scores, lawyers_pass
 from legal_judge.calibration.hooks import enqueue_calibration
+from legal_judge.calibration.panel import panel_rows
 from legal_judge.calibration.rubrics import RubricSpec
 from legal_judge.calibration.schema import (
     QUARTERLY_STANDARD,
@@ -27,14 +30,27 @@ from legal_judge.calibration.schema import (
     InterAnnotator,
     Pair,
     PassFailRow,
+    Reason,
     RubricComparison,
+)
+from legal_judge.calibration.verdict import (
+    Thresholds,
+    decide,
+    divergence_reason,
+    false_pass_reason,
+    headline,
+    kappa_reason,
+    loa_reason,
 )
 from legal_judge.errors import ConfigError
 from legal_judge.stats import (
     agreement_summary,
     cohen_kappa,
     confusion_matrix_pf,
+    kappa_ci,
     krippendorff_alpha,
+    limits_of_agreement,
+    proportion_ci,
     spearman,
 )
 from legal_judge.store import Store, canonical_json, utcnow
@@ -72,36 +88,63 @@ def _empty_row(judge: str, judge_id: str | None, n_unpaired: int) -> AgreementRo
                         alpha_interval=None, spearman=None, spearman_p=None, recalibrate=False)
 
 
+def _raw_agreement(j: list[float], h: list[float]) -> float | None:
+    """Share of items with the same (rounded) score: what kappa corrects for chance."""
+    if not j:
+        return None
+    return float(np.mean(np.rint(np.asarray(j)) == np.rint(np.asarray(h))))
+
+
+def _paired(j: list[float | None], h: list[float]) -> tuple[list[float], list[float]]:
+    keep = [(a, b) for a, b in zip(j, h, strict=True) if a is not None]
+    return [a for a, _ in keep], [b for _, b in keep]
+
+
 def _numeric_row(spec: RubricSpec, judge: str, judge_id: str | None, j: list[float | None],
-                 h: list[float], threshold: float) -> AgreementRow:
+                 h: list[float], th: Thresholds) -> AgreementRow:
     s = agreement_summary(j, h, labels=[int(v) for v in spec.scale])
     d = s.divergence
+    ja, ha = _paired(j, h)
+    kci = kappa_ci(np.rint(ja).astype(int).tolist(), np.rint(ha).astype(int).tolist(),
+                   weights="quadratic", labels=[int(v) for v in spec.scale])
+    loa = limits_of_agreement(ja, ha)
+    raw = _raw_agreement(ja, ha)
+    verdict, reasons, note = decide(s.n, [
+        divergence_reason(d.mean_signed, th), kappa_reason(kci.kappa, kci.ci, raw, th),
+        loa_reason(loa.lower, loa.upper, th)], th)
     return AgreementRow(
         judge=judge, judge_id=judge_id, n=s.n, n_unpaired=len(h) - s.n,
         mean_divergence=d.mean_signed, ci95=d.ci95, mean_abs_divergence=d.mean_absolute,
         kappa=s.kappa, kappa_linear=s.kappa_linear, kappa_quadratic=s.kappa_quadratic,
         alpha_ordinal=s.alpha_ordinal, alpha_interval=s.alpha_interval,
         spearman=s.spearman_rho, spearman_p=s.spearman_p,
-        recalibrate=abs(d.mean_signed) > threshold,
+        recalibrate=verdict == "recalibrate", raw_agreement=raw, kappa_quadratic_ci95=kci.ci,
+        loa=(loa.lower, loa.upper) if loa.lower is not None and loa.upper is not None else None,
+        verdict=verdict, reasons=reasons, note=note,  # type: ignore[arg-type]
     )
 
 
 def _categorical_row(spec: RubricSpec, judge: str, judge_id: str | None, j: list[float | None],
-                     h: list[float]) -> AgreementRow:
+                     h: list[float], th: Thresholds) -> AgreementRow:
     levels = [float(i) for i in range(len(spec.values))]
-    paired = [(a, b) for a, b in zip(j, h, strict=True) if a is not None]
-    ja, ha = [a for a, _ in paired], [b for _, b in paired]
+    ja, ha = _paired(j, h)
     rho = spearman(ja, ha)
+    kci = kappa_ci(ja, ha, weights="quadratic", labels=levels)
+    raw = _raw_agreement(ja, ha)
+    # A category has no mean divergence or limits of agreement: kappa is its rule.
+    verdict, reasons, note = decide(len(ja), [kappa_reason(kci.kappa, kci.ci, raw, th)], th)
     return AgreementRow(
-        judge=judge, judge_id=judge_id, n=len(paired), n_unpaired=len(h) - len(paired),
+        judge=judge, judge_id=judge_id, n=len(ja), n_unpaired=len(h) - len(ja),
         mean_divergence=None, ci95=None, mean_abs_divergence=None,
         kappa=cohen_kappa(ja, ha, labels=levels),
         kappa_linear=cohen_kappa(ja, ha, weights="linear", labels=levels),
-        kappa_quadratic=cohen_kappa(ja, ha, weights="quadratic", labels=levels),
+        kappa_quadratic=kci.kappa,
         alpha_ordinal=krippendorff_alpha([ja, ha], level="ordinal"),
         alpha_interval=None,  # the categories are ordered, not evenly spaced
         alpha_nominal=krippendorff_alpha([ja, ha], level="nominal"),
-        spearman=rho.rho, spearman_p=rho.p_value, recalibrate=False,
+        spearman=rho.rho, spearman_p=rho.p_value, recalibrate=verdict == "recalibrate",
+        raw_agreement=raw, kappa_quadratic_ci95=kci.ci, verdict=verdict,  # type: ignore[arg-type]
+        reasons=reasons, note=note,
     )
 
 
@@ -126,8 +169,15 @@ def _inter_annotator(data: ComparisonData, spec: RubricSpec) -> InterAnnotator |
     )
 
 
+def _rubric_verdict(rows: list[AgreementRow]) -> str:
+    verdicts = {r.verdict for r in rows}
+    if "recalibrate" in verdicts:
+        return "recalibrate"
+    return "ok" if "ok" in verdicts else "insufficient"
+
+
 def _rubric(data: ComparisonData, spec: RubricSpec, human: dict[str, Score],
-            threshold: float) -> tuple[RubricComparison, list[Pair]]:
+            th: Thresholds) -> tuple[RubricComparison, list[Pair]]:
     items = sorted(human)
     rows, pairs = [], []
     for judge in data.judges:
@@ -139,19 +189,22 @@ def _rubric(data: ComparisonData, spec: RubricSpec, human: dict[str, Score],
             if col or judge == ENSEMBLE:
                 rows.append(_empty_row(judge, data.judge_ids.get(judge), len(items)))
             continue
-        rows.append(_numeric_row(spec, judge, data.judge_ids.get(judge), j, h, threshold)
+        rows.append(_numeric_row(spec, judge, data.judge_ids.get(judge), j, h, th)
                     if spec.kind == "numeric"
-                    else _categorical_row(spec, judge, data.judge_ids.get(judge), j, h))
+                    else _categorical_row(spec, judge, data.judge_ids.get(judge), j, h, th))
+    verdict = _rubric_verdict(rows) if rows else "insufficient"
     comp = RubricComparison(
         rubric=spec.name, kind="numeric" if spec.kind == "numeric" else "categorical",
         scale=spec.scale, n_labelled=len(items), judges=rows,
-        inter_annotator=_inter_annotator(data, spec), recalibrate=any(r.recalibrate for r in rows),
+        inter_annotator=_inter_annotator(data, spec), recalibrate=verdict == "recalibrate",
+        verdict=verdict,  # type: ignore[arg-type]
     )
     return comp, pairs
 
 
-def _pass_fail(data: ComparisonData, humans: dict[str, dict[str, Score]]) -> dict[str, PassFailRow]:
-    lawyers = human_pass(data.rubric_set, humans)
+def _pass_fail(data: ComparisonData, humans: dict[str, dict[str, Score]],
+               th: Thresholds) -> dict[str, PassFailRow]:
+    lawyers, lawyer_source = lawyers_pass(data, humans)
     items = sorted(i for i, v in lawyers.items() if v is not None)
     out = {}
     for judge in data.judges:
@@ -160,10 +213,21 @@ def _pass_fail(data: ComparisonData, humans: dict[str, dict[str, Score]]) -> dic
         if not any(v is not None for v in j):
             continue
         c = confusion_matrix_pf(j, [lawyers[i] for i in items])
+        fails = c.judge_pass_human_fail + c.both_fail
+        fp_ci = proportion_ci(c.judge_pass_human_fail, fails, method="exact") if fails else None
+        jb = [v for v, i in zip(j, items, strict=True) if v is not None]
+        hb = [lawyers[i] for v, i in zip(j, items, strict=True) if v is not None]
+        kci = kappa_ci(jb, hb, weights=None, labels=[False, True])
+        verdict, reasons, note = decide(c.n, [
+            false_pass_reason(c.judge_pass_human_fail, fails, fp_ci, th),
+            kappa_reason(c.kappa, kci.ci, c.agreement, th, kind="pass/fail kappa")], th)
         out[judge] = PassFailRow(
             n=c.n, both_pass=c.both_pass, judge_pass_human_fail=c.judge_pass_human_fail,
             judge_fail_human_pass=c.judge_fail_human_pass, both_fail=c.both_fail,
             agreement=c.agreement, kappa=c.kappa, source=data.pass_source,
+            false_pass_rate=c.judge_pass_human_fail / fails if fails else None,
+            false_pass_ci95=fp_ci, kappa_ci95=kci.ci, lawyer_source=lawyer_source,  # type: ignore[arg-type]
+            verdict=verdict, reasons=reasons, note=note,  # type: ignore[arg-type]
         )
     return out
 
@@ -181,7 +245,7 @@ def _largest(pairs: list[Pair], data: ComparisonData, top: int) -> list[Disagree
 
 
 _FLAT = ("n", "mean_divergence", "mean_abs_divergence", "kappa", "kappa_linear", "kappa_quadratic",
-         "alpha_ordinal", "alpha_interval", "spearman", "recalibrate")
+         "alpha_ordinal", "alpha_interval", "spearman", "recalibrate", "raw_agreement")
 
 
 def _flat(rubrics: list[RubricComparison]) -> dict[str, dict[str, float | bool | None]]:
@@ -190,10 +254,33 @@ def _flat(rubrics: list[RubricComparison]) -> dict[str, dict[str, float | bool |
             for c in rubrics}
 
 
+def _findings(rubrics: list[RubricComparison], pass_fail: dict[str, PassFailRow]
+              ) -> list[tuple[str, Reason, tuple[int, int] | None]]:
+    """The reasons of the ensemble (or, without one, of every judge) for the headline."""
+    out: list[tuple[str, Reason, tuple[int, int] | None]] = []
+    for comp in rubrics:
+        rows = [r for r in comp.judges if r.judge == ENSEMBLE] or comp.judges
+        out += [(comp.rubric, reason, None) for r in rows for reason in r.reasons]
+    pf_rows = [pass_fail[ENSEMBLE]] if ENSEMBLE in pass_fail else list(pass_fail.values())
+    for pf in pf_rows:
+        counts = (pf.judge_pass_human_fail, pf.judge_pass_human_fail + pf.both_fail)
+        out += [("pass/fail", reason, counts) for reason in pf.reasons]
+    return out
+
+
+def _overall(rubrics: list[RubricComparison], pass_fail: dict[str, PassFailRow]) -> str:
+    verdicts = {c.verdict for c in rubrics} | {p.verdict for p in pass_fail.values()}
+    if "recalibrate" in verdicts:
+        return "recalibrate"
+    return "ok" if "ok" in verdicts else "insufficient"
+
+
 def compare(
     data: ComparisonData, *, quarter: str | None = None, threshold: float = 0.5, top: int = 10,
+    min_labels: int = 20, min_kappa: float = 0.6, max_loa: float = 1.5,
+    max_false_pass: float = 0.1,
 ) -> CalibrationReport:
-    """Compare judges with lawyers on every labelled rubric.
+    """Compare judges with lawyers on every labelled rubric and decide the verdict.
 
     Args:
         data: Scores and labels from :func:`~legal_judge.calibration.data.from_store` or
@@ -201,6 +288,11 @@ def compare(
         quarter: ``YYYY-Qn``; the current quarter by default.
         threshold: Recalibrate when ``|mean signed divergence|`` exceeds this (points).
         top: How many (item, rubric) pairs with the largest ensemble disagreement to list.
+        min_labels: Fewer labelled items than this: ``insufficient``, no verdict.
+        min_kappa: Recalibrate when quadratic-weighted kappa is below this.
+        max_loa: Recalibrate when the limits of agreement leave ±this many points.
+        max_false_pass: Recalibrate when the judge passes more than this share of the
+            answers the lawyers failed.
 
     Returns:
         A :class:`CalibrationReport` (not yet stored: see :func:`save_calibration`).
@@ -209,6 +301,7 @@ def compare(
         ConfigError: no label matches a judged item, or a bad quarter.
     """
     quarter = check_quarter(quarter or current_quarter())
+    th = Thresholds(threshold, min_labels, min_kappa, max_loa, max_false_pass)
     humans = human_scores(data.labels, data.specs)
     if not data.labels:
         raise ConfigError("no lawyer label matches an item of this comparison",
@@ -217,7 +310,7 @@ def compare(
     rubrics, pairs = [], []
     for name, spec in data.specs.items():
         if name in humans:
-            comp, found = _rubric(data, spec, humans[name], threshold)
+            comp, found = _rubric(data, spec, humans[name], th)
             rubrics.append(comp)
             pairs += found
     n_items = len({x.item_id for x in data.labels})
@@ -226,16 +319,25 @@ def compare(
         notes.append(f"only {n_items} labelled items: below the quarterly standard of "
                      f"{QUARTERLY_STANDARD}; treat the figures as indicative")
     if any(c.kind == "categorical" for c in rubrics):
-        notes.append("categorical rubrics have no mean divergence; see kappa and pass/fail")
+        notes.append("categorical rubrics have no mean divergence or limits of agreement: "
+                     "their rule is kappa (on the severity order)")
     flagged = [c.rubric for c in rubrics if c.recalibrate]
+    pass_fail = _pass_fail(data, humans, th)
+    verdict = _overall(rubrics, pass_fail)
     return CalibrationReport(
         created_at=utcnow(), quarter=quarter, run_id=data.run_id, source=data.source,
         rubric_set=data.rubric_set.id, ensemble_judge_id=data.judge_ids.get(ENSEMBLE),
         judge_ids=dict(sorted(data.judge_ids.items())), threshold=threshold,
         n_labelled_items=n_items, annotators=sorted({x.annotator for x in data.labels}),
-        below_quarterly_standard=n_items < QUARTERLY_STANDARD, recalibrate=bool(flagged),
-        recalibrate_rubrics=flagged, rubrics=rubrics, per_rubric=_flat(rubrics), pass_fail=_pass_fail(data, humans),
+        below_quarterly_standard=n_items < QUARTERLY_STANDARD,
+        recalibrate=verdict == "recalibrate", recalibrate_rubrics=flagged, rubrics=rubrics,
+        per_rubric=_flat(rubrics), pass_fail=pass_fail,
         largest_disagreements=_largest(pairs, data, top), pairs=pairs, notes=notes,
+        verdict=verdict,  # type: ignore[arg-type]
+        headline=headline(_findings(rubrics, pass_fail)),
+        insufficient_rubrics=[c.rubric for c in rubrics if c.verdict == "insufficient"],
+        min_labels=min_labels, min_kappa=min_kappa, max_loa=max_loa,
+        max_false_pass=max_false_pass, panel=panel_rows(data, humans, rubrics),
     )
 
 

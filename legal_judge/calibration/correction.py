@@ -16,7 +16,7 @@ import numpy as np
 
 from legal_judge.calibration.data import ENSEMBLE
 from legal_judge.calibration.rubrics import rubric_specs
-from legal_judge.calibration.schema import CalibrationReport, Correction, IsotonicMap
+from legal_judge.calibration.schema import CalibrationReport, Correction, CvFigures, IsotonicMap
 from legal_judge.errors import ConfigError, NotFoundError
 from legal_judge.stats import IsotonicModel, apply_isotonic, fit_isotonic
 from legal_judge.store import Store, canonical_json, utcnow
@@ -26,13 +26,18 @@ __all__ = [
     "apply_correction",
     "correct_result",
     "correct_verdict",
+    "cross_validated",
     "fit_correction",
     "load_calibration",
     "load_correction",
+    "run_correction",
+    "uncalibrated_scores",
 ]
 
-# Below this many labelled pairs an isotonic fit mostly memorises noise; the rubric is skipped.
-MIN_PAIRS = 5
+# Below this many labelled pairs an isotonic fit mostly memorises noise; the rubric is skipped
+# (the same floor as the verdict's --min-labels).
+MIN_PAIRS = 20
+CV_FOLDS = 5
 
 
 def load_calibration(store: Store, calibration_id: str) -> CalibrationReport:
@@ -67,44 +72,89 @@ def load_correction(store: Store, correction_id: str) -> Correction:
     return Correction.model_validate(json.loads(row[0]))
 
 
-def fit_correction(store: Store, calibration_id: str, *, min_pairs: int = MIN_PAIRS) -> Correction:
-    """Fit and store an isotonic correction per numeric rubric per judge_id of a calibration.
+def cross_validated(x: list[float], y: list[float], scale: tuple[float, float], *,
+                    folds: int = CV_FOLDS, seed: int = 0) -> tuple[float, float]:
+    """k-fold held-out mean absolute error of the raw scores and of the isotonic correction.
 
-    Args:
-        store: The store holding the calibration.
-        calibration_id: The calibration to learn from.
-        min_pairs: Rubrics of a judge with fewer labelled pairs are skipped (listed in
-            ``skipped``).
-
-    Returns:
-        The stored :class:`Correction` (``version`` counts the fits of this calibration).
+    The folds are a seeded permutation (reproducible); each fold is corrected by a map fitted
+    on the other folds only, so the corrected error is what a new run would see.
     """
-    report = load_calibration(store, calibration_id)
+    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    order = np.random.default_rng(seed).permutation(xa.size)
+    held = np.empty(xa.size)
+    for part in np.array_split(order, min(folds, xa.size)):
+        train = np.setdiff1d(order, part)
+        model = fit_isotonic(xa[train], ya[train], scale=scale)
+        held[part] = apply_isotonic(model, xa[part])
+    return float(np.mean(np.abs(xa - ya))), float(np.mean(np.abs(held - ya)))
+
+
+def _grouped(report: CalibrationReport) -> dict[tuple[str, str], list[tuple[float, float]]]:
     _, specs = rubric_specs(report.rubric_set)
     grouped: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
     for p in report.pairs:
         spec = specs.get(p.rubric)
         if spec is not None and spec.kind == "numeric" and p.judge_score is not None:
             grouped[(p.judge, p.rubric)].append((p.judge_score, p.human_score))
+    return grouped
+
+
+def fit_correction(store: Store, calibration_id: str, *, min_pairs: int = MIN_PAIRS,
+                   folds: int = CV_FOLDS) -> Correction:
+    """Fit and store an isotonic correction per numeric rubric per judge_id of a calibration.
+
+    Each map is checked first by k-fold cross-validation: it is kept only when it reduces the
+    held-out mean absolute error against the lawyers; otherwise (or below ``min_pairs``) the
+    rubric is skipped with the reason, and the figures are in ``cv`` either way.
+
+    Args:
+        store: The store holding the calibration.
+        calibration_id: The calibration to learn from.
+        min_pairs: Rubrics of a judge with fewer labelled pairs are skipped.
+        folds: Folds of the cross-validation.
+
+    Returns:
+        The stored :class:`Correction` (``version`` counts the fits of this calibration).
+
+    Raises:
+        ConfigError: no map passes (too few labels, or no correction reduces held-out error).
+    """
+    report = load_calibration(store, calibration_id)
+    _, specs = rubric_specs(report.rubric_set)
     maps: dict[str, dict[str, IsotonicMap]] = defaultdict(dict)
+    cv: dict[str, dict[str, CvFigures]] = defaultdict(dict)
     judges: dict[str, str] = {}
     skipped = []
-    for (judge, rubric), pairs in sorted(grouped.items()):
+    for (judge, rubric), pairs in sorted(_grouped(report).items()):
         judge_id = report.judge_ids.get(judge) or judge
-        if len(pairs) < min_pairs:
-            skipped.append(f"{judge}/{rubric}: {len(pairs)} pairs < {min_pairs}")
-            continue
-        x, y = zip(*pairs, strict=True)
+        judges[judge_id] = judge
+        x, y = (list(v) for v in zip(*pairs, strict=True))
         spec = specs[rubric]
-        model = fit_isotonic(list(x), list(y), scale=(spec.low, spec.high))
+        raw = float(np.mean(np.abs(np.asarray(x) - np.asarray(y))))
+        if len(pairs) < min_pairs:
+            why = f"{len(pairs)} labelled pairs < {min_pairs}"
+            cv[judge_id][rubric] = CvFigures(n=len(pairs), mae_raw=raw, mae_corrected=None,
+                                             kept=False, why=why)
+            skipped.append(f"{judge}/{rubric}: {why}")
+            continue
+        raw, held = cross_validated(x, y, (spec.low, spec.high), folds=folds)
+        if held >= raw:
+            why = (f"does not reduce the held-out error (MAE {raw:.2f} -> {held:.2f} "
+                   f"over {folds} folds)")
+            cv[judge_id][rubric] = CvFigures(n=len(pairs), mae_raw=raw, mae_corrected=held,
+                                             kept=False, why=why)
+            skipped.append(f"{judge}/{rubric}: {why}")
+            continue
+        cv[judge_id][rubric] = CvFigures(n=len(pairs), mae_raw=raw, mae_corrected=held, kept=True)
+        model = fit_isotonic(x, y, scale=(spec.low, spec.high))
         maps[judge_id][rubric] = IsotonicMap(x_knots=list(model.x_knots), y_knots=list(model.y_knots),
                                              scale_min=model.scale_min, scale_max=model.scale_max,
                                              n=model.n)
-        judges[judge_id] = judge
     if not maps:
-        raise ConfigError(f"calibration '{calibration_id}' has too few labelled pairs to fit",
-                          code="calibration-fit",
-                          fix=f"label at least {min_pairs} items per rubric and compare again")
+        raise ConfigError(f"calibration '{calibration_id}' gives no correction worth applying: "
+                          + "; ".join(skipped[:6]), code="calibration-fit",
+                          fix=f"label at least {min_pairs} items per rubric and compare again; a "
+                              "correction that does not reduce held-out error is not fitted")
     with store.transaction() as db:
         version = 1 + db.execute("SELECT COUNT(*) FROM corrections WHERE calibration_id = ?",
                                  (calibration_id,)).fetchone()[0]
@@ -112,7 +162,7 @@ def fit_correction(store: Store, calibration_id: str, *, min_pairs: int = MIN_PA
             id=f"corr-{calibration_id}-v{version}", version=version, calibration_id=calibration_id,
             quarter=report.quarter, rubric_set=report.rubric_set, created_at=utcnow(),
             ensemble_judge_id=report.judge_ids.get(ENSEMBLE), judges=judges, maps=dict(maps),
-            skipped=skipped,
+            skipped=skipped, cv={k: dict(v) for k, v in cv.items()}, cv_folds=folds,
         )
         db.execute("INSERT INTO corrections (id, calibration_id, created_at, model_json) "
                    "VALUES (?, ?, ?, ?)", (correction.id, calibration_id, correction.created_at,
@@ -214,3 +264,30 @@ def correct_verdict(verdict: dict[str, Any], correction: Correction) -> dict[str
     extra = {**verdict.get("extra", {}), "raw_scores": dict(verdict.get("scores", {})),
              "calibrated": correction.id}
     return {**verdict, "scores": scores, "extra": extra}
+
+
+def uncalibrated_scores(result: dict[str, Any], correction: Correction | None) -> dict[str, float]:
+    """The ensemble scores of a result as they were before ``--calibration`` corrected them.
+
+    ``raw_scores`` holds the judges' aggregate before rule overrides too, so only the rubrics the
+    correction changed are taken from it (a Rule 1 ``citation_quality = 0`` stays 0).
+
+    Args:
+        result: A stored ensemble result.
+        correction: The correction the run applied (None: the result was not corrected).
+    """
+    scores = dict(result.get("scores") or {})
+    if correction is None or not any(str(f).startswith("calibrated:")
+                                     for f in result.get("flags", [])):
+        return scores
+    ens_id = correction.ensemble_judge_id or ENSEMBLE
+    pinned = _pinned(correction, list(result.get("overrides", [])))
+    raw = result.get("raw_scores") or {}
+    return {r: float(raw[r]) if r in raw and r not in pinned and _model(correction, r, ens_id)
+            else v for r, v in scores.items()}
+
+
+def run_correction(store: Store, run: dict[str, Any]) -> Correction | None:
+    """The correction a run applied with ``--calibration`` (None when it applied none)."""
+    ref = (run.get("config") or {}).get("calibration")
+    return load_correction(store, str(ref)) if ref else None

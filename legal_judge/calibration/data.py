@@ -22,7 +22,7 @@ from legal_judge.calibration.labels import (
     read_label_file,
     validate_labels,
 )
-from legal_judge.calibration.rubrics import RubricSpec, rubric_specs
+from legal_judge.calibration.rubrics import PASS_FAIL, RubricSpec, rubric_specs, with_pass_fail
 from legal_judge.errors import InputError, Problem
 from legal_judge.store import Store, canonical_json
 
@@ -34,6 +34,7 @@ __all__ = [
     "from_store",
     "human_pass",
     "human_scores",
+    "lawyers_pass",
     "rule_pass",
 ]
 
@@ -221,6 +222,7 @@ def human_scores(labels: list[Label], specs: dict[str, RubricSpec]) -> dict[str,
     for label in labels:
         grouped[(label.rubric, label.item_id)].append(label.score)
     out: dict[str, dict[str, Score]] = defaultdict(dict)
+    specs = with_pass_fail(specs)
     for (rubric, item_id), values in grouped.items():
         spec = specs[rubric]
         if spec.kind == "numeric":
@@ -233,5 +235,23 @@ def human_scores(labels: list[Label], specs: dict[str, RubricSpec]) -> dict[str,
 
 def human_pass(rset: RubricSet, humans: dict[str, dict[str, Score]]) -> dict[str, bool | None]:
     """The lawyers' pass/fail per item, from the same rule the judges use."""
-    items = {i for col in humans.values() for i in col}
-    return {i: rule_pass(rset, {r: col[i] for r, col in humans.items() if i in col}) for i in items}
+    items = {i for r, col in humans.items() if r != PASS_FAIL.name for i in col}
+    return {i: rule_pass(rset, {r: col[i] for r, col in humans.items()
+                                if i in col and r != PASS_FAIL.name}) for i in items}
+
+
+def lawyers_pass(data: ComparisonData, humans: dict[str, dict[str, Score]]
+                 ) -> tuple[dict[str, bool | None], str]:
+    """The lawyers' pass/fail per item, and where it came from (``rule``, ``lawyers``, ``mixed``).
+
+    Their own pass/fail (the sheet's ``pass_fail`` column; a tie among lawyers counts as fail,
+    the more severe value) wins; elsewhere the rubric set's rule on their rubric scores decides.
+    """
+    own = humans.get(PASS_FAIL.name, {})
+    out = human_pass(data.rubric_set, humans)
+    for item_id, value in own.items():
+        out[item_id] = value == "pass"
+    decided = {i for i, v in out.items() if v is not None}
+    if not own:
+        return out, "rule"
+    return out, "lawyers" if decided <= set(own) else "mixed"

@@ -24,7 +24,7 @@ from typing import Any
 
 from legal_judge.store import canonical_json, utcnow
 
-__all__ = ["annotation_sink", "enqueue", "enqueue_calibration", "enqueue_labels"]
+__all__ = ["annotation_sink", "enqueue", "enqueue_calibration", "enqueue_estimates", "enqueue_labels"]
 
 _SINK_MODULES = ("legal_judge.sink", "legal_judge.sync")
 
@@ -44,6 +44,13 @@ def enqueue_labels(db: sqlite3.Connection, run_ids: set[str]) -> None:
     """Mark the labels of these runs for (re)sending as ANNOTATION scores."""
     for run_id in sorted(run_ids):
         enqueue(db, "human_labels", run_id, {"run_id": run_id})
+
+
+def enqueue_estimates(db: sqlite3.Connection, run_ids: set[str]) -> None:
+    """The labels of these runs changed but are in Langfuse already (read from it): resend only
+    the runs' corrected figures (the ``human_labels`` entity skips labels whose source is
+    ``langfuse:``, so nothing is duplicated)."""
+    enqueue_labels(db, run_ids)
 
 
 def enqueue_calibration(db: sqlite3.Connection, calibration_id: str, quarter: str) -> None:

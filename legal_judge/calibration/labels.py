@@ -20,17 +20,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from legal_judge.calibration.hooks import enqueue_labels
-from legal_judge.calibration.rubrics import RubricSpec
-from legal_judge.calibration.sample import TAIL_COLUMNS, TEXT_COLUMNS
+from legal_judge.calibration.hooks import enqueue_estimates, enqueue_labels
+from legal_judge.calibration.rubrics import PASS_FAIL, PASS_FAIL_ALIASES, RubricSpec, with_pass_fail
+from legal_judge.calibration.sample import GUIDE_MARK, TAIL_COLUMNS, TEXT_COLUMNS, VERDICT_COLUMNS
 from legal_judge.calibration.schema import ImportSummary
 from legal_judge.errors import InputError, Problem
 from legal_judge.store import Store, utcnow
 
-__all__ = ["Label", "RawLabel", "import_labels", "load_labels", "read_label_file", "validate_labels"]
+__all__ = ["Label", "RawLabel", "import_labels", "load_labels", "read_label_file", "store_raw_labels",
+           "validate_labels"]
 
 _LONG = {"item_id", "rubric", "score"}
-_KNOWN_WIDE = {*TEXT_COLUMNS, *TAIL_COLUMNS, "comment", "notes"}
+_KNOWN_WIDE = {*TEXT_COLUMNS, *TAIL_COLUMNS, *VERDICT_COLUMNS, "notes"}
 
 
 @dataclass(frozen=True)
@@ -72,37 +73,55 @@ def _from_record(line: int, rec: dict[str, Any], specs: dict[str, RubricSpec],
     item_id, run_id = _cell(rec.get("item_id")), _cell(rec.get("run_id")) or None
     annotator, labeled_at = _cell(rec.get("annotator")), _cell(rec.get("labeled_at"))
     if long:
-        yield RawLabel(line, item_id, run_id, _cell(rec.get("rubric")), rec.get("score"),
-                       annotator, labeled_at)
+        yield RawLabel(line, item_id, run_id, _rubric_name(_cell(rec.get("rubric"))),
+                       rec.get("score"), annotator, labeled_at)
         return
     for key, value in rec.items():
-        if key in specs and _cell(value):
-            yield RawLabel(line, item_id, run_id, key, value, annotator, labeled_at)
+        name = _rubric_name(key)
+        if name in specs and _cell(value):
+            yield RawLabel(line, item_id, run_id, name, value, annotator, labeled_at)
 
 
-def _unknown_columns(file: str, columns: list[str], specs: dict[str, RubricSpec]) -> list[Problem]:
-    return [Problem(file, 1, c, f"unknown column '{c}': not a rubric ({', '.join(specs)}) "
-                                "nor a template column") for c in columns
-            if c not in specs and c not in _KNOWN_WIDE]
+def _rubric_name(column: str) -> str:
+    """The sheet's ``pass_fail`` column is the lawyers' ``overall`` verdict."""
+    return PASS_FAIL.name if column in PASS_FAIL_ALIASES else column
+
+
+def _unknown_columns(file: str, columns: list[str], specs: dict[str, RubricSpec],
+                     row: int = 1) -> list[Problem]:
+    return [Problem(file, row, c, f"unknown column '{c}': not a rubric "
+                                  f"({', '.join(s for s in specs if s != PASS_FAIL.name)}) nor a "
+                                  "template column") for c in columns
+            if _rubric_name(c) not in specs and c not in _KNOWN_WIDE]
 
 
 def _read_csv(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel], list[Problem]]:
+    """Labels of a CSV, each with its spreadsheet row number.
+
+    Rows are counted as a spreadsheet shows them: an answer cell that spans several lines is
+    one row, and the guide rows the template starts with (first cell ``#...``) count too.
+    """
     file = str(path)
     out: list[RawLabel] = []
     problems: list[Problem] = []
     with path.open(newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
-        header = [c.strip() for c in (reader.fieldnames or [])]
-        reader.fieldnames = header
+        records = enumerate(csv.reader(fh), start=1)
+        header_row, header = 0, []
+        for row_no, cells in records:
+            if cells and cells[0].lstrip().startswith(GUIDE_MARK):
+                continue  # guide rows a lawyer pasted above the header
+            header_row, header = row_no, [c.strip() for c in cells]
+            break
         long = set(header) >= _LONG
         if not long:
-            problems += _unknown_columns(file, header, specs)
-        start = reader.line_num + 1
-        for rec in reader:
-            if None in rec:
-                problems.append(Problem(file, start, None, "more cells than header columns"))
-            out += _from_record(start, {k: v for k, v in rec.items() if k is not None}, specs, long)
-            start = reader.line_num + 1
+            problems += _unknown_columns(file, header, specs, header_row or 1)
+        for row_no, cells in records:
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) > len(header):
+                problems.append(Problem(file, row_no, None, "more cells than header columns"))
+            rec = dict(zip(header, cells, strict=False))
+            out += _from_record(row_no, rec, specs, long)
     return out, problems
 
 
@@ -143,6 +162,7 @@ def read_label_file(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawL
     """
     if not path.is_file():
         raise InputError([Problem(str(path), None, None, "file not found")])
+    specs = with_pass_fail(specs)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".jsonl"):
         raise InputError([Problem(str(path), None, None, f"unsupported format '{suffix}'")],
@@ -232,6 +252,7 @@ def validate_labels(
         The valid labels and every problem found.
     """
     labels, problems = [], []
+    specs = with_pass_fail(specs)
     seen: dict[tuple[str, str, str, str], int] = {}
     ambiguous: set[int] = set()
     for raw in raws:
@@ -288,14 +309,35 @@ def import_labels(
         An :class:`ImportSummary`.
 
     Raises:
-        InputError: every problem, with line and field; nothing is stored.
+        InputError: every problem, with its spreadsheet row and field, each once; nothing is
+            stored.
     """
     raws, problems = read_label_file(path, specs)
-    labels, found = validate_labels(raws, file=str(path), specs=specs,
+    return store_raw_labels(store, raws, problems, specs, origin=str(path),
+                            source=f"file:{path.name}", run_id=run_id, replace=replace)
+
+
+def store_raw_labels(
+    store: Store, raws: list[RawLabel], problems: list[Problem], specs: dict[str, RubricSpec], *,
+    origin: str, source: str, run_id: str | None = None, replace: bool = False,
+    send: bool = True,
+) -> ImportSummary:
+    """Validate raw labels (from a file or from Langfuse) and store all of them, or nothing.
+
+    Args:
+        origin: Where the labels came from, for the problems (a file name, a queue).
+        source: Stored with each label (``file:NAME``, ``langfuse:queue/ID``).
+        send: Queue the labels for Langfuse as ANNOTATION scores (False for labels read from
+            Langfuse: they are there already).
+
+    Raises:
+        InputError: every problem, each once; nothing is stored.
+    """
+    labels, found = validate_labels(raws, file=origin, specs=specs,
                                     known=_known_items(store, run_id))
-    problems += found
+    problems = [*problems, *found]
     if not raws and not problems:
-        problems.append(Problem(str(path), None, None, "no scores found in the file"))
+        problems.append(Problem(origin, None, None, "no scores found"))
     stored = {(r[0], r[1], r[2], r[3]): r[4] for r in store.db.execute(
         "SELECT item_id, IFNULL(run_id, ''), rubric, annotator, score FROM human_labels")}
     fresh, changed = [], []
@@ -305,21 +347,26 @@ def import_labels(
             fresh.append(label)
         elif old != _as_text(label.score):
             if not replace:
-                problems.append(Problem(str(path), label.line, label.rubric,
+                problems.append(Problem(origin, label.line, label.rubric,
                                         f"already stored with score {old} for annotator "
                                         f"'{label.annotator}'{_in_run(label)}; rerun with "
                                         "--replace to overwrite"))
             changed.append(label)
     if problems:
-        raise InputError(problems, fix="correct the lines listed above; nothing was stored")
+        # A template row holds one cell per rubric: its missing annotator is one problem.
+        raise InputError(list(dict.fromkeys(problems)),
+                         fix="correct the rows listed above; nothing was stored")
     known = _known_items(store, None)
+    runs = {r for x in fresh + changed for r in ([x.run_id] if x.run_id else known.get(x.item_id, set()))}
     with store.transaction() as db:
         for label in fresh + changed:
-            _upsert(db, label, source=f"file:{path.name}")
-        enqueue_labels(db, {r for x in fresh + changed
-                            for r in ([x.run_id] if x.run_id else known.get(x.item_id, set()))})
+            _upsert(db, label, source=source)
+        if send:
+            enqueue_labels(db, runs)
+        else:
+            enqueue_estimates(db, runs)
     return ImportSummary(
-        file=str(path), labels=len(fresh) + len(changed), items=len({x.item_id for x in labels}),
+        file=origin, labels=len(fresh) + len(changed), items=len({x.item_id for x in labels}),
         annotators=sorted({x.annotator for x in labels}), rubrics=sorted({x.rubric for x in labels}),
         replaced=len(changed), unchanged=len(labels) - len(fresh) - len(changed),
     )
@@ -373,6 +420,7 @@ def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list
         (run_id, run_id, run_id),
     )
     out = []
+    specs = with_pass_fail(specs)
     for item_id, rid, rubric, score, annotator, labeled_at in rows:
         spec = specs.get(rubric)
         if spec is not None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from legal_judge.assets import RubricSet, load_assets
 
-__all__ = ["RubricSpec", "rubric_specs"]
+__all__ = ["PASS_FAIL", "PASS_FAIL_ALIASES", "RubricSpec", "rubric_specs", "with_pass_fail"]
 
 
 @dataclass(frozen=True)
@@ -81,3 +81,15 @@ def rubric_specs(ref: str = "legal_judge_set") -> tuple[RubricSet, dict[str, Rub
             order = rubric.severity or rubric.values or []
             specs[rubric.name] = RubricSpec(rubric.name, "categorical", values=tuple(order))
     return rset, specs
+
+
+#: The lawyers' own overall verdict: the sheet's ``pass_fail`` column, stored as rubric ``overall``
+#: (the name of the judges' overall score in Langfuse). It wins over the rule applied to their
+#: rubric scores wherever a lawyer gave it.
+PASS_FAIL = RubricSpec("overall", "categorical", values=("pass", "fail"))
+PASS_FAIL_ALIASES = ("pass_fail", "overall")
+
+
+def with_pass_fail(specs: dict[str, RubricSpec]) -> dict[str, RubricSpec]:
+    """The specs a label may use: the rubrics and the lawyers' own pass/fail."""
+    return {**specs, PASS_FAIL.name: PASS_FAIL}

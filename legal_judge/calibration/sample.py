@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from legal_judge import stats
+from legal_judge.assets import load_assets
 from legal_judge.calibration.rubrics import RubricSpec, rubric_specs
 from legal_judge.calibration.schema import SampledItem, SampleReport
 from legal_judge.errors import ConfigError
@@ -27,7 +28,11 @@ __all__ = [
     "Stratify",
     "disagreement_score",
     "draw_sample",
+    "item_strata",
     "neutralise_cell",
+    "guide_path",
+    "run_samples",
+    "sheet_guide",
     "template_columns",
     "write_template",
 ]
@@ -36,7 +41,9 @@ Stratify = Literal["pass_fail", "rubric", "disagreement"]
 SAMPLE_KIND = "calibration_sample"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 TEXT_COLUMNS = ("run_id", "item_id", "prompt", "response", "jurisdiction")
+VERDICT_COLUMNS = ("pass_fail", "comment")
 TAIL_COLUMNS = ("annotator", "labeled_at")
+GUIDE_MARK = "#"
 
 
 class AnnotationQueueSink(Protocol):
@@ -108,6 +115,39 @@ def _eligible(store: Store, run_id: str) -> list[tuple[str, dict[str, Any], floa
     return out
 
 
+def _enriched(pool: list[tuple[str, dict[str, Any], float]],
+              enrich: int) -> list[tuple[str, dict[str, Any], float]]:
+    """The items reserved for disagreement: flagged first, then the largest score range."""
+    ranked = sorted(pool, key=lambda p: (not p[1].get("flagged_for_review"), -p[2]))
+    return [p for p in ranked if p[1].get("flagged_for_review") or p[2] > 0][:enrich]
+
+
+def item_strata(store: Store, run_id: str, settings: dict[str, Any]) -> dict[str, str]:
+    """The stratum of every conclusive item of a run under a recorded sample's settings.
+
+    What a stratified estimate needs: how many items of the run each stratum holds, not only the
+    sampled ones. The items reserved by ``enrich`` form the stratum ``enriched`` (taken whole).
+    """
+    pool = _eligible(store, run_id)
+    taken = {p[0] for p in _enriched(pool, int(settings.get("enrich") or 0))}
+    stratify = settings.get("stratify")
+    rubric = str(settings.get("stratify_rubric") or "legal_soundness")
+    return {item_id: "enriched" if item_id in taken else _stratum(result, score, stratify, rubric)
+            for item_id, result, score in pool}
+
+
+def run_samples(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The recorded samples of a run: their settings and sampled item ids, oldest first."""
+    rows = store.db.execute("SELECT id, config_json FROM runs WHERE kind = ? ORDER BY created_at, id",
+                            (SAMPLE_KIND,))
+    out = []
+    for sample_id, raw in rows:
+        config = json.loads(raw) if raw else {}
+        if config.get("run_id") == run_id:
+            out.append({**config, "sample_id": sample_id})
+    return out
+
+
 def draw_sample(
     store: Store,
     run_id: str,
@@ -147,13 +187,12 @@ def draw_sample(
     if seed is None:
         seed = int(np.random.default_rng().integers(2**32))
     rng = np.random.default_rng(seed)
-    ranked = sorted(pool, key=lambda p: (not p[1].get("flagged_for_review"), -p[2]))
-    enriched = [p for p in ranked if p[1].get("flagged_for_review") or p[2] > 0][:enrich]
+    enriched = _enriched(pool, enrich)
     taken = {p[0] for p in enriched}
-    rest = [p for p in pool if p[0] not in taken]
     strata: dict[str, list[str]] = defaultdict(list)
-    for item_id, result, score in rest:
-        strata[_stratum(result, score, stratify, stratify_rubric)].append(item_id)
+    for item_id, result, score in pool:
+        if item_id not in taken:
+            strata[_stratum(result, score, stratify, stratify_rubric)].append(item_id)
     alloc = stats.proportional_allocation({k: len(v) for k, v in sorted(strata.items())},
                                           n - len(enriched))
     chosen = [SampledItem(item_id=i, stratum="enriched", reason="enriched") for i, _, _ in enriched]
@@ -189,8 +228,43 @@ def _record(store: Store, report: SampleReport, settings: dict[str, Any]) -> Non
 
 
 def template_columns(specs: dict[str, RubricSpec], rubrics: list[str]) -> list[str]:
-    """Header of the lawyers' template: item text, one empty column per rubric, annotator, date."""
-    return [*TEXT_COLUMNS, *[r for r in rubrics if r in specs], *TAIL_COLUMNS]
+    """Header of the lawyers' template: item text, one empty column per rubric, the lawyer's own
+    pass/fail and comment, annotator, date."""
+    return [*TEXT_COLUMNS, *[r for r in rubrics if r in specs], *VERDICT_COLUMNS, *TAIL_COLUMNS]
+
+
+def sheet_guide(run_id: str, rubrics: list[str]) -> list[list[str]]:
+    """The lawyers' guide sheet: how to fill the template, each rubric's definition and scale.
+
+    A second sheet beside the template (``<template>.guide.csv``) rather than rows inside it, so
+    the template stays a plain table that spreadsheets, pandas and ``calibrate import`` read as
+    is (the import also skips rows whose first cell starts with ``#``, should a lawyer paste the
+    guide into the sheet).
+    """
+    assets = load_assets()
+    out = [["column", "what to enter", "definition", "levels"],
+           ["(every row)", "one row per answer",
+            f"legal-judge calibration sheet for run {run_id}: score each answer from the answer "
+            "alone; leave a rubric empty only if it does not apply", ""]]
+    for name in rubrics:
+        r = assets.rubric(name)
+        if r.kind == "numeric" and r.scale is not None:
+            scale = f"a whole number {int(r.scale.min)}-{int(r.scale.max)}"
+        else:
+            scale = "one of: " + ", ".join(r.values or [])
+        levels = " | ".join(f"{k}: {v}" for k, v in sorted(r.guide.items(), reverse=True))
+        out.append([name, scale, f"{r.title}: {' '.join(r.description.split())}", levels])
+    out += [["pass_fail", "pass or fail", "your overall verdict: would you let this answer reach "
+             "a client? It is the lawyers' verdict the judges' pass rate is checked against", ""],
+            ["comment", "free text", "why, in a sentence (kept in your sheet)", ""],
+            ["annotator", "your name", "the same spelling on every row", ""],
+            ["labeled_at", "a date", "YYYY-MM-DD", ""]]
+    return out
+
+
+def guide_path(path: Path) -> Path:
+    """Where the guide sheet of a template goes: ``x.csv`` -> ``x.guide.csv``."""
+    return path.with_name(f"{path.stem}.guide.csv")
 
 
 def write_template(
@@ -224,6 +298,10 @@ def write_template(
                    response=item.get("response"), jurisdiction=item.get("jurisdiction"))
         rows.append(row)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() in (".jsonl", ".csv"):
+        with guide_path(path).open("w", newline="", encoding="utf-8-sig") as fh:
+            csv.writer(fh).writerows([[neutralise_cell(c) for c in row] for row in
+                                      sheet_guide(report.run_id, [r for r in rubrics if r in specs])])
     if path.suffix.lower() == ".jsonl":
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
         return path

@@ -10,14 +10,20 @@ __all__ = [
     "AgreementRow",
     "CalibrationReport",
     "Correction",
+    "CvFigures",
     "DisagreementItem",
+    "EstimateRow",
     "HistoryRow",
     "ImportSummary",
     "InterAnnotator",
     "IsotonicMap",
     "Pair",
+    "PanelJudge",
+    "PanelRow",
     "PassFailRow",
+    "Reason",
     "RubricComparison",
+    "RunEstimate",
     "SampleReport",
     "SampledItem",
 ]
@@ -66,8 +72,25 @@ class ImportSummary(_Strict):
     unchanged: int = 0
 
 
+Verdict = Literal["recalibrate", "ok", "insufficient"]
+
+
+class Reason(_Strict):
+    """One reason a verdict fired: which rule, the measured value, the threshold, in words."""
+
+    code: Literal["divergence", "kappa", "loa", "false_pass"]
+    message: str
+    value: float
+    threshold: float
+
+
 class PassFailRow(_Strict):
-    """Pass/fail confusion of one judge against the lawyers (rows: judge, columns: human)."""
+    """Pass/fail confusion of one judge against the lawyers (rows: judge, columns: human).
+
+    ``false_pass_rate`` is the share of the lawyers' fails the judge passed, with its
+    Clopper-Pearson 95% CI; ``lawyer_source`` says whether the lawyers' pass/fail is their own
+    (the sheet's pass/fail column) or derived from their rubric scores by the rubric set's rule.
+    """
 
     n: int
     both_pass: int
@@ -77,6 +100,13 @@ class PassFailRow(_Strict):
     agreement: float
     kappa: float | None
     source: Literal["verdict", "rule"]
+    false_pass_rate: float | None = None
+    false_pass_ci95: tuple[float, float] | None = None
+    kappa_ci95: tuple[float, float] | None = None
+    lawyer_source: Literal["rule", "lawyers", "mixed"] = "rule"
+    verdict: Verdict = "ok"
+    reasons: list[Reason] = Field(default_factory=list)
+    note: str | None = None
 
 
 class AgreementRow(_Strict):
@@ -98,6 +128,12 @@ class AgreementRow(_Strict):
     spearman: float | None
     spearman_p: float | None
     recalibrate: bool
+    raw_agreement: float | None = None
+    kappa_quadratic_ci95: tuple[float, float] | None = None
+    loa: tuple[float, float] | None = None
+    verdict: Verdict = "ok"
+    reasons: list[Reason] = Field(default_factory=list)
+    note: str | None = None
 
 
 class InterAnnotator(_Strict):
@@ -120,6 +156,36 @@ class RubricComparison(_Strict):
     judges: list[AgreementRow]
     inter_annotator: InterAnnotator | None = None
     recalibrate: bool
+    verdict: Verdict = "ok"
+
+
+class PanelJudge(_Strict):
+    """One judge of the panel on one rubric: its agreement and error against the lawyers."""
+
+    judge: str
+    judge_id: str | None
+    kappa_quadratic: float | None
+    mae: float
+    suggested_weight: float | None
+
+
+class PanelRow(_Strict):
+    """The panel's real size on one rubric, from the judges' errors on the labelled items.
+
+    ``suggested_weights`` are proportional to 1 / mean squared error (not applied: write them
+    into the ensemble to use them).
+    """
+
+    rubric: str
+    n_items: int
+    judges: list[PanelJudge]
+    error_correlations: dict[str, dict[str, float | None]]
+    mean_error_correlation: float | None
+    effective_judges: float | None
+    ensemble_mae: float | None
+    best_judge: str | None
+    ensemble_better: bool | None
+    note: str | None = None
 
 
 class DisagreementItem(_Strict):
@@ -170,6 +236,14 @@ class CalibrationReport(_Strict):
     largest_disagreements: list[DisagreementItem]
     pairs: list[Pair]
     notes: list[str] = Field(default_factory=list)
+    verdict: Verdict = "ok"
+    headline: str | None = None
+    insufficient_rubrics: list[str] = Field(default_factory=list)
+    min_labels: int = 20
+    min_kappa: float = 0.6
+    max_loa: float = 1.5
+    max_false_pass: float = 0.1
+    panel: list[PanelRow] = Field(default_factory=list)
 
 
 class IsotonicMap(_Strict):
@@ -180,6 +254,20 @@ class IsotonicMap(_Strict):
     scale_min: float
     scale_max: float
     n: int
+
+
+class CvFigures(_Strict):
+    """Held-out (k-fold) mean absolute error of one judge's rubric before and after correction.
+
+    ``kept`` is False (with ``why``) when the correction does not reduce the held-out error or
+    there are too few labelled pairs: such a map is not stored.
+    """
+
+    n: int
+    mae_raw: float
+    mae_corrected: float | None
+    kept: bool
+    why: str | None = None
 
 
 class Correction(_Strict):
@@ -196,6 +284,8 @@ class Correction(_Strict):
     judges: dict[str, str]
     maps: dict[str, dict[str, IsotonicMap]]
     skipped: list[str] = Field(default_factory=list)
+    cv: dict[str, dict[str, CvFigures]] = Field(default_factory=dict)
+    cv_folds: int = 5
 
 
 class HistoryRow(_Strict):
@@ -215,3 +305,46 @@ class HistoryRow(_Strict):
     previous_mean_divergence: float | None = None
     drift: bool = False
     judge_changed: bool = False
+
+
+class EstimateRow(_Strict):
+    """One figure of a run: the judges' raw value beside the judge-error-corrected one.
+
+    ``status`` is ``corrected``, ``insufficient`` (too few labels) or ``undefined`` (e.g.
+    Rogan-Gladen with TPR + TNR <= 1), with ``reason``.
+    """
+
+    name: str
+    raw: float | None
+    raw_ci95: tuple[float, float] | None
+    corrected: float | None = None
+    corrected_ci95: tuple[float, float] | None = None
+    se: float | None = None
+    method: str | None = None
+    lam: float | None = None
+    n_labelled: int = 0
+    n_unlabelled: int = 0
+    status: Literal["corrected", "insufficient", "undefined"] = "corrected"
+    reason: str | None = None
+
+
+class RunEstimate(_Strict):
+    """A run's raw figures next to the corrected ones, and what the correction rests on.
+
+    ``source`` ``labels``: the run's own lawyer labels (PPI++). ``transported``: a later run
+    without labels, corrected with the error rates of the latest calibration of the same ensemble
+    judge_id (``calibration_id``): it assumes those error rates carry over.
+    """
+
+    run_id: str
+    source: Literal["labels", "transported"]
+    judge_id: str | None
+    calibration_id: str | None = None
+    sample_id: str | None = None
+    stratified: bool = False
+    n_labelled_items: int
+    label: str
+    pass_rate: EstimateRow
+    rogan_gladen: EstimateRow | None = None
+    rubrics: dict[str, EstimateRow] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)

@@ -9,12 +9,13 @@ import click
 from rich.console import Console
 
 from legal_judge.calibration import (
-    CalibrationReport,
     HistoryRow,
     calibration_history,
     compare,
     correct_result,
     draw_sample,
+    ensemble_judge_id,
+    estimate_run,
     fit_correction,
     from_files,
     from_store,
@@ -25,7 +26,8 @@ from legal_judge.calibration import (
     write_template,
 )
 from legal_judge.calibration.hooks import annotation_sink
-from legal_judge.calibration.sample import SampleReport
+from legal_judge.calibration.sample import SampleReport, guide_path
+from legal_judge.commands.calibrate_view import print_calibration, print_estimate, print_fit
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.store import Store
@@ -97,6 +99,10 @@ def _print_sample(report: SampleReport) -> None:
     if report.strata:
         console.print("  strata: " + ", ".join(f"{k} ({v})" for k, v in report.strata.items()))
     wrote(console, report.out or "", len(report.items), what="lawyers' template")
+    if report.out:
+        console.print(f"  guide for the lawyers (rubric definitions and scales): "
+                      f"{guide_path(Path(report.out))}", soft_wrap=True, markup=False,
+                      highlight=False)
     if report.annotation_queue:
         console.print(f"  Langfuse annotation queue: {report.annotation_queue}")
     for note in report.notes:
@@ -104,22 +110,51 @@ def _print_sample(report: SampleReport) -> None:
 
 
 @calibrate.command("import")
-@click.argument("labels", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("labels", type=click.Path(dir_okay=False, path_type=Path), required=False)
 @click.option("--run", "run_id", default=None, help="Only accept items of this run.")
 @click.option("--replace", is_flag=True, help="Overwrite labels already stored with another score.")
-def import_cmd(labels: Path, run_id: str | None, replace: bool) -> None:
-    """Import lawyers' labels (CSV/JSONL, long or template layout); all or nothing."""
+@click.option("--from-langfuse", is_flag=True,
+              help="Read the lawyers' ANNOTATION scores from Langfuse instead of a file "
+                   "(--queue QUEUE_ID, or --run RUN_ID for every item trace of the run).")
+@click.option("--queue", "queue_id", default=None, help="With --from-langfuse: the annotation queue.")
+def import_cmd(labels: Path | None, run_id: str | None, replace: bool, from_langfuse: bool,
+               queue_id: str | None) -> None:
+    """Import lawyers' labels (CSV/JSONL, long or template layout, or Langfuse); all or nothing."""
+    if from_langfuse == (labels is not None):
+        raise ConfigError("give a LABELS file or --from-langfuse, not both and not neither",
+                          code="calibration-args",
+                          fix="legal-judge calibrate import LABELS.csv, or calibrate import "
+                              "--from-langfuse --queue QUEUE_ID")
+    if queue_id and not from_langfuse:
+        raise ConfigError("--queue needs --from-langfuse", code="calibration-args",
+                          fix="add --from-langfuse")
+    if from_langfuse and not (queue_id or run_id):
+        raise ConfigError("--from-langfuse needs --queue QUEUE_ID or --run RUN_ID",
+                          code="calibration-args",
+                          fix="legal-judge calibrate import --from-langfuse --queue QUEUE_ID")
     store = Store()
+    skipped = 0
     try:
         run_cfg = store.get_run(run_id)["config"] if run_id else {}
         _, specs = rubric_specs(str(run_cfg.get("rubric_set") or "legal_judge_set"))
-        summary = import_labels(store, labels, specs, run_id=run_id, replace=replace)
+        if from_langfuse:
+            from legal_judge.calibration.langfuse_import import import_from_langfuse
+
+            summary, skipped = import_from_langfuse(store, specs, queue_id=queue_id,
+                                                    run_id=run_id, replace=replace)
+        else:
+            summary = import_labels(store, labels, specs, run_id=run_id,  # type: ignore[arg-type]
+                                    replace=replace)
     finally:
         store.close()
     console.print(f"imported {summary.labels} labels on {summary.items} items from "
                   f"{len(summary.annotators)} annotator(s): {', '.join(summary.annotators)}"
                   + (f" ({summary.replaced} replaced)" if summary.replaced else "")
-                  + (f" ({summary.unchanged} already stored)" if summary.unchanged else ""))
+                  + (f" ({summary.unchanged} already stored)" if summary.unchanged else "")
+                  + (f" from {summary.file}" if from_langfuse else ""))
+    if skipped:
+        console.print(f"  skipped {skipped} ANNOTATION score(s) whose name is no rubric nor "
+                      "'overall'")
 
 
 @calibrate.command("compare")
@@ -127,6 +162,14 @@ def import_cmd(labels: Path, run_id: str | None, replace: bool) -> None:
 @click.option("--quarter", default=None, help="YYYY-Qn (default: the current quarter).")
 @click.option("--threshold", default=0.5, show_default=True,
               help="Recalibrate when |mean divergence| exceeds this many points.")
+@click.option("--min-labels", default=20, show_default=True,
+              help="Fewer labelled items than this: 'insufficient', no verdict.")
+@click.option("--min-kappa", default=0.6, show_default=True,
+              help="Recalibrate when quadratic-weighted kappa is below this.")
+@click.option("--max-loa", default=1.5, show_default=True,
+              help="Recalibrate when the limits of agreement leave ±this many points.")
+@click.option("--max-false-pass", default=0.1, show_default=True,
+              help="Recalibrate when the judges pass more than this share of the lawyers' fails.")
 @click.option("--scores", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Files-only mode: judge scores CSV (item_id, rubric, judge, score).")
 @click.option("--labels", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -136,9 +179,14 @@ def import_cmd(labels: Path, run_id: str | None, replace: bool) -> None:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the report as JSON.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def compare_cmd(run_id: str | None, quarter: str | None, threshold: float, scores: Path | None,
+def compare_cmd(run_id: str | None, quarter: str | None, threshold: float, min_labels: int,
+                min_kappa: float, max_loa: float, max_false_pass: float, scores: Path | None,
                 labels: Path | None, rubric_set: str, out: Path | None, as_json: bool) -> None:
-    """Compare the judges of RUN_ID (or --scores/--labels files) with the lawyers."""
+    """Compare the judges of RUN_ID (or --scores/--labels files) with the lawyers.
+
+    Each rubric, each judge and the ensemble get a verdict: recalibrate (with every reason that
+    fired), ok, or insufficient (fewer than --min-labels labelled items).
+    """
     if (scores is None) != (labels is None) or (run_id is None) == (scores is None):
         raise ConfigError("give either RUN_ID or both --scores and --labels",
                           code="calibration-args",
@@ -147,7 +195,9 @@ def compare_cmd(run_id: str | None, quarter: str | None, threshold: float, score
     try:
         data = (from_store(store, run_id) if run_id else
                 from_files(scores, labels, rubric_set=rubric_set))  # type: ignore[arg-type]
-        report = save_calibration(store, compare(data, quarter=quarter, threshold=threshold))
+        report = save_calibration(store, compare(
+            data, quarter=quarter, threshold=threshold, min_labels=min_labels,
+            min_kappa=min_kappa, max_loa=max_loa, max_false_pass=max_false_pass))
     finally:
         store.close()
     text = report.model_dump_json(indent=2)
@@ -157,68 +207,31 @@ def compare_cmd(run_id: str | None, quarter: str | None, threshold: float, score
     if as_json:
         click.echo(text)
         return
-    _print_report(report)
+    print_calibration(report, console)
     if out is not None:
         wrote(console, out, what="calibration report JSON")
 
 
-def _print_report(report: CalibrationReport) -> None:
-    cols = [Col("rubric", keep=True), Col("judge", keep=True), Col("n", numeric=True),
-            Col("mean div [95% CI]", keep=True), Col("MAD", numeric=True, optional=True),
-            Col("κ", numeric=True, optional=True), Col("κ lin", numeric=True, optional=True),
-            Col("κ quad", numeric=True), Col("α ord", numeric=True, optional=True),
-            Col("α int", numeric=True, optional=True), Col("ρ", numeric=True, optional=True),
-            Col("recalibrate", keep=True)]
-    rows = []
-    for comp in report.rubrics:
-        for row in comp.judges:
-            ci = f" [{_fmt(row.ci95[0])}, {_fmt(row.ci95[1])}]" if row.ci95 else ""
-            rows.append([comp.rubric, row.judge, str(row.n), _fmt(row.mean_divergence) + ci,
-                         _fmt(row.mean_abs_divergence), _fmt(row.kappa), _fmt(row.kappa_linear),
-                         _fmt(row.kappa_quadratic), _fmt(row.alpha_ordinal),
-                         _fmt(row.alpha_interval), _fmt(row.spearman),
-                         styled("yes", "red") if row.recalibrate else "no"])
-    print_table(console, f"calibration {report.calibration_id} ({report.quarter}, "
-                         f"{report.n_labelled_items} labelled items)", cols, rows)
-    for judge, pf in report.pass_fail.items():
-        console.print(f"pass/fail {judge}: agreement {pf.agreement:.0%} over {pf.n} items, "
-                      f"κ {_fmt(pf.kappa)} (both pass {pf.both_pass}, judge pass/human fail "
-                      f"{pf.judge_pass_human_fail}, judge fail/human pass "
-                      f"{pf.judge_fail_human_pass}, both fail {pf.both_fail})")
-    for comp in report.rubrics:
-        ia = comp.inter_annotator
-        if ia is not None:
-            console.print(f"lawyers on {comp.rubric}: α ordinal {_fmt(ia.alpha_ordinal)}, "
-                          f"interval {_fmt(ia.alpha_interval)} ({ia.items_multi} items "
-                          f"scored by 2+ of {len(ia.annotators)})")
-    if report.largest_disagreements:
-        console.print("largest disagreements: " + "; ".join(
-            f"{d.item_id}/{d.rubric} {d.difference:+.2f}" for d in report.largest_disagreements[:5]))
-    for note in report.notes:
-        console.print(f"[yellow]note[/yellow]: {note}")
-    verdict = (f"[red]recalibrate[/red]: {', '.join(report.recalibrate_rubrics)}"
-               if report.recalibrate else "[green]within threshold[/green]")
-    console.print(f"{verdict} (|mean divergence| > {report.threshold:g})")
-    console.print(f"calibration id: {report.calibration_id}")
-
-
 @calibrate.command("fit")
 @click.argument("calibration_id")
-@click.option("--min-pairs", default=5, show_default=True,
+@click.option("--min-pairs", default=20, show_default=True,
               help="Skip a rubric of a judge with fewer labelled pairs.")
-def fit_cmd(calibration_id: str, min_pairs: int) -> None:
-    """Fit a monotone (isotonic) correction per rubric per judge from a calibration."""
+@click.option("--folds", default=5, show_default=True,
+              help="Folds of the cross-validation that checks each correction.")
+def fit_cmd(calibration_id: str, min_pairs: int, folds: int) -> None:
+    """Fit a monotone (isotonic) correction per rubric per judge from a calibration.
+
+    Each correction is kept only when it reduces the cross-validated (held-out) error.
+    """
+    if folds < 2:
+        raise ConfigError(f"--folds {folds}: cross-validation needs at least 2 folds",
+                          code="calibration-fit", fix="use --folds 5 (the default)")
     store = Store()
     try:
-        correction = fit_correction(store, calibration_id, min_pairs=min_pairs)
+        correction = fit_correction(store, calibration_id, min_pairs=min_pairs, folds=folds)
     finally:
         store.close()
-    for judge_id, maps in correction.maps.items():
-        name = correction.judges.get(judge_id, judge_id)
-        console.print(f"{name} ({judge_id}): {', '.join(sorted(maps))}")
-    for skipped in correction.skipped:
-        console.print(f"  [yellow]skipped[/yellow] {skipped}")
-    console.print(f"correction id: {correction.id} (version {correction.version})")
+    print_fit(correction, console)
 
 
 @calibrate.command("apply")
@@ -240,6 +253,35 @@ def apply_cmd(run_id: str, correction_id: str, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     wrote(console, out, len(rows), what=f"results corrected with {correction.id}")
+
+
+@calibrate.command("estimate")
+@click.argument("run_id")
+@click.option("--min-labels", default=20, show_default=True,
+              help="Fewer labelled items than this: a figure is not corrected.")
+@click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
+def estimate_cmd(run_id: str, min_labels: int, as_json: bool) -> None:
+    """RUN_ID's raw pass rate and rubric means beside the ones corrected for judge error.
+
+    With lawyer labels on the run: PPI++ (stratified for a stratified sample). Without: the
+    error rates of the latest calibration of the same ensemble judge_id, transported.
+    """
+    store = Store()
+    try:
+        est = estimate_run(store, run_id, min_labels=min_labels)
+        judge_id = ensemble_judge_id(store.get_run(run_id)["config"])
+    finally:
+        store.close()
+    if est is None:
+        raise ConfigError(
+            f"run {run_id} has no lawyer labels and no calibration of its ensemble judge_id "
+            f"{judge_id} exists: its figures cannot be corrected for judge error",
+            code="calibration-no-estimate",
+            fix=f"label a sample: legal-judge calibrate sample {run_id}, then calibrate import")
+    if as_json:
+        click.echo(est.model_dump_json(indent=2))
+        return
+    print_estimate(est, console)
 
 
 @calibrate.command("history")

@@ -40,7 +40,13 @@ def runs_list(limit: int, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the run (config and summary) as JSON.")
 def runs_show(run_id: str, as_json: bool) -> None:
     """A run's summary."""
-    run = Store().get_run(run_id)
+    store = Store()
+    run = store.get_run(run_id)
+    if run["summary"] is not None:
+        # Labels arrive after a run: the corrected figures are computed when shown.
+        from legal_judge.summary import corrected_figures
+
+        run["summary"]["corrected"] = corrected_figures(store, run_id)
     if as_json:
         echo_json(run)
     else:

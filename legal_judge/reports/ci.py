@@ -132,34 +132,63 @@ def run_suite(store: Store, run_id: str) -> CiSuite:
 
 
 # compare ---------------------------------------------------------------------------------------
+def _fmt_signed(x: float | None, spec: str = "+.3f") -> str:
+    return "n/a" if x is None else format(x, spec)
+
+
+def _rubric_case(rubric: str, r: dict[str, Any]) -> CiCase:
+    """One rubric of a comparison: its status decides the outcome (compare.STATUSES)."""
+    status = r.get("status", "regression" if r.get("regressed") else "no change")
+    ci = r.get("ci95")
+    ci_text = f"95% CI {ci[0]:+.3f}..{ci[1]:+.3f}" if ci else "no CI"
+    p_adj = r.get("p_adjusted")
+    if r.get("test") == "none":
+        test = "every difference is zero (no test)"
+    elif r.get("p_value") is not None:
+        test = f"{r.get('test', 'test')} p = {r['p_value']:.4g}"
+        test += f" (Holm-adjusted {p_adj:.4g})" if p_adj is not None else ""
+    else:
+        test = f"Holm-adjusted p = {p_adj:.4g}" if p_adj is not None else "no test"
+    n = f", n = {r['n']}" if r.get("n") is not None else ""
+    text = f"mean difference (B-A) {_fmt_signed(r.get('mean_difference'))}, {ci_text}, {test}{n}"
+    if status == "insufficient":
+        return CiCase(f"rubric {rubric}", "inconclusive",
+                      f"insufficient: {r.get('reason') or 'too few paired items'}: cannot tell")
+    regressed = r.get("regressed_items") or []
+    details = "\n".join(f"{d['item_id']}: {d['before']:.2f} -> {d['after']:.2f}"
+                        for d in regressed if isinstance(d, dict))
+    if status == "regression":
+        return CiCase(f"rubric {rubric}", "failed", "regressed: " + text, details)
+    return CiCase(f"rubric {rubric}", "passed", f"{status}: {text}")
+
+
 def compare_suite(report: dict[str, Any], *, alpha: float) -> CiSuite:
-    """A check per rubric (failed = regressed) and one for the pass rate (failed = a significant drop).
+    """A check per rubric (failed = regressed, inconclusive = insufficient) and one for the pass rate.
 
     The pass-rate check fails when the exact McNemar test gives p < ``alpha`` and the pass rate of
     RUN_B is lower than RUN_A's.
     """
-    cases = []
-    for rubric, r in report["rubrics"].items():
-        test = ("every difference is zero (no test)" if r["test"] == "none"
-                else f"{r['test']} p = {r['p_value']:.4g}")
-        text = (f"mean difference (B-A) {r['mean_difference']:+.3f}, 95% CI "
-                f"{r['ci95'][0]:+.3f}..{r['ci95'][1]:+.3f}, {test}, n = {r['n']}")
-        cases.append(CiCase(f"rubric {rubric}", "failed" if r["regressed"] else "passed",
-                            ("regressed: " if r["regressed"] else "") + text))
-    pf = report["pass_rate"]
-    dropped = pf["p_value"] < alpha and pf["rate_b"] < pf["rate_a"]
-    regressed = report.get("regressed_items") or []
-    cases.append(CiCase(
-        "pass rate", "failed" if dropped else "passed",
-        ("dropped significantly: " if dropped else "")
-        + f"{pf['rate_a']:.1%} -> {pf['rate_b']:.1%} (exact McNemar p = {pf['p_value']:.4g})",
-        f"passed in A only: {pf['b']} item(s); passed in B only: {pf['c']} item(s)"
-        + (f"\npassed in A, failed in B: {', '.join(regressed)}" if regressed else "")))
+    cases = [_rubric_case(rubric, r) for rubric, r in report["rubrics"].items()]
+    if report.get("corrected_pass_rate"):
+        cases.append(_rubric_case("pass rate (corrected)", report["corrected_pass_rate"]))
+    pf = report.get("pass_rate")
+    if pf and pf.get("p_value") is not None:
+        dropped = pf.get("status", "regression" if pf["p_value"] < alpha
+                         and pf["rate_b"] < pf["rate_a"] else "") == "regression"
+        regressed = report.get("regressed_items") or []
+        cases.append(CiCase(
+            "pass rate", "failed" if dropped else "passed",
+            ("dropped significantly: " if dropped else "")
+            + f"{pf['rate_a']:.1%} -> {pf['rate_b']:.1%} (exact McNemar p = {pf['p_value']:.4g})",
+            f"passed in A only: {pf['b']} item(s); passed in B only: {pf['c']} item(s)"
+            + (f"\npassed in A, failed in B: {', '.join(regressed)}" if regressed else "")))
     title = f"legal-judge compare {report['run_b']} vs {report['run_a']}"
     facts = [("baseline (A)", report["run_a"]), ("candidate (B)", report["run_b"]),
-             ("paired items", str(report["n_items"]))]
+             ("paired items", str(report.get("n_items", "n/a")))]
+    if report.get("compared_note"):
+        facts.append(("compared", str(report["compared_note"])))
     return CiSuite(kind="compare", name=title, title=title, cases=cases, facts=facts,
-                   notes=list(report.get("warnings") or []))
+                   notes=list(report.get("warnings") or []) + list(report.get("notes") or []))
 
 
 # audit gate ------------------------------------------------------------------------------------

@@ -67,6 +67,11 @@ def _run(store: Store, run_id: str) -> ReportData:
     run = store.get_run(run_id)
     # A run interrupted before its summary was written still gets a report from what is stored.
     summary = run["summary"] or summarize_run(store, run_id)
+    if run["summary"]:
+        from legal_judge.summary import corrected_figures
+
+        # Labels arrive after the run: the corrected figures are those of the store now.
+        summary = {**summary, "corrected": corrected_figures(store, run_id)}
     results, verdicts = store.load_results(run_id), store.load_verdicts(run_id)
     items = store.load_items(run_id)
     return ReportData("run", run_id, summary, extra={

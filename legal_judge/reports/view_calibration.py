@@ -22,18 +22,25 @@ def calibration_report(data: ReportData) -> Report:
         banners.append(Note(f"Only {r['n_labelled_items']} labelled items: below the quarterly "
                             f"standard of {r.get('quarterly_standard', 50)}. Treat the figures as "
                             "indicative.", "warning"))
-    if r.get("recalibrate"):
-        banners.append(Note("RECALIBRATE: the judges diverge from the lawyers by more than "
-                            f"{r['threshold']:g} points on: {', '.join(r['recalibrate_rubrics'])}.",
-                            "danger"))
+    verdict = r.get("verdict") or ("recalibrate" if r.get("recalibrate") else "ok")
+    if verdict == "recalibrate":
+        worst = r.get("headline") or ("the judges diverge from the lawyers on "
+                                      + ", ".join(r["recalibrate_rubrics"]))
+        banners.append(Note(f"RECALIBRATE: {worst}.", "danger"))
+    elif verdict == "insufficient":
+        banners.append(Note(f"INSUFFICIENT: fewer than {r.get('min_labels', 20)} labelled items "
+                            "on every rubric: no verdict either way.", "warning"))
+    if r.get("insufficient_rubrics"):
+        banners.append(Note("No verdict (too few labels) on: "
+                            + ", ".join(r["insufficient_rubrics"]) + ".", "warning"))
     banners.extend(Note(n) for n in r.get("notes", []))
     return Report(
         kind="calibration", id=data.id, title=f"Calibration {data.id}",
         subtitle=f"quarter {r['quarter']} · run {r.get('run_id') or 'n/a'} · ensemble judge_id "
                  f"{r.get('ensemble_judge_id') or 'n/a'}",
         banners=banners,
-        sections=[_overview(r), _scatter(r), _pass_fail(r), _agreement(r), _trend(data),
-                  _largest(r)],
+        sections=[_overview(r), _verdicts(r), _scatter(r), _pass_fail(r), _agreement(r),
+                  _panel(r), _trend(data), _largest(r)],
         source={"report": r, "history": data.extra.get("history", [])},
     )
 
@@ -44,10 +51,54 @@ def _overview(r: dict[str, Any]) -> Section:
              ("labelled items", str(r["n_labelled_items"])),
              ("annotators", ", ".join(r["annotators"]) or "n/a"),
              ("divergence threshold (points)", fmt(r["threshold"], "g")),
-             ("recalibrate", "yes: " + ", ".join(r["recalibrate_rubrics"]) if r["recalibrate"]
-              else "no"),
+             ("verdict", str(r.get("verdict") or ("recalibrate" if r["recalibrate"] else "ok"))
+              + (": " + ", ".join(r["recalibrate_rubrics"]) if r["recalibrate_rubrics"] else "")),
              *((f"judge_id of {j}", str(jid)) for j, jid in sorted(r["judge_ids"].items()))]
     return Section("Overview", [KeyValues(items)], "overview")
+
+
+def _verdicts(r: dict[str, Any]) -> Section:
+    rows = []
+    for comp in r["rubrics"]:
+        for a in comp["judges"]:
+            why = "; ".join(x["message"] for x in a.get("reasons", [])) or a.get("note") or "-"
+            rows.append([comp["rubric"], a["judge"], str(a["n"]), a.get("verdict", "-"), why])
+    for judge, p in sorted(r["pass_fail"].items()):
+        why = "; ".join(x["message"] for x in p.get("reasons", [])) or p.get("note") or "-"
+        rows.append(["pass/fail", judge, str(p["n"]), p.get("verdict", "-"), why])
+    limits = (f"|mean divergence| > {r['threshold']:g} points; quadratic-weighted kappa < "
+              f"{r.get('min_kappa', 0.6):g}; limits of agreement beyond ±{r.get('max_loa', 1.5):g} "
+              f"points; false-pass rate > {r.get('max_false_pass', 0.1):.0%}; at least "
+              f"{r.get('min_labels', 20)} labelled items for any verdict")
+    return Section("Verdict", [
+        Note("Rules: " + limits + ". Raw agreement is shown beside kappa: it overstates "
+             "chance-corrected agreement."),
+        Table("Verdict per rubric and judge, with every reason that fired",
+              ["rubric", "judge", "n", "verdict", "reasons"], rows, numeric=["n"]),
+    ], "verdict")
+
+
+def _panel(r: dict[str, Any]) -> Section:
+    rows, notes = [], []
+    for p in r.get("panel", []):
+        for j in p["judges"]:
+            rows.append([p["rubric"], j["judge"], fmt(j["kappa_quadratic"]), fmt(j["mae"]),
+                         fmt(j["suggested_weight"])])
+        rows.append([p["rubric"], "ensemble", "", fmt(p["ensemble_mae"]), ""])
+        notes.append(f"{p['rubric']}: {len(p['judges'])} judges count as "
+                     f"{fmt(p['effective_judges'], '.1f')} independent judge(s) (Kish; mean "
+                     f"error correlation {fmt(p['mean_error_correlation'])}, {p['n_items']} items)"
+                     + (f"; {p['note']}" if p.get("note") else ""))
+    if not rows:
+        return Section("The panel's real size", [Note("Fewer than two judges scored the "
+                                                      "labelled items.")], "panel")
+    return Section("The panel's real size", [
+        *[Note(n) for n in notes],
+        Table("Per judge against the lawyers; suggested weights ∝ 1/MSE (not applied: write them "
+              "into the ensemble to use them)", ["rubric", "judge", "kappa quadratic",
+                                                 "MAE (points)", "suggested weight"], rows,
+              numeric=["kappa quadratic", "MAE (points)", "suggested weight"]),
+    ], "panel")
 
 
 def _panels(r: dict[str, Any]) -> tuple[str, dict[str, tuple[list[float], list[float]]]]:
@@ -82,7 +133,8 @@ def _scatter(r: dict[str, Any]) -> Section:
 def _pass_fail(r: dict[str, Any]) -> Section:
     rows = [[j, str(p["n"]), str(p["both_pass"]), str(p["judge_pass_human_fail"]),
              str(p["judge_fail_human_pass"]), str(p["both_fail"]), pct(p["agreement"]),
-             fmt(p["kappa"]), p["source"]] for j, p in sorted(r["pass_fail"].items())]
+             fmt(p["kappa"]), pct(p.get("false_pass_rate")), ci(p.get("false_pass_ci95"), ".0%"),
+             p["source"]] for j, p in sorted(r["pass_fail"].items())]
     blocks: list[Any] = []
     judge = ENSEMBLE if ENSEMBLE in r["pass_fail"] else min(r["pass_fail"], default=None)
     if judge is not None:
@@ -94,10 +146,11 @@ def _pass_fail(r: dict[str, Any]) -> Section:
             title=title, rows=["judge pass", "judge fail"], cols=["lawyer pass", "lawyer fail"])))
     blocks.append(Table("Pass/fail confusion per judge (rows: judge, columns: lawyers)",
                         ["judge", "n", "both pass", "judge pass / lawyer fail",
-                         "judge fail / lawyer pass", "both fail", "agreement", "kappa", "source"],
+                         "judge fail / lawyer pass", "both fail", "agreement", "kappa",
+                         "false-pass rate", "95% CI (Clopper-Pearson)", "source"],
                         rows, numeric=["n", "both pass", "judge pass / lawyer fail",
                                        "judge fail / lawyer pass", "both fail", "agreement",
-                                       "kappa"]))
+                                       "kappa", "false-pass rate"]))
     return Section("Pass/fail agreement", blocks, "passfail")
 
 
@@ -109,8 +162,10 @@ def _agreement(r: dict[str, Any]) -> Section:
             rows.append([comp["rubric"], a["judge"], str(a["n"]), fmt(a["mean_divergence"], "+.2f"),
                          ci(a["ci95"], "+.2f"), fmt(a["mean_abs_divergence"]), fmt(a["kappa"]),
                          fmt(a["kappa_linear"]), fmt(a["kappa_quadratic"]),
+                         ci(a.get("kappa_quadratic_ci95")), pct(a.get("raw_agreement")),
+                         ci(a.get("loa"), "+.2f"),
                          fmt(a["alpha_ordinal"]), fmt(a["alpha_interval"]), fmt(a["spearman"]),
-                         "YES" if a["recalibrate"] else "no"])
+                         a.get("verdict") or ("recalibrate" if a["recalibrate"] else "ok")])
         ia = comp.get("inter_annotator")
         if ia:
             inter.append([comp["rubric"], ", ".join(ia["annotators"]), str(ia["items_multi"]),
@@ -122,8 +177,9 @@ def _agreement(r: dict[str, Any]) -> Section:
         Table("Per rubric and judge: divergence (judge - lawyer) with 95% CI, Cohen's kappa, "
               "Krippendorff's alpha, Spearman",
               ["rubric", "judge", "n", "mean divergence", "95% CI", "MAD", "kappa", "kappa linear",
-               "kappa quadratic", "α ordinal", "α interval", "Spearman", "recalibrate"], rows,
-              numeric=num),
+               "kappa quadratic", "κ quad 95% CI", "raw agreement", "limits of agreement",
+               "α ordinal", "α interval", "Spearman", "verdict"], rows,
+              numeric=[*num, "raw agreement"]),
         Table("Lawyers among themselves (inter-annotator)",
               ["rubric", "annotators", "items with 2+ labels", "α ordinal", "α interval",
                "α nominal"], inter, numeric=["items with 2+ labels", "α ordinal", "α interval",

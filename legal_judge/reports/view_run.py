@@ -35,8 +35,9 @@ def run_report(data: ReportData) -> Report:
                  f"ensemble {run['config'].get('ensemble', {}).get('name', 'n/a')} "
                  f"(judge_id {run['config'].get('judge_id', 'n/a')})",
         banners=_banners(s),
-        sections=[_overview(s, run), _rubrics(s), _distributions(data), _judges(s, run),
-                  _weights(data), _disagreement(data), _items(data), _overrides(data),
+        sections=[_overview(s, run), _rubrics(s), *_corrected(s), _distributions(data),
+                  _judges(s, run), _weights(data), _disagreement(data), _items(data),
+                  _overrides(data),
                   _cost(s)],
         source={"summary": s, "run": run},
     )
@@ -67,6 +68,7 @@ def _overview(s: dict[str, Any], run: dict[str, Any]) -> Section:
         ("system under test", str(run["config"].get("ensemble", {}).get("system_under_test")
                                   or "per item / not set")),
     ]
+    items[1:1] = _corrected_overview(s)
     if exp:
         items.append(("agreement with the dataset's expected conclusions",
                       f"{exp['agree']}/{exp['n']} ({pct(exp['rate'])}); passed but should fail: "
@@ -78,7 +80,11 @@ def _rubrics(s: dict[str, Any]) -> Section:
     names = list(s["rubrics"])
     rows = [[r, str(m["n"]), fmt(m["mean"]), ci(m["ci95"]),
              fmt(s["krippendorff_alpha"].get(r))] for r, m in s["rubrics"].items()]
-    blocks: list[Any] = [Table("Ensemble score per rubric (0-5) with 95% CI",
+    cal = s.get("calibrated")
+    title = "Ensemble score per rubric (0-5) with 95% CI" + (
+        f": CALIBRATED with {cal['correction_id']} (isotonic); the judges' raw means are in "
+        "the next section" if cal else "")
+    blocks: list[Any] = [Table(title,
                                ["rubric", "n", "mean", "95% CI", "Krippendorff α (judges)"], rows,
                                numeric=["n", "mean", "Krippendorff α (judges)"])]
     if names:
@@ -91,6 +97,44 @@ def _rubrics(s: dict[str, Any]) -> Section:
             ["pass rate"], [s["pass_rate"]], [s["pass_rate_ci95"]], title="Pass rate with 95% CI",
             xlabel="share of scored items passed", xlim=(0, 1))))
     return Section("Pass rate and rubric means", blocks, "rubrics")
+
+
+def _corrected_overview(s: dict[str, Any]) -> list[tuple[str, str]]:
+    est = s.get("corrected")
+    if not est:
+        return []
+    pr = est["pass_rate"]
+    value = (f"{pct(pr['corrected'])} (95% CI {ci(pr['corrected_ci95'], '.1%')}; {pr['method']}, "
+             f"{pr['n_labelled']} lawyer labels)" if pr["status"] == "corrected"
+             else f"{pr['status']}: {pr['reason']}")
+    return [("pass rate corrected for judge error", value), ("correction", est["label"])]
+
+
+def _corrected(s: dict[str, Any]) -> list[Section]:
+    """Raw beside corrected: the judges' figures and the ones corrected with lawyer labels."""
+    est, cal = s.get("corrected"), s.get("calibrated")
+    blocks: list[Any] = []
+    if est:
+        rows = []
+        for r in [est["pass_rate"], *est["rubrics"].values(),
+                  *([est["rogan_gladen"]] if est.get("rogan_gladen") else [])]:
+            spec = ".1%" if r["name"].startswith("pass rate") else ".2f"
+            rows.append([r["name"], fmt(r["raw"], spec), ci(r["raw_ci95"], spec),
+                         fmt(r["corrected"], spec) if r["status"] == "corrected" else r["status"],
+                         ci(r["corrected_ci95"], spec), r["method"] or "-", str(r["n_labelled"]),
+                         r["reason"] or "-"])
+        blocks += [Note(est["label"] + "."), *[Note(n, "warning") for n in est.get("notes", [])],
+                   Table("Raw (the judges' opinion) beside corrected for judge error",
+                         ["figure", "raw", "raw 95% CI", "corrected", "corrected 95% CI",
+                          "method", "lawyer labels", "note"], rows,
+                         numeric=["raw", "corrected", "lawyer labels"])]
+    if cal:
+        rows = [[r, fmt(m["mean"]), ci(m["ci95"]), fmt(s["rubrics"].get(r, {}).get("mean"))]
+                for r, m in cal["raw_rubrics"].items()]
+        blocks.append(Table(f"Raw means beside the means calibrated with {cal['correction_id']}",
+                            ["rubric", "raw mean", "raw 95% CI", "calibrated mean"], rows,
+                            numeric=["raw mean", "calibrated mean"]))
+    return [Section("Raw and corrected figures", blocks, "corrected")] if blocks else []
 
 
 def _distributions(data: ReportData) -> Section:

@@ -8,9 +8,11 @@ documented per function, never silently zero.
 
 from legal_judge.stats._common import StatisticsError, interpret_effect
 from legal_judge.stats.agreement import (
+    KappaCI,
     SpearmanResult,
     cohen_kappa,
     is_missing,
+    kappa_ci,
     krippendorff_alpha,
     spearman,
 )
@@ -18,10 +20,21 @@ from legal_judge.stats.allocation import proportional_allocation
 from legal_judge.stats.divergence import (
     AgreementSummary,
     Divergence,
+    LimitsOfAgreement,
     PassFailConfusion,
     agreement_summary,
     confusion_matrix_pf,
+    limits_of_agreement,
     mean_divergence,
+)
+from legal_judge.stats.estimates import (
+    CorrectedMean,
+    RoganGladen,
+    StratifiedEstimate,
+    ppi_mean,
+    ppi_mean_stratified,
+    rogan_gladen,
+    rogan_gladen_stratified,
 )
 from legal_judge.stats.groups import Dispersion, GroupResult, score_dispersion, two_group_test
 from legal_judge.stats.isotonic import IsotonicModel, apply_isotonic, fit_isotonic
@@ -41,6 +54,7 @@ from legal_judge.stats.pairwise import (
     preference_fairness,
     repetition_stability,
 )
+from legal_judge.stats.panel import PanelSize, effective_judges
 from legal_judge.stats.proportions import (
     BinomialResult,
     McNemarResult,
@@ -53,29 +67,38 @@ from legal_judge.stats.proportions import (
 __all__ = [
     "AgreementSummary",
     "BinomialResult",
+    "CorrectedMean",
     "Dispersion",
     "Divergence",
     "GroupResult",
     "IsotonicModel",
+    "KappaCI",
+    "LimitsOfAgreement",
     "McNemarResult",
     "MeanCI",
     "NoiseFloor",
     "PairedResult",
+    "PanelSize",
     "PassFailConfusion",
     "PositionResult",
+    "RoganGladen",
     "SpearmanResult",
     "StatisticsError",
+    "StratifiedEstimate",
     "adjust_pvalues",
     "agreement_summary",
     "apply_isotonic",
     "binomial_first_position",
     "cohen_kappa",
     "confusion_matrix_pf",
+    "effective_judges",
     "fit_isotonic",
     "flag",
     "interpret_effect",
     "is_missing",
+    "kappa_ci",
     "krippendorff_alpha",
+    "limits_of_agreement",
     "mcnemar_exact",
     "mcnemar_from_outcomes",
     "mean_ci",
@@ -84,11 +107,15 @@ __all__ = [
     "noise_floor",
     "paired_test",
     "position_consistency",
+    "ppi_mean",
+    "ppi_mean_stratified",
     "preference_fairness",
     "proportion_ci",
     "proportional_allocation",
     "rank_biserial_paired",
     "repetition_stability",
+    "rogan_gladen",
+    "rogan_gladen_stratified",
     "score_dispersion",
     "spearman",
     "two_group_test",

@@ -25,9 +25,11 @@ from legal_judge.stats._common import (
 )
 
 __all__ = [
+    "KappaCI",
     "SpearmanResult",
     "cohen_kappa",
     "is_missing",
+    "kappa_ci",
     "krippendorff_alpha",
     "spearman",
 ]
@@ -208,3 +210,70 @@ def spearman(a: ArrayLike, b: ArrayLike) -> SpearmanResult:
         return SpearmanResult(int(x.size), dropped, None, None)
     res = stats.spearmanr(x, y)
     return SpearmanResult(int(x.size), dropped, float(res.statistic), float(res.pvalue))
+
+
+@dataclass(frozen=True, slots=True)
+class KappaCI:
+    """Cohen's kappa with its asymptotic standard error and normal CI (None when undefined)."""
+
+    n: int
+    kappa: float | None
+    se: float | None
+    ci: tuple[float, float] | None
+    weights: str | None
+
+
+def kappa_ci(
+    a: Sequence[Hashable],
+    b: Sequence[Hashable],
+    *,
+    weights: KappaWeights = "quadratic",
+    labels: Sequence[Hashable] | None = None,
+    alpha: float = 0.05,
+) -> KappaCI:
+    """Cohen's kappa and its CI from the asymptotic variance (Fleiss, Cohen and Everitt 1969).
+
+    The variance is the non-null one SAS PROC FREQ and ``statsmodels.stats.inter_rater.
+    cohens_kappa`` report (``std_kappa``), computed with agreement weights
+    ``1 - d_ij / d_max`` (``d`` linear or squared distance of the label positions); the CI is
+    ``kappa ± z(1 - alpha/2)·se``. With few items the normal CI is rough: read it with n.
+
+    Args:
+        a: Ratings of the first rater (the judge); None/NaN pairs are dropped.
+        b: Ratings of the second rater (the lawyer).
+        weights: None (unweighted), ``linear`` or ``quadratic``.
+        labels: The full ordered scale (so unused levels still count as distance).
+        alpha: Error level of the CI.
+
+    Returns:
+        A :class:`KappaCI`; kappa, se and CI are None when kappa is undefined.
+    """
+    kappa = cohen_kappa(a, b, weights=weights, labels=labels)
+    pairs = [(x, y) for x, y in zip(a, b, strict=True) if not (is_missing(x) or is_missing(y))]
+    if kappa is None:
+        return KappaCI(len(pairs), None, None, None, weights)
+    cats = list(labels) if labels is not None else sorted({v for p in pairs for v in p})  # type: ignore[type-var]
+    index = {c: i for i, c in enumerate(cats)}
+    k = len(cats)
+    table = np.zeros((k, k))
+    for x, y in pairs:
+        table[index[x], index[y]] += 1.0
+    n = table.sum()
+    p = table / n
+    row, col = p.sum(axis=1), p.sum(axis=0)
+    pos = np.arange(k, dtype=np.float64)
+    if weights is None:
+        w = np.eye(k)
+    else:
+        dist = np.abs(pos[:, None] - pos[None, :])
+        if weights == "quadratic":
+            dist = dist**2
+        w = 1.0 - dist / dist.max()
+    w_row = (w * col[None, :]).sum(axis=1)  # sum_j w_ij p_.j
+    w_col = (w * row[:, None]).sum(axis=0)  # sum_i w_ij p_i.
+    pe = float((w * np.outer(row, col)).sum())
+    term = (p * (w - (w_row[:, None] + w_col[None, :]) * (1.0 - kappa)) ** 2).sum()
+    var = (float(term) - (kappa - pe * (1.0 - kappa)) ** 2) / ((1.0 - pe) ** 2 * n)
+    se = math.sqrt(max(var, 0.0))
+    z = float(stats.norm.ppf(1.0 - alpha / 2.0))
+    return KappaCI(int(n), kappa, se, (kappa - z * se, kappa + z * se), weights)

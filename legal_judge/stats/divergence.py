@@ -14,9 +14,11 @@ from legal_judge.stats.agreement import cohen_kappa, krippendorff_alpha, spearma
 __all__ = [
     "AgreementSummary",
     "Divergence",
+    "LimitsOfAgreement",
     "PassFailConfusion",
     "agreement_summary",
     "confusion_matrix_pf",
+    "limits_of_agreement",
     "mean_divergence",
 ]
 
@@ -169,3 +171,37 @@ def agreement_summary(
             else None
         ),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class LimitsOfAgreement:
+    """Bland-Altman limits of agreement of ``judge - human``: ``bias ± 1.96·sd`` (sd ddof 1).
+
+    ``lower``/``upper`` are None with fewer than two pairs (no spread to measure).
+    """
+
+    n: int
+    bias: float
+    sd: float | None
+    lower: float | None
+    upper: float | None
+
+
+def limits_of_agreement(judge: ArrayLike, human: ArrayLike) -> LimitsOfAgreement:
+    """Bland-Altman 95% limits of agreement (Bland and Altman, Lancet 1986).
+
+    Where 95% of the differences between a judge's score and the lawyers' are expected to fall:
+    the mean difference ± 1.96 standard deviations of the differences.
+
+    Raises:
+        StatisticsError: no complete pair.
+    """
+    x, y, _ = complete_pairs(judge, human)
+    if x.size == 0:
+        raise StatisticsError("no item has both a judge and a human score", fix="check item ids")
+    d = x - y
+    bias = float(d.mean())
+    if d.size < 2:
+        return LimitsOfAgreement(int(d.size), bias, None, None, None)
+    sd = float(d.std(ddof=1))
+    return LimitsOfAgreement(int(d.size), bias, sd, bias - 1.96 * sd, bias + 1.96 * sd)

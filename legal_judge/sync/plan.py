@@ -99,6 +99,7 @@ class ScorePlan:
     metadata: dict[str, Any] | None = None
     config: str | None = None
     source: str = "API"
+    session_id: str | None = None  # a run-level score: on the run's session, not on a trace
 
 
 @dataclass
@@ -222,8 +223,11 @@ def ensemble_scores(tid: str, r: dict[str, Any], when: datetime,
     """The ensemble's official scores, on the trace."""
     meta = {"level": "ensemble", "valid_judges": r.get("valid_judges"),
             "flags": r.get("flags") or [], "status": r.get("status")}
+    calibrated = next((str(f).split(":", 1)[1] for f in r.get("flags") or []
+                       if str(f).startswith("calibrated:")), None)
     out = [score(tid, name, float(val), "NUMERIC", when,
-                 meta={**meta, "disagreement": (r.get("disagreement") or {}).get(name)},
+                 meta={**meta, "disagreement": (r.get("disagreement") or {}).get(name),
+                       **_calibrated_meta(calibrated, r, name)},
                  config=name if name in configs else None)
            for name, val in sorted((r.get("scores") or {}).items())]
     if r.get("hallucination"):
@@ -234,6 +238,14 @@ def ensemble_scores(tid: str, r: dict[str, Any], when: datetime,
                          meta={**meta, "votes": r.get("votes")}, comment=r.get("reason"),
                          config="overall" if "overall" in configs else None))
     return out
+
+
+def _calibrated_meta(correction_id: str | None, r: dict[str, Any], name: str) -> dict[str, Any]:
+    """A calibrated score says so: the correction that produced it and the judges' own value."""
+    if correction_id is None:
+        return {}
+    return {"calibrated": correction_id, "score_kind": "calibrated (isotonic correction)",
+            "raw_value": (r.get("raw_scores") or {}).get(name)}
 
 
 def _flagged(value: Any) -> bool:

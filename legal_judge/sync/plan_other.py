@@ -137,6 +137,8 @@ def label_scores(store: Store, run_id: str, *, masker: Masker,
     # As in calibration.labels.load_labels: a label of this run wins over a run-less one (old
     # stores) for the same item, rubric and annotator; both would map to the same score id.
     chosen: dict[tuple[str, str, str], dict[str, Any]] = {}
+    # Labels read from Langfuse (calibrate import --from-langfuse) are there already.
+    rows = [r for r in rows if not str(r.get("source") or "").startswith("langfuse:")]
     for r in rows:
         key = (r["item_id"], r["rubric"], r["annotator"])
         if key not in chosen or r["run_id"] is not None:

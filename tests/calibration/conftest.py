@@ -119,3 +119,107 @@ def invoke(home: Path) -> Any:
 def make_run_fixture() -> Any:
     """The :func:`make_run` builder (test modules here are not a package)."""
     return make_run
+
+
+# --- the tour: the demo run, a 50-item sample, two lawyers' scores -----------------------------
+
+TOUR_RUBRICS = ("legal_soundness", "citation_quality", "jurisdiction_awareness", "completeness",
+                "hallucination")
+
+
+def expected_scores() -> dict[str, dict[str, Any]]:
+    """What careful lawyers concluded on the bundled sample (its ``metadata.expected_scores``)."""
+    import json
+
+    from legal_judge.dataset import sample_dataset_path
+
+    rows = [json.loads(line) for line in sample_dataset_path().read_text("utf-8").splitlines()
+            if line.strip()]
+    return {r["id"]: {**r["metadata"]["expected_scores"], "language": r["metadata"]["language"]}
+            for r in rows}
+
+
+def fill_sheet(template: Path, out: Path, *, language_quality_items: int = 2,
+               pass_fail: bool = False) -> list[str]:
+    """Two lawyers fill the sheet: lawyer_a writes the expected scores, lawyer_b the same but one
+    point lower on legal_soundness every fourth row; language_quality only on a few rows."""
+    import csv
+
+    expected = expected_scores()
+    with template.open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows, columns = list(reader), list(reader.fieldnames or [])
+    filled = []
+    foreign = [r["item_id"] for r in rows if expected[r["item_id"]]["language"] != "en"]
+    for annotator in ("lawyer_a", "lawyer_b"):
+        for k, row in enumerate(rows):
+            new = dict(row)
+            e = expected[row["item_id"]]
+            for rubric in TOUR_RUBRICS:
+                new[rubric] = str(e[rubric])
+            if annotator == "lawyer_b" and k % 4 == 0 and int(e["legal_soundness"]) > 0:
+                new["legal_soundness"] = str(int(e["legal_soundness"]) - 1)
+            if "language_quality" in new:
+                new["language_quality"] = ("4" if row["item_id"] in foreign[:language_quality_items]
+                                           else "")
+            if pass_fail:
+                new["pass_fail"] = "fail" if e["hallucination"] == "hallucinated" or \
+                    int(e["legal_soundness"]) <= 1 or int(e["jurisdiction_awareness"]) == 0 \
+                    else "pass"
+            new["annotator"], new["labeled_at"] = annotator, "2026-11-20"
+            filled.append(new)
+    with out.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(filled)
+    return [r["item_id"] for r in rows]
+
+
+@dataclass
+class Tour:
+    """A home holding the demo run with a filled 50-item sample imported."""
+
+    home: Path
+    run_id: str
+    items: list[str]
+
+
+@pytest.fixture(scope="session")
+def _tour_home(tmp_path_factory: pytest.TempPathFactory) -> Tour:
+    import os
+
+    base = tmp_path_factory.mktemp("tour")
+    old = os.environ.get("LEGAL_JUDGE_HOME")
+    os.environ["LEGAL_JUDGE_HOME"] = str(base / "home")
+    try:
+        runner = CliRunner()
+        cli = _group()
+        res = runner.invoke(cli, ["demo", "--quiet"], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        store = Store()
+        run_id = str(next(r["id"] for r in store.list_runs() if r["kind"] == "run"))
+        store.close()
+        sheet = base / "sheet.csv"
+        res = runner.invoke(cli, ["calibrate", "sample", run_id, "--n", "50", "--seed", "7",
+                                  "--out", str(sheet)], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        items = fill_sheet(sheet, base / "filled.csv")
+        res = runner.invoke(cli, ["calibrate", "import", str(base / "filled.csv"), "--run",
+                                  run_id], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+    finally:
+        if old is None:
+            os.environ.pop("LEGAL_JUDGE_HOME", None)
+        else:
+            os.environ["LEGAL_JUDGE_HOME"] = old
+    return Tour(base / "home", run_id, items)
+
+
+@pytest.fixture
+def tour(_tour_home: Tour, home: Path) -> Tour:
+    """A copy of the tour's home as this test's LEGAL_JUDGE_HOME."""
+    import shutil
+
+    target = home / "home"
+    shutil.copytree(_tour_home.home, target, dirs_exist_ok=True)
+    return Tour(target, _tour_home.run_id, _tour_home.items)

@@ -43,7 +43,7 @@ def _files(tmp_path: Path, *, judge_id: str = "ens-1", shift: int = 0) -> tuple[
 @pytest.fixture
 def correction(store: Store, tmp_path: Path) -> Any:
     report = save_calibration(store, compare(from_files(*_files(tmp_path)), quarter="2026-Q3"))
-    return fit_correction(store, report.calibration_id or "")
+    return fit_correction(store, report.calibration_id or "", min_pairs=5)
 
 
 def test_isotonic_map_is_monotone_and_reference(correction: Any) -> None:
@@ -84,7 +84,7 @@ def test_correct_verdict_by_its_judge_id(correction: Any) -> None:
 
 
 def test_versions_and_loading(store: Store, correction: Any) -> None:
-    again = fit_correction(store, correction.calibration_id)
+    again = fit_correction(store, correction.calibration_id, min_pairs=5)
     assert (correction.version, again.version) == (1, 2)
     assert load_correction(store, correction.calibration_id).id == again.id  # latest of a calibration
     assert load_correction(store, correction.id).version == 1
@@ -99,8 +99,8 @@ def test_versions_and_loading(store: Store, correction: Any) -> None:
 
 def test_too_few_pairs(store: Store, tmp_path: Path) -> None:
     report = save_calibration(store, compare(from_files(*_files(tmp_path)), quarter="2026-Q3"))
-    with pytest.raises(ConfigError, match="too few labelled pairs"):
-        fit_correction(store, report.calibration_id or "", min_pairs=11)
+    with pytest.raises(ConfigError, match="10 labelled pairs < 20"):
+        fit_correction(store, report.calibration_id or "")  # 10 pairs < the default 20
 
 
 def test_history_marks_a_judge_change(store: Store, tmp_path: Path) -> None:

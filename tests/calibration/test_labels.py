@@ -85,8 +85,9 @@ def test_wide_template_and_long_rows_import(store: Store, make_run: Any, specs: 
     assert [(p["entity_kind"], p["entity_id"]) for p in pending] == [("human_labels", "r1")]
 
 
-def test_wide_problem_lines_account_for_multiline_cells(store: Store, make_run: Any, specs: Any,
-                                                        tmp_path: Path) -> None:
+def test_wide_problems_name_the_spreadsheet_row(store: Store, make_run: Any, specs: Any,
+                                               tmp_path: Path) -> None:
+    """A multi-line answer cell is one spreadsheet row: the item after it is row 3, not line 4."""
     make_run(store, "r1", n_items=2)
     wide = tmp_path / "wide.csv"
     wide.write_text("item_id,prompt,legal_soundness,annotator,labeled_at,mood\n"
@@ -94,7 +95,7 @@ def test_wide_problem_lines_account_for_multiline_cells(store: Store, make_run: 
                     "item-001,x,9,ann1,2026-11-02,\n")
     with pytest.raises(InputError) as info:
         import_labels(store, wide, specs)
-    assert [(p.line, p.field) for p in info.value.problems] == [(1, "mood"), (4, "legal_soundness")]
+    assert [(p.line, p.field) for p in info.value.problems] == [(1, "mood"), (3, "legal_soundness")]
 
 
 def test_reimport_is_idempotent_and_conflicts_need_replace(store: Store, make_run: Any,

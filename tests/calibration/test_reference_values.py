@@ -110,8 +110,15 @@ def test_categorical_rubric_matches_references(tmp_path: Path) -> None:
 
 def test_threshold_flag_and_below_standard(tmp_path: Path) -> None:
     scores, labels = _write(tmp_path)
-    report = compare(from_files(scores, labels), quarter="2026-Q4", threshold=0.1)
-    assert report.recalibrate and report.recalibrate_rubrics == ["legal_soundness"]
+    # 11 labelled items are fewer than the default 20: no verdict either way (it used to say
+    # "recalibrate" on 11 items, and on 2)
+    default = compare(from_files(scores, labels), quarter="2026-Q4", threshold=0.1)
+    assert not default.recalibrate and default.verdict == "insufficient"
+    assert default.insufficient_rubrics == ["legal_soundness", "hallucination"]
+    report = compare(from_files(scores, labels), quarter="2026-Q4", threshold=0.1, min_labels=10)
+    assert report.recalibrate and "legal_soundness" in report.recalibrate_rubrics
+    row = next(c for c in report.rubrics if c.rubric == "legal_soundness").judges[0]
+    assert "divergence" in [r.code for r in row.reasons]
     assert report.below_quarterly_standard and report.n_labelled_items == 11  # i10 unlabelled
     assert any("below the quarterly standard of 50" in n for n in report.notes)
     assert report.per_rubric["legal_soundness"]["ensemble.mean_divergence"] == pytest.approx(0.15)

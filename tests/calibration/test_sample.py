@@ -95,7 +95,8 @@ def test_template_csv_is_formula_safe_and_blind(store: Store, tmp_path: Path, ma
         rows = list(csv.DictReader(fh))
     assert list(rows[0]) == ["run_id", "item_id", "prompt", "response", "jurisdiction",
                              "legal_soundness", "citation_quality", "jurisdiction_awareness",
-                             "completeness", "hallucination", "annotator", "labeled_at"]
+                             "completeness", "hallucination", "pass_fail", "comment", "annotator",
+                             "labeled_at"]
     bad = next(r for r in rows if r["item_id"] == item["id"])
     assert bad["prompt"] == "'=HYPERLINK(\"http://x\")"
     assert bad["response"] == "'+1 then -2" and bad["jurisdiction"] == "'@US"

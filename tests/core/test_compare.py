@@ -61,3 +61,139 @@ def test_different_judges_are_warned_about() -> None:
                                                for j in demo.judges]})
     b = asyncio.run(run_benchmark(items, other, store=store)).run_id
     assert any("judge_id changed" in w for w in compare_runs(store, a, b)["warnings"])
+
+
+def _scored_run(store: Store, run_id: str, scores: dict[str, dict[str, float]], *,
+                config: dict | None = None, overall: str | dict[str, str] = "pass") -> None:
+    """A finished run whose ensemble gave these scores (item -> rubric -> score)."""
+    from legal_judge.models import EnsembleResult
+
+    store.create_run(run_id, kind="run", config={"judge_ids": {"j": "jid"}, **(config or {})})
+    store.save_items(run_id, [{"id": i, "prompt": "q", "response": "a", "jurisdiction": "US"}
+                              for i in scores])
+    for item_id, s in scores.items():
+        store.save_result(run_id, item_id, EnsembleResult(
+            item_id=item_id, status="ok", scores=s, raw_scores=dict(s),
+            overall=overall if isinstance(overall, str) else overall[item_id],
+        ).model_dump())  # type: ignore[arg-type]
+    store.finish_run(run_id, status="completed", summary=None)
+
+
+def test_holm_min_items_and_the_regressed_items() -> None:
+    """Issue 20 item 4: Holm across rubrics, too few items is insufficient, items listed."""
+    store = Store()
+    n = 30
+    base = {f"i{k:02d}": {"legal_soundness": 4.0, "completeness": 3.0 + (k % 3) / 3,
+                          "language_quality": 4.0} for k in range(n)}
+    # legal_soundness drops by 1 point on every item; completeness a hair, on noise
+    after = {i: {"legal_soundness": 3.0 - (k % 2) * 0.5,
+                 "completeness": s["completeness"] - (0.34 if k % 5 == 0 else 0.0),
+                 **({"language_quality": 2.0} if k < 5 else {})}
+             for k, (i, s) in enumerate(base.items())}
+    _scored_run(store, "a", base)
+    _scored_run(store, "b", after)
+    report = compare_runs(store, "a", "b")
+    ls, comp, lq = (report["rubrics"][r] for r in ("legal_soundness", "completeness",
+                                                    "language_quality"))
+    raw = [ls["p_value"], comp["p_value"]]
+    from legal_judge.stats import adjust_pvalues
+
+    assert [ls["p_adjusted"], comp["p_adjusted"]] == pytest.approx(list(adjust_pvalues(raw)))
+    assert ls["status"] == "regression" and comp["status"] != "regression"
+    assert lq["n"] == 5 and lq["status"] == "insufficient" and not lq["regressed"]
+    assert report["regressions"] == ["legal_soundness"] and report["insufficient"] == [
+        "language_quality"]
+    items = ls["regressed_items"]
+    assert len(items) == n and items[0]["before"] == 4.0 and items[0]["after"] == 2.5
+    assert {d["item_id"] for d in items} == set(base)
+    assert {e["status"] for e in report["rubrics"].values()} <= {"regression", "improved",
+                                                                "no change", "insufficient"}
+    gate = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression"])
+    assert gate.exit_code == 1
+    assert "legal_soundness regressed on 30 item(s): i01 4.00->2.50" in " ".join(gate.output.split())
+    assert "insufficient" in gate.output
+
+
+def test_a_significant_drop_of_the_pass_rate_fails_the_gate() -> None:
+    """Same rubric means, but 12 of 30 items that passed now fail: the release gate says so."""
+    store = Store()
+    scores = {f"i{k:02d}": {"legal_soundness": 4.0} for k in range(30)}
+    _scored_run(store, "a", scores)
+    _scored_run(store, "b", scores, overall={i: "fail" if k < 12 else "pass"
+                                             for k, i in enumerate(scores)})
+    report = compare_runs(store, "a", "b")
+    assert report["rubrics"]["legal_soundness"]["status"] == "no change"
+    pf = report["pass_rate"]
+    assert pf["p_value"] == pytest.approx(2 * 0.5 ** 12) and pf["status"] == "regression"
+    assert report["regressions"] == ["pass_rate"]
+    gate = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression"])
+    assert gate.exit_code == 1, gate.output
+    assert "REGRESSION" in gate.output and "pass_rate" in gate.output
+
+
+def test_a_gate_with_nothing_testable_cannot_pass() -> None:
+    store = Store()
+    few = {f"i{k}": {"legal_soundness": 4.0} for k in range(5)}
+    _scored_run(store, "a", few)
+    _scored_run(store, "b", few)
+    gate = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression"])
+    assert gate.exit_code == 1 and "cannot tell" in gate.output
+    assert CliRunner().invoke(cli, ["compare", "a", "b", "--min-items", "2",
+                                    "--fail-on-regression"]).exit_code == 0
+
+
+def test_a_calibrated_run_is_compared_on_its_raw_scores_and_says_so(tmp_path) -> None:
+    """Issue 20 item 3: comparing a raw run with a calibrated one reported false regressions."""
+    from legal_judge.calibration import compare as calibrate_compare
+    from legal_judge.calibration import fit_correction, from_files, save_calibration
+
+    store = Store()
+    scores = tmp_path / "s.csv"
+    labels = tmp_path / "l.csv"
+    s_rows, l_rows = ["item_id,rubric,judge,score,judge_id"], ["item_id,rubric,score,annotator,labeled_at"]
+    for k in range(40):
+        j = 1 + k % 5
+        s_rows.append(f"x{k},legal_soundness,ensemble,{j},ens-demo")
+        l_rows.append(f"x{k},legal_soundness,{j - 1},lawyer,2026-10-01")
+    scores.write_text("\n".join(s_rows) + "\n")
+    labels.write_text("\n".join(l_rows) + "\n")
+    cal = save_calibration(store, calibrate_compare(from_files(scores, labels), quarter="2026-Q3"))
+    correction = fit_correction(store, cal.calibration_id or "")
+    from legal_judge.calibration import correct_result
+    from legal_judge.models import EnsembleResult
+
+    plain = {f"i{k:02d}": {"legal_soundness": float(1 + k % 5)} for k in range(30)}
+    _scored_run(store, "raw", plain, config={"judge_id": "ens-demo"})
+    store.create_run("cal", kind="run", config={"judge_ids": {"j": "jid"}, "judge_id": "ens-demo",
+                                                "calibration": correction.id})
+    store.save_items("cal", [{"id": i, "prompt": "q", "response": "a"} for i in plain])
+    for item_id, s in plain.items():
+        result = EnsembleResult(item_id=item_id, status="ok", scores=s, raw_scores=dict(s),
+                                overall="pass").model_dump()
+        store.save_result("cal", item_id, correct_result(result, correction, judge_id="ens-demo"))
+    store.finish_run("cal", status="completed", summary=None)
+    corrected = store.load_results("cal")["i01"]["scores"]["legal_soundness"]
+    assert corrected < plain["i01"]["legal_soundness"]  # the calibrated scores are lower
+    report = compare_runs(store, "raw", "cal")
+    assert report["compared"] == "raw" and report["regressions"] == []
+    assert report["rubrics"]["legal_soundness"]["mean_difference"] == 0.0
+    assert report["calibrated"]["cal"] == correction.id
+    gate = CliRunner().invoke(cli, ["compare", "raw", "cal", "--fail-on-regression"])
+    assert gate.exit_code == 0, gate.output
+    said = " ".join(gate.output.split())
+    assert "compares the judges' raw scores of both runs" in said
+    assert f"run cal was scored with --calibration {correction.id}" in said
+    both = CliRunner().invoke(cli, ["compare", "raw", "cal", "--corrected", "--json"])
+    assert both.exit_code == 0, both.output  # both transported from the same calibration
+    out = json.loads(both.output)
+    assert out["compared"] == "corrected" and out["corrected_pass_rate"] is not None
+    ls = out["rubrics"]["legal_soundness"]
+    est = out["estimates"]
+    se = (est["raw"]["rubrics"]["legal_soundness"]["se"] ** 2
+          + est["cal"]["rubrics"]["legal_soundness"]["se"] ** 2) ** 0.5
+    assert ls["ci95"] == pytest.approx([ls["mean_difference"] - 1.959963984540054 * se,
+                                        ls["mean_difference"] + 1.959963984540054 * se])
+    _scored_run(store, "other", plain, config={"judge_id": "ens-other"})
+    refused = CliRunner().invoke(cli, ["compare", "raw", "other", "--corrected"])
+    assert refused.exit_code == 2
+    assert "run other has no correction for judge error" in " ".join(refused.output.split())

@@ -8,6 +8,9 @@ It speaks the endpoints ``legal_judge`` uses, the way a Langfuse v4 server does:
 * ``POST /api/public/scores``: a JSON array of ``CreateScoreRequest``; upsert by score id; a score
   with ``configId`` must match the config's name and range/categories (else 207 with a rejection);
   ``source=ANNOTATION`` needs ``configId``.
+* ``GET /api/public/v3/scores`` (filters source/name/traceId/queueId, ``fields``, cursor paging)
+  and ``GET /api/public/annotation-queues/{id}/items``; :meth:`LangfuseStandin.annotate` records a
+  lawyer's ``source=ANNOTATION`` score as the UI does, validated with ``CreateScoreRequest``.
 * score configs, v2 prompts (labels unique across versions, automatic ``latest``, default label
   ``production``, prompt references ``@@@langfusePrompt:name=...|label=...@@@`` resolved on GET and
   checked on create), v2 datasets, dataset items, projects.
@@ -58,6 +61,7 @@ from langfuse.api import (
     ExperimentItem,
     ExperimentItemsResponse,
     ExperimentsResponse,
+    PaginatedAnnotationQueueItems,
     PaginatedDatasetItems,
     Projects,
     Prompt_Text,
@@ -66,7 +70,7 @@ from langfuse.api import (
 )
 from langfuse.api.core.pydantic_utilities import parse_obj_as
 from langfuse.api.core.serialization import get_field_to_alias_mapping
-from langfuse.api.scores import CreateScoreRequest
+from langfuse.api.scores import CreateScoreRequest, GetScoresV3Response
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -153,6 +157,7 @@ class StandinState:
     queues: dict[str, dict[str, Any]] = field(default_factory=dict)
     experiments: dict[str, dict[str, Any]] = field(default_factory=dict)
     experiment_items: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    authors: dict[str, str] = field(default_factory=dict)  # score id -> authorUserId (UI scores)
 
     @property
     def traces(self) -> set[str]:
@@ -372,6 +377,10 @@ class LangfuseStandin:
         m = re.fullmatch(rf"{p}/annotation-queues/(?P<qid>[^/]+)/items", path)
         if m and method == "POST":
             return self._create_queue_item(m["qid"], body)
+        if m and method == "GET":
+            return self._list_queue_items(m["qid"], query)
+        if path == f"{p}/v3/scores" and method == "GET":
+            return self._get_scores_v3(query)
         if path == f"{p}/dataset-items" and method == "POST":
             return self._create_item(body)
         if path == f"{p}/dataset-items" and method == "GET":
@@ -405,6 +414,82 @@ class LangfuseStandin:
                 "status": body.get("status") or "PENDING", "createdAt": now, "updatedAt": now}
         self.state.queues[qid]["items"].append(item)
         return 200, _out(AnnotationQueueItem, item), "json"
+
+    def _list_queue_items(self, qid: str, query: dict[str, str]) -> tuple[int, Any, str]:
+        if qid not in self.state.queues:
+            return _not_found("annotation queue")
+        rows = self.state.queues[qid]["items"]
+        page, limit = int(query.get("page", 1)), int(query.get("limit", 50))
+        chunk = rows[(page - 1) * limit: page * limit]
+        return 200, _out(PaginatedAnnotationQueueItems,
+                         {"data": chunk, "meta": _meta(page, limit, len(rows))}), "json"
+
+    # lawyers scoring in the Langfuse UI -----------------------------------------------------------
+    def annotate(self, *, trace_id: str, name: str, value: float | str, author: str,
+                 queue_id: str | None = None, comment: str | None = None,
+                 when: str = "2026-11-20T10:00:00+00:00") -> str:
+        """Record a score as a lawyer's click in an annotation queue does: ``source=ANNOTATION``,
+        the score config of ``name``, the queue and the author. Validated like a POST body."""
+        with self.lock:
+            cfg = next((c for c in self.state.score_configs.values() if c["name"] == name), None)
+            if cfg is None:
+                raise BadRequest(f"no score config named {name}: create the configs first")
+            sid = uuid.uuid5(uuid.NAMESPACE_URL, f"{trace_id}:{name}:{author}").hex
+            body = {"id": sid, "traceId": trace_id, "name": name, "value": value,
+                    "dataType": cfg["dataType"], "configId": cfg["id"], "source": "ANNOTATION",
+                    "queueId": queue_id, "comment": comment, "timestamp": when}
+            body = {k: v for k, v in body.items() if v is not None}
+            validate(CreateScoreRequest, body)
+            problem = self._score_problem(body)
+            if problem:
+                raise BadRequest(problem)
+            self.state.scores[sid] = body
+            self.state.authors[sid] = author
+            return sid
+
+    def _score_v3(self, sid: str, s: dict[str, Any], fields: set[str]) -> dict[str, Any]:
+        value: Any = s["value"]
+        if s.get("dataType") == "BOOLEAN":
+            value = bool(value)
+        out: dict[str, Any] = {
+            "id": sid, "projectId": PROJECT_ID, "name": s["name"], "value": value,
+            "dataType": s.get("dataType") or ("NUMERIC" if isinstance(value, float | int)
+                                              else "CATEGORICAL"),
+            "source": s.get("source") or "API", "timestamp": s.get("timestamp") or _now(),
+            "environment": s.get("environment") or "default", "createdAt": _now(),
+            "updatedAt": _now()}
+        if "details" in fields:
+            out.update(comment=s.get("comment"), configId=s.get("configId"),
+                       metadata=s.get("metadata"))
+        if "annotation" in fields:
+            out.update(authorUserId=self.state.authors.get(sid), queueId=s.get("queueId"))
+        if "subject" in fields and s.get("traceId"):
+            out["subject"] = {"kind": "trace", "id": s["traceId"]}
+        return out
+
+    def _get_scores_v3(self, query: dict[str, str]) -> tuple[int, Any, str]:
+        limit = int(query.get("limit", 50))
+        if limit > 100:
+            raise BadRequest("limit greater than 100")
+        fields = set(filter(None, query.get("fields", "").split(",")))
+        if fields - {"details", "subject", "annotation"}:
+            raise BadRequest(f"unknown field groups {sorted(fields)}")
+
+        def wanted(key: str, value: Any) -> bool:
+            allowed = query.get(key)
+            return allowed is None or str(value).lower() in {
+                v.lower() for v in allowed.split(",")}
+
+        rows = [(sid, sc) for sid, sc in sorted(self.state.scores.items())
+                if wanted("source", sc.get("source") or "API") and wanted("name", sc["name"])
+                and wanted("traceId", sc.get("traceId")) and wanted("queueId", sc.get("queueId"))]
+        start = int(base64.urlsafe_b64decode(query["cursor"]).decode()) if query.get("cursor") else 0
+        chunk = rows[start:start + limit]
+        meta: dict[str, Any] = {"limit": limit}
+        if start + limit < len(rows):
+            meta["cursor"] = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
+        return 200, _out(GetScoresV3Response, {
+            "data": [self._score_v3(sid, sc, fields) for sid, sc in chunk], "meta": meta}), "json"
 
     # scores ------------------------------------------------------------------------------------
     def _scores(self, body: Any) -> tuple[int, Any, str]:

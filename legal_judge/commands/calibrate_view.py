@@ -1,0 +1,227 @@
+"""Terminal rendering of ``calibrate compare``, ``calibrate fit`` and ``calibrate estimate``.
+
+Laid out for an 80-column terminal: the verdict and its worst finding first, in plain words; the
+ensemble's figures in one narrow table; each judge in one line; the details in ``--json`` and the
+HTML report (``legal-judge report CAL_ID``).
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from legal_judge.calibration.schema import (
+    AgreementRow,
+    CalibrationReport,
+    Correction,
+    PassFailRow,
+    RunEstimate,
+)
+
+__all__ = ["print_calibration", "print_estimate", "print_fit"]
+
+ENSEMBLE = "ensemble"
+_STYLE = {"recalibrate": "[red]recalibrate[/red]", "ok": "[green]ok[/green]",
+          "insufficient": "[yellow]insufficient[/yellow]"}
+
+
+def _f(value: float | None, spec: str = ".2f") -> str:
+    return "—" if value is None else format(value, spec)
+
+
+def _ci(ci: tuple[float, float] | None, spec: str = ".2f") -> str:
+    return "" if ci is None else f" [{format(ci[0], spec)}, {format(ci[1], spec)}]"
+
+
+def _table(title: str, columns: list[str], *, keep: int = 1) -> Table:
+    """A borderless table; the first ``keep`` columns never wrap (rubric names, verdicts)."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0),
+                  show_edge=False, collapse_padding=True,
+                  title_justify="left")
+    for k, col in enumerate(columns):
+        table.add_column(col, overflow="fold", no_wrap=k < keep)
+    return table
+
+
+def _band(value: float | None, ci: tuple[float, float] | None, *, rate: bool) -> str:
+    if value is None:
+        return "—"
+    if rate:
+        return f"{value:.1%}" + ("" if ci is None else f" [{ci[0]:.1%}–{ci[1]:.1%}]")
+    return f"{value:.2f}" + ("" if ci is None else f" [{ci[0]:.2f}–{ci[1]:.2f}]")
+
+
+def _kci(kappa: float | None, ci: tuple[float, float] | None) -> str:
+    return _f(kappa) + ("" if ci is None else f" [{ci[0]:.2f},{ci[1]:.2f}]")
+
+
+def _focus(rows: list[AgreementRow]) -> AgreementRow | None:
+    return next((r for r in rows if r.judge == ENSEMBLE), rows[0] if rows else None)
+
+
+def _banner(report: CalibrationReport, out: Console) -> None:
+    if report.verdict == "recalibrate":
+        out.print(f"[bold red]RECALIBRATE[/bold red]: {report.headline or 'see the reasons below'}.")
+    elif report.verdict == "insufficient":
+        out.print(f"[bold yellow]INSUFFICIENT[/bold yellow]: fewer than {report.min_labels} "
+                  "labelled items on every rubric: no verdict either way.")
+    else:
+        out.print("[bold green]OK[/bold green]: the judges agree with the lawyers within every "
+                  "threshold on the rubrics with enough labels.")
+
+
+def _ensemble_table(report: CalibrationReport) -> Table:
+    who = ENSEMBLE if ENSEMBLE in report.judge_ids else "first judge"
+    table = _table(f"{who} against the lawyers (κ: quadratic-weighted kappa; ±limit: the "
+                   "widest 95% limit of agreement, points)",
+                   ["rubric", "n", "verdict", "κ [95% CI]", "agree", "div", "±limit"], keep=7)
+    for comp in report.rubrics:
+        row = _focus(comp.judges)
+        if row is None:
+            continue
+        loa = "—" if row.loa is None else f"{max(abs(row.loa[0]), abs(row.loa[1])):.1f}"
+        table.add_row(comp.rubric, str(row.n), _STYLE[row.verdict],
+                      _kci(row.kappa_quadratic, row.kappa_quadratic_ci95),
+                      _f(row.raw_agreement, ".0%"), _f(row.mean_divergence, "+.2f"), loa)
+    pf = report.pass_fail.get(ENSEMBLE) or next(iter(report.pass_fail.values()), None)
+    if pf is not None:
+        table.add_row("pass/fail", str(pf.n), _STYLE[pf.verdict], _kci(pf.kappa, pf.kappa_ci95),
+                      _f(pf.agreement, ".0%"), "", "")
+    return table
+
+
+def _reasons(report: CalibrationReport, out: Console) -> None:
+    for comp in report.rubrics:
+        row = _focus(comp.judges)
+        if row is None:
+            continue
+        for r in row.reasons:
+            out.print(f"  {comp.rubric}: {r.message}")
+        if row.note:
+            out.print(f"  {comp.rubric}: [yellow]{row.note}[/yellow]")
+    pf = report.pass_fail.get(ENSEMBLE)
+    if pf is not None:
+        _pass_fail_lines(pf, out)
+
+
+def _pass_fail_lines(pf: PassFailRow, out: Console) -> None:
+    fails = pf.judge_pass_human_fail + pf.both_fail
+    source = {"rule": "from their rubric scores by the pass/fail rule",
+              "lawyers": "their own pass/fail", "mixed": "their own pass/fail where given, "
+              "else the rule on their scores"}[pf.lawyer_source]
+    out.print(f"  pass/fail: the lawyers' pass/fail is {source}")
+    if not fails:
+        out.print("  pass/fail: no lawyer fail among the labelled items: the false-pass rate "
+                  "cannot be measured")
+    elif not any(r.code == "false_pass" for r in pf.reasons):
+        out.print(f"  pass/fail: false-pass rate {_f(pf.false_pass_rate, '.0%')}"
+                  f"{_ci(pf.false_pass_ci95, '.0%')} ({pf.judge_pass_human_fail} of {fails} "
+                  "lawyer fails passed)")
+    for r in pf.reasons:
+        out.print(f"  pass/fail: {r.message}")
+    if pf.note:
+        out.print(f"  pass/fail: [yellow]{pf.note}[/yellow]")
+
+
+def _per_judge(report: CalibrationReport, out: Console) -> None:
+    judges = [j for j in report.judge_ids if j != ENSEMBLE]
+    if not judges:
+        return
+    out.print("per judge:")
+    for judge in judges:
+        parts = []
+        for comp in report.rubrics:
+            row = next((r for r in comp.judges if r.judge == judge), None)
+            if row is not None and row.verdict == "recalibrate":
+                parts.append(f"{comp.rubric} ({', '.join(r.code for r in row.reasons)})")
+        pf = report.pass_fail.get(judge)
+        if pf is not None and pf.verdict == "recalibrate":
+            parts.append(f"pass/fail ({', '.join(r.code for r in pf.reasons)})")
+        out.print(f"  {judge}: " + ("[red]recalibrate[/red] on " + "; ".join(parts) if parts
+                                    else "no rubric to recalibrate"))
+
+
+def _panel(report: CalibrationReport, out: Console) -> None:
+    for p in report.panel:
+        weights = ", ".join(f"{j.judge} {_f(j.suggested_weight)}" for j in p.judges)
+        out.print(f"panel on {p.rubric}: {len(p.judges)} judges count as "
+                  f"{_f(p.effective_judges, '.1f')} independent judge(s) (mean error correlation "
+                  f"{_f(p.mean_error_correlation)}, {p.n_items} items); suggested weights "
+                  f"(1/MSE, not applied): {weights}")
+        if p.note:
+            out.print(f"  [yellow]note[/yellow]: {p.note}")
+
+
+def print_calibration(report: CalibrationReport, out: Console) -> None:
+    """The calibration verdict, its reasons and the panel's real size."""
+    out.print(f"calibration [bold]{report.calibration_id}[/bold] ({report.quarter}): "
+              f"{report.n_labelled_items} labelled items, {len(report.annotators)} annotator(s)")
+    _banner(report, out)
+    out.print(_ensemble_table(report))
+    out.print("reasons:")
+    _reasons(report, out)
+    _per_judge(report, out)
+    _panel(report, out)
+    for comp in report.rubrics:
+        ia = comp.inter_annotator
+        if ia is not None:
+            out.print(f"lawyers among themselves on {comp.rubric}: α ordinal "
+                      f"{_f(ia.alpha_ordinal)} ({ia.items_multi} items scored by 2+)")
+    if report.largest_disagreements:
+        out.print("largest disagreements: " + "; ".join(
+            f"{d.item_id}/{d.rubric} {d.difference:+.2f}" for d in report.largest_disagreements[:5]))
+    for note in report.notes:
+        out.print(f"[yellow]note[/yellow]: {note}")
+    decided = [c.rubric for c in report.rubrics if c.verdict != "insufficient"]
+    out.print(f"verdict: {_STYLE[report.verdict]}"
+              + (f" on {', '.join(report.recalibrate_rubrics)}" if report.recalibrate_rubrics else "")
+              + (" and pass/fail" if any(p.verdict == "recalibrate" for p in
+                                        report.pass_fail.values()) else "")
+              + (f"; insufficient labels (< {report.min_labels}) on "
+                 f"{', '.join(report.insufficient_rubrics)}" if report.insufficient_rubrics else "")
+              + ("" if decided else "; no rubric has enough labels"))
+    out.print(f"thresholds: |mean divergence| > {report.threshold:g}, κ < {report.min_kappa:g}, "
+              f"limits beyond ±{report.max_loa:g}, false-pass > {report.max_false_pass:.0%}, "
+              f"at least {report.min_labels} labels")
+    out.print(f"calibration id: {report.calibration_id}")
+
+
+def print_fit(correction: Correction, out: Console) -> None:
+    """Held-out error before and after the isotonic correction, per judge and rubric."""
+    table = _table(f"correction {correction.id}: {correction.cv_folds}-fold cross-validated "
+                   "mean absolute error (points)",
+                   ["judge", "rubric", "n", "raw", "corrected", "kept"], keep=6)
+    for judge_id, rubrics in sorted(correction.cv.items()):
+        name = correction.judges.get(judge_id, judge_id)
+        for rubric, cv in sorted(rubrics.items()):
+            table.add_row(name, rubric, str(cv.n), _f(cv.mae_raw), _f(cv.mae_corrected),
+                          "[green]yes[/green]" if cv.kept else "[red]no[/red]")
+    out.print(table)
+    out.print("  kept: a correction is applied only where it reduces the held-out error")
+    for skipped in correction.skipped:
+        out.print(f"  [yellow]not kept[/yellow] {skipped}")
+    out.print(f"correction id: {correction.id} (version {correction.version})")
+
+
+def print_estimate(est: RunEstimate, out: Console) -> None:
+    """Raw and judge-error-corrected figures side by side."""
+    out.print(f"run [bold]{est.run_id}[/bold]: {est.label}")
+    table = _table("raw (the judges' opinion) and corrected for judge error (95% CI)",
+                   ["figure", "raw", "corrected", "method", "n"], keep=5)
+    rows = [est.pass_rate, *est.rubrics.values(), *([est.rogan_gladen] if est.rogan_gladen
+                                                      else [])]
+    for row in rows:
+        rate = row.name.startswith("pass rate")
+        corrected = (_band(row.corrected, row.corrected_ci95, rate=rate)
+                     if row.status == "corrected" else f"[yellow]{row.status}[/yellow]")
+        table.add_row(row.name.replace(" (Rogan-Gladen)", ", R-G"),
+                      _band(row.raw, row.raw_ci95, rate=rate), corrected,
+                      (row.method or "—").replace("Rogan-Gladen", "R-G"), str(row.n_labelled))
+    out.print(table)
+    out.print("  n: lawyer-labelled items the correction rests on; R-G: Rogan-Gladen")
+    for row in rows:
+        if row.reason:
+            out.print(f"  {row.name}: {row.reason}")
+    for note in est.notes:
+        out.print(f"[yellow]note[/yellow]: {note}")

@@ -1,0 +1,59 @@
+"""Run-level Langfuse scores of a run's raw and judge-error-corrected figures (pure).
+
+On the run's session (``session_id = run_id``, the session of its item traces), one pair per
+figure: ``run.<figure>.raw`` (the judges' own figure) and ``run.<figure>.corrected`` (from
+:func:`legal_judge.calibration.estimate_run`), with the method, the CI, the labelled count and, for a
+transported correction, the calibration it rests on in the metadata. Nothing is sent for a run
+nothing can correct. Sent with the run and again whenever its lawyer labels change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from legal_judge.store import Store
+from legal_judge.sync.plan import ScorePlan, det_id, ts
+
+__all__ = ["estimate_scores"]
+
+
+def _key(name: str) -> str:
+    return "pass_rate_rogan_gladen" if "Rogan-Gladen" in name else name.replace(" ", "_")
+
+
+def estimate_scores(store: Store, run_id: str) -> list[ScorePlan]:
+    """The ``run.<figure>.raw`` / ``run.<figure>.corrected`` session scores of a run."""
+    from legal_judge.summary import corrected_figures
+
+    est = corrected_figures(store, run_id)
+    if est is None:
+        return []
+    run = store.get_run(run_id)
+    when = ts(run.get("finished_at") or run["created_at"])
+    common: dict[str, Any] = {"level": "run", "run_id": run_id, "source": est["source"],
+                              "calibration_id": est.get("calibration_id"), "label": est["label"]}
+    out = []
+    rows = [est["pass_rate"], *est["rubrics"].values(),
+            *([est["rogan_gladen"]] if est.get("rogan_gladen") else [])]
+    for row in rows:
+        key = _key(row["name"])
+        if row["raw"] is not None and "Rogan-Gladen" not in row["name"]:
+            name = f"run.{key}.raw"
+            out.append(ScorePlan(det_id(f"score:session:{run_id}:{name}"), name,
+                                 float(row["raw"]), "NUMERIC", "", when,
+                                 metadata={**common, "score_kind": "raw: the judges' own figure",
+                                           "ci95": row["raw_ci95"]},
+                                 session_id=run_id))
+        if row["status"] == "corrected" and row["corrected"] is not None:
+            name = f"run.{key}.corrected"
+            out.append(ScorePlan(
+                det_id(f"score:session:{run_id}:{name}"), name, float(row["corrected"]),
+                "NUMERIC", "", when,
+                comment=f"corrected for judge error ({row['method']}, {row['n_labelled']} "
+                        "lawyer labels)",
+                metadata={**common, "score_kind": "corrected for judge error",
+                          "method": row["method"], "ci95": row["corrected_ci95"],
+                          "n_labelled": row["n_labelled"], "lambda": row["lam"],
+                          "raw_value": row["raw"]},
+                session_id=run_id))
+    return out

@@ -1,0 +1,122 @@
+"""The tour (issue 21): the demo run, 50 sampled answers, two lawyers' scores, ``calibrate compare``.
+
+Before: hallucination with kappa near 0 said "recalibrate: no", legal_soundness with limits of
+agreement of about ±2.5 points said "no", nothing said how many failed answers the judges passed,
+and a rubric with 2 labels said "recalibrate: YES".
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+
+from legal_judge.calibration import compare, fit_correction, from_store, save_calibration
+from legal_judge.calibration.correction import cross_validated
+from legal_judge.stats import kappa_ci, limits_of_agreement, proportion_ci
+from legal_judge.store import Store
+
+
+def _row(report: dict[str, Any], rubric: str, judge: str = "ensemble") -> dict[str, Any]:
+    comp = next(c for c in report["rubrics"] if c["rubric"] == rubric)
+    return dict(next(r for r in comp["judges"] if r["judge"] == judge))
+
+
+def test_tour_verdicts_with_reasons(tour: Any, invoke: Any) -> None:
+    res = invoke("calibrate", "compare", tour.run_id, "--quarter", "2026-Q4", "--json")
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    pairs = [p for p in report["pairs"] if p["judge"] == "ensemble"]
+
+    hall = _row(report, "hallucination")
+    assert hall["verdict"] == "recalibrate" and [r["code"] for r in hall["reasons"]] == ["kappa"]
+    hp = [p for p in pairs if p["rubric"] == "hallucination"]
+    ref = kappa_ci([p["judge_score"] for p in hp], [p["human_score"] for p in hp],
+                   weights="quadratic", labels=[0.0, 1.0, 2.0])
+    assert hall["kappa_quadratic"] == pytest.approx(ref.kappa) and ref.kappa is not None
+    assert ref.kappa < 0.2 and hall["raw_agreement"] > ref.kappa  # raw agreement overstates it
+
+    ls = _row(report, "legal_soundness")
+    assert ls["verdict"] == "recalibrate" and "loa" in [r["code"] for r in ls["reasons"]]
+    lp = [p for p in pairs if p["rubric"] == "legal_soundness"]
+    loa = limits_of_agreement([p["judge_score"] for p in lp], [p["human_score"] for p in lp])
+    assert ls["loa"] == pytest.approx([loa.lower, loa.upper])
+    assert loa.upper is not None and loa.upper > 1.5 and abs(ls["mean_divergence"]) <= 0.5
+
+    lq = _row(report, "language_quality")
+    assert lq["n"] == 2 and lq["verdict"] == "insufficient" and lq["recalibrate"] is False
+    assert "language_quality" in report["insufficient_rubrics"]
+    assert "language_quality" not in report["recalibrate_rubrics"]
+
+    pf = report["pass_fail"]["ensemble"]
+    fails = pf["judge_pass_human_fail"] + pf["both_fail"]
+    assert pf["false_pass_rate"] == pytest.approx(pf["judge_pass_human_fail"] / fails)
+    assert pf["false_pass_rate"] > 0.1
+    assert pf["false_pass_ci95"] == pytest.approx(
+        list(proportion_ci(pf["judge_pass_human_fail"], fails, method="exact")))
+    assert "false_pass" in [r["code"] for r in pf["reasons"]]
+    worst = f"the judges passed {pf['judge_pass_human_fail']} of {fails} answers the lawyers failed"
+    assert report["headline"] == worst and report["verdict"] == "recalibrate"
+
+    text = invoke("calibrate", "compare", tour.run_id, "--quarter", "2026-Q4").output
+    assert f"RECALIBRATE: {worst}." in text
+    assert "false-pass rate" in text and "insufficient" in text
+    assert "raw agreement" in text and "limits of agreement" in text
+    assert all(len(line) <= 80 for line in text.splitlines())
+    assert "count as" in text  # the panel's real size
+
+
+def test_panel_effective_judges_of_the_demo_ensemble(tour: Any) -> None:
+    store = Store()
+    report = compare(from_store(store, tour.run_id), quarter="2026-Q4")
+    store.close()
+    ls = next(p for p in report.panel if p.rubric == "legal_soundness")
+    assert len(ls.judges) == 3 and ls.n_items == 50
+    assert ls.mean_error_correlation is not None and ls.effective_judges is not None
+    mean = ls.mean_error_correlation
+    assert ls.effective_judges == pytest.approx(3 / (1 + 2 * max(mean, 0)))
+    assert ls.effective_judges < 1.5  # three simulated judges whose errors move together
+    assert sum(j.suggested_weight or 0 for j in ls.judges) == pytest.approx(1.0)
+    best = min(ls.judges, key=lambda j: j.mae)
+    assert ls.best_judge == best.judge
+    assert ls.ensemble_better == (ls.ensemble_mae is not None and ls.ensemble_mae < best.mae)
+
+
+def test_thresholds_are_options(tour: Any, invoke: Any) -> None:
+    loose = json.loads(invoke("calibrate", "compare", tour.run_id, "--json", "--max-loa", "5",
+                              "--min-kappa", "0", "--threshold", "9", "--max-false-pass", "1",
+                              "--min-labels", "1").output)
+    assert loose["verdict"] == "ok" and loose["recalibrate"] is False
+    assert _row(loose, "language_quality")["verdict"] == "ok"
+    assert loose["headline"] is None
+
+
+def test_fit_keeps_only_corrections_that_reduce_held_out_error(tour: Any) -> None:
+    store = Store()
+    report = save_calibration(store, compare(from_store(store, tour.run_id), quarter="2026-Q4"))
+    correction = fit_correction(store, report.calibration_id or "")
+    ens = report.ensemble_judge_id or ""
+    for rubric, cv in correction.cv[ens].items():
+        assert cv.kept == (rubric in correction.maps.get(ens, {}))
+        assert cv.kept == (cv.mae_corrected is not None and cv.mae_corrected < cv.mae_raw)
+    pairs = [(p.judge_score, p.human_score) for p in report.pairs
+             if p.judge == "ensemble" and p.rubric == "citation_quality"]
+    x, y = (list(v) for v in zip(*pairs, strict=True))
+    raw, held = cross_validated(x, y, (0.0, 5.0))
+    assert correction.cv[ens]["citation_quality"].mae_corrected == pytest.approx(held)
+    assert raw == pytest.approx(float(np.mean(np.abs(np.array(x) - np.array(y)))))
+    assert held < raw and "citation_quality" in correction.maps[ens]  # the +1 point bias is fixed
+    store.close()
+
+
+def test_cross_validation_refuses_a_correction_of_noise() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 6, 60).astype(float)
+    y = rng.integers(0, 6, 60).astype(float)  # unrelated to the judge: nothing to learn
+    raw, held = cross_validated(list(x), list(y), (0.0, 5.0))
+    biased = np.clip(y + 1.0, 0, 5)
+    raw_b, held_b = cross_validated(list(biased), list(y), (0.0, 5.0))
+    assert held_b < raw_b
+    assert raw > 0 and held > 0
