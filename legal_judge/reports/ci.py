@@ -152,7 +152,8 @@ def _rubric_case(rubric: str, r: dict[str, Any]) -> CiCase:
     n = f", n = {r['n']}" if r.get("n") is not None else ""
     text = f"mean difference (B-A) {_fmt_signed(r.get('mean_difference'))}, {ci_text}, {test}{n}"
     if status == "insufficient":
-        return CiCase(f"rubric {rubric}", "inconclusive",
+        # Not tested (too few paired items): JUnit's "skipped", never a pass.
+        return CiCase(f"rubric {rubric}", "skipped",
                       f"insufficient: {r.get('reason') or 'too few paired items'}: cannot tell")
     regressed = r.get("regressed_items") or []
     details = "\n".join(f"{d['item_id']}: {d['before']:.2f} -> {d['after']:.2f}"
@@ -163,7 +164,7 @@ def _rubric_case(rubric: str, r: dict[str, Any]) -> CiCase:
 
 
 def compare_suite(report: dict[str, Any], *, alpha: float) -> CiSuite:
-    """A check per rubric (failed = regressed, inconclusive = insufficient) and one for the pass rate.
+    """A check per rubric (failed = regressed, skipped = insufficient) and one for the pass rate.
 
     The pass-rate check fails when the exact McNemar test gives p < ``alpha`` and the pass rate of
     RUN_B is lower than RUN_A's.
