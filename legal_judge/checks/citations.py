@@ -92,6 +92,13 @@ _LAW_KINDS: dict[str, CitationKind] = {
 }
 
 
+def _scotus_name(rec: EyeciteRecord, ctx: RuleContext) -> str | None:
+    """U.S., S. Ct. and L. Ed. cite the Supreme Court without a court in the parenthetical."""
+    if rec.kind == "case" and rec.reporter in ctx.rules.get("reporter_court")["scotus_only"]:
+        return "Supreme Court of the United States"
+    return None
+
+
 def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) -> CitationFinding:
     rules = CASE_RULES if rec.kind == "case" else LAW_RULES if rec.kind == "law" else []
     hits = [hit for rule in rules for hit in rule(rec, ctx)]
@@ -119,7 +126,7 @@ def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) 
         case_name=rec.case_name,
         year=rec.year,
         court=court or rec.court_text,
-        court_name=court_display_name(ref),
+        court_name=court_display_name(ref) or _scotus_name(rec, ctx),
         parallel_to=parallel_to,
     )
 
@@ -277,6 +284,8 @@ def check_citations(
         when any citation is invalid, mismatched or not found.
     """
     ctx = RuleContext(rules=load_rules(), today=today)
+    if not text.strip():  # eyecite refuses empty text; an empty answer cites nothing
+        return _summarise([], lookup is not None, ctx)
     clean = clean_whitespace(text)
     findings = _offline_findings(clean, ctx)
     if lookup is not None:
