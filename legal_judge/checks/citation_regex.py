@@ -77,8 +77,8 @@ def _unknown_reporters(
         found.append(
             RegexCite(
                 kind="case",
-                text=m.group(0),
-                span=m.span(),
+                text=text[m.start() : m.end("page")],
+                span=(m.start(), m.end("page")),
                 normalized=f"{m['vol']} {abbr} {m['page']}",
                 hits=[
                     RuleHit(

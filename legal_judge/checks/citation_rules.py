@@ -61,6 +61,8 @@ def _int(value: str | None) -> int | None:
 def rule_future_year(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
     """A decision year, or a year-volume (WL, neutral), after today's year."""
     years = [rec.year] if rec.year else []
+    if rec.kind == "law" and _int(rec.groups.get("year")):  # session laws: "2031 N.C. Sess. Laws"
+        years.append(int(rec.groups["year"] or 0))
     if any(e.cite_type in {"neutral", "specialty_west", "specialty_lexis"} for e in rec.editions):
         vol = _int(rec.groups.get("volume"))
         if vol and vol > 1000:

@@ -40,7 +40,8 @@ _WITH_SECTION_SIGN = re.compile(
 _BARE = re.compile(
     r"(?<![\w.])(?P<name>(?:\d{1,3}\s+)?(?:KRS|K\.R\.S\.|N\.C\.G\.S\.|G\.S\.|RCW|ORS|MCL|M\.C\.L\.|"
     r"ILCS|La\.\s?R\.S\.|R\.S\.|N\.Y\.\s?C\.P\.L\.R\.|CPLR|C\.P\.L\.R\.|Minn\.\s?Stat\.|"
-    r"Wis\.\s?Stat\.|Iowa\s+Code|MCA|NRS|A\.R\.S\.|C\.R\.S\.|HRS|RSMo|Mo\.\s?Rev\.\s?Stat\.)"
+    r"Wis\.\s?Stat\.|Iowa\s+Code|MCA|NRS|A\.R\.S\.|C\.R\.S\.|HRS|RSMo|Mo\.\s?Rev\.\s?Stat\.|"
+    r"AS(?=\s+\d+\.\d+\.\d+))"
     r"(?:\s+(?:Ann\.|§§?))?)\s+(?P<section>\d[0-9A-Za-z]*(?:[.:\-–/][0-9A-Za-z]+)+"
     r"(?:\([0-9A-Za-z]{1,6}(?:[-.][0-9A-Za-z]{1,4})?\))*|\d+(?:\([0-9A-Za-z]{1,6}\))+)"
 )
@@ -72,6 +73,15 @@ _FED_RULE = re.compile(
     r"\bFed\.\s?R\.\s?(?P<set>Civ\.\s?P\.|Crim\.\s?P\.|App\.\s?P\.|Evid\.|Bankr\.\s?P\.)\s*"
     r"(?P<num>\d+)(?P<dot>\.\d+)?(?P<sub>(?:\([0-9A-Za-z]{1,4}\))*)"
 )
+# The rule set written out: "Federal Rule of Civil Procedure 12(b)(1)".
+_FED_RULE_WORDS = re.compile(
+    r"\bFederal\s+Rules?\s+of\s+(?P<set>Civil\s+Procedure|Criminal\s+Procedure|"
+    r"Appellate\s+Procedure|Evidence|Bankruptcy\s+Procedure)\s+(?P<num>\d+)(?P<dot>\.\d+)?"
+    r"(?P<sub>(?:\([0-9A-Za-z]{1,4}\))*)"
+)
+_SET_WORDS = {"civilprocedure": "Civ. P.", "criminalprocedure": "Crim. P.",
+              "appellateprocedure": "App. P.", "evidence": "Evid.",
+              "bankruptcyprocedure": "Bankr. P."}
 _TRAIL = ".,;:"
 
 
@@ -238,8 +248,10 @@ def _legislative(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> l
 def _fed_rules(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list[RegexCite]:
     table = {squash(k): (k, v) for k, v in ctx.rules.get("federal_rules").items()}
     found = []
-    for m in _FED_RULE.finditer(text):
-        name, spec = table[squash(m["set"])]
+    matches = [(m, squash(m["set"])) for m in _FED_RULE.finditer(text)]
+    matches += [(m, squash(_SET_WORDS[squash(m["set"])])) for m in _FED_RULE_WORDS.finditer(text)]
+    for m, key in matches:
+        name, spec = table[key]
         num = int(m["num"])
         hits = []
         if not spec["min"] <= num <= spec["max"]:
