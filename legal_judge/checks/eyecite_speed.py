@@ -121,6 +121,9 @@ class WindowedTokenizer(AhocorasickTokenizer):
 
     def extract_tokens(self, text: str) -> Generator[Token, None, None]:
         """Yield every token eyecite's whole-text scan would yield, in the same order."""
+        if len(text) < 8 * (self.before + self.after):  # a short answer: windows cannot pay
+            yield from super().extract_tokens(text)
+            return
         where = self._triggers(text)
         spaces = [m.start() for m in _WS.finditer(text)]
         for extractor in self.get_extractors(text):
