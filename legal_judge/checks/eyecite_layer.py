@@ -4,6 +4,7 @@ and a flat record per citation with the year and court taken from the right pare
 from __future__ import annotations
 
 import bisect
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,9 @@ def install_court_memo() -> None:
 
 
 install_court_memo()
+# eyecite logs parser quirks ("Unknown overlap case ...") as warnings; they are not the user's to
+# read in `check` output.
+logging.getLogger("eyecite").setLevel(logging.ERROR)
 
 
 @dataclass(frozen=True)
