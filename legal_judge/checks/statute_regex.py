@@ -33,12 +33,16 @@ _CODE_NAME = (
     rf"(?P<name>(?:(?P<title>\d{{1,3}})\s+)?{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,7}}"
     r"(?:\s+(?:tit|ch)\.\s*\d+[A-Z]?,?)?)"
 )
-_WITH_SECTION_SIGN = re.compile(
-    rf"(?<![\w.]){_CODE_NAME}\s*,?\s*(?P<sign>§§?)\s*(?P<section>{_SECTIONS})(?P<etseq>\s+et\s+seq\.)?"
+# Matched around each section sign (a whole-text scan tries the name at every word): the code
+# name must end right before the sign, the section follow it.
+_NAME_BEFORE_SIGN = re.compile(rf"(?<![\w.]){_CODE_NAME}\s*,?\s*$")
+_SECTION_AFTER_SIGN = re.compile(
+    rf"(?P<sign>§§?)\s*(?P<section>{_SECTIONS})(?P<etseq>\s+et\s+seq\.)?"
 )
+_SIGN = re.compile("§+")
 # Codes that courts cite by a bare prefix, without a section sign.
 _BARE = re.compile(
-    r"(?<![\w.])(?P<name>(?:\d{1,3}\s+)?(?:KRS|K\.R\.S\.|N\.C\.G\.S\.|G\.S\.|RCW|ORS|MCL|M\.C\.L\.|"
+    r"(?<![\w.])(?=[A-Z0-9])(?P<name>(?:\d{1,3}\s+)?(?:KRS|K\.R\.S\.|N\.C\.G\.S\.|G\.S\.|RCW|ORS|MCL|M\.C\.L\.|"
     r"ILCS|La\.\s?R\.S\.|R\.S\.|N\.Y\.\s?C\.P\.L\.R\.|CPLR|C\.P\.L\.R\.|Minn\.\s?Stat\.|"
     r"Wis\.\s?Stat\.|Iowa\s+Code|MCA|NRS|A\.R\.S\.|C\.R\.S\.|HRS|RSMo|Mo\.\s?Rev\.\s?Stat\.|"
     r"AS(?=\s+\d+\.\d+\.\d+))"
@@ -52,7 +56,7 @@ _CODE_WORDS = frozenset(
      "const", "act", "regs", "admin", "tit", "ch", "rules", "ordinances", "mun"}
 )
 _CONST = re.compile(
-    r"(?<![\w.])(?P<name>(?P<state>[A-Z][A-Za-z.]*(?:\s[A-Z][a-z]*\.)?)\s+Const\.)\s*,?\s+"
+    r"(?<![\w.])(?=[A-Z])(?P<name>(?P<state>[A-Z][A-Za-z.]*(?:\s[A-Z][a-z]*\.)?)\s+Const\.)\s*,?\s+"
     r"(?P<part>art|amend|pmbl)\.?\s+(?P<num>[IVXLC]+|\d+[A-Za-z]?)"
     r"(?:\s*,\s*(?:§|pt\.|cl\.)\s*(?P<sec>\d+[A-Za-z]?(?:\([0-9A-Za-z]{1,4}\))*))?"
 )
@@ -125,6 +129,11 @@ def _matches_entry(tokens: list[str], entry: list[str], abbrev: dict[str, str]) 
     return bool(expanded)
 
 
+@cache
+def _abbreviations(rules: Rules) -> dict[str, str]:
+    return {k.lower(): v for k, v in rules.get("closed_code_abbreviations").items()}
+
+
 _SKIP_SUBJECT = {"admin", "regs", "reg", "rules", "r", "ann", "west's", "wests", "deering's",
                  "deerings", "mckinney's", "mckinneys", "vernon's", "vernons", "unconsol"}
 
@@ -140,7 +149,7 @@ def closed_code_hit(name: str, rules: Rules) -> RuleHit | None:
         The finding, or None when the state has no closed list or the code is on it.
     """
     table = rules.get("closed_codes")
-    abbrev = {k.lower(): v for k, v in rules.get("closed_code_abbreviations").items()}
+    abbrev = _abbreviations(rules)
     for state, spec in table.items():
         if not name.startswith(state + " "):
             continue
@@ -165,9 +174,18 @@ def closed_code_hit(name: str, rules: Rules) -> RuleHit | None:
     return None
 
 
+def _sections(text: str) -> Iterable[tuple[re.Match[str], re.Match[str]]]:
+    """(code name, section) match pairs, one per section sign that has both."""
+    for sign in _SIGN.finditer(text):
+        name = _NAME_BEFORE_SIGN.search(text, max(0, sign.start() - 160), sign.start())
+        section = _SECTION_AFTER_SIGN.match(text, sign.start())
+        if name and section:
+            yield name, section
+
+
 def _statutes(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list[RegexCite]:
     found = []
-    for m in _WITH_SECTION_SIGN.finditer(text):
+    for m, sec in _sections(text):
         name = m["name"]
         # The name may have swallowed prose before it ("Under Ala. Code"): keep from the
         # first word that starts a code name.
@@ -179,9 +197,8 @@ def _statutes(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list
         if not words or not _is_code_name(" ".join(words), ctx.rules):
             continue
         start = m.start("name") + name.index(words[0]) if words[0] in name else m.start()
-        cite = _cite("statute", m)
-        cite.text = text[start:cite.span[1]]
-        cite.span = (start, cite.span[1])
+        end = start + len(text[start : sec.end()].rstrip(_TRAIL + " "))
+        cite = RegexCite("statute", text[start:end], (start, end), "")
         if overlaps(cite.span, taken):
             continue
         cite.normalized = " ".join(cite.text.split())
