@@ -88,11 +88,11 @@ def _resolve(court_text: str, rules: Rules) -> CourtRef:
     if court_id:
         return CourtRef(court_text, court_id)
     # A federal circuit ("2d Cir.") resolved above; what is left is a state court's designator.
-    text = _designator(rules).sub(" ", _ordinal(rules).sub("", text))
-    court_id = rules.court_index.get(squash(text))
+    bare = _designator(rules).sub(" ", _ordinal(rules).sub("", text))
+    court_id = rules.court_index.get(squash(bare))
     if court_id:
         return CourtRef(court_text, court_id)
-    state = _state_shape(text, rules)
+    state = _state_shape(bare, rules) or _state_shape(text, rules)
     if state:
         return CourtRef(court_text, None, state)
     return CourtRef(court_text, None)
