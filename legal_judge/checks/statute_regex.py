@@ -113,29 +113,38 @@ def _is_code_name(name: str, rules: Rules) -> bool:
     return any(w in _CODE_WORDS for w in words) or squash(name) in {"ocga", "usc", "cfr"}
 
 
-def _matches_entry(tokens: list[str], entry: list[str], abbrev: dict[str, str]) -> bool:
-    expanded: list[str] = []
-    for t in tokens:
-        expanded.extend(abbrev.get(t, t).split())
+def _in_order(tokens: list[str], entry: list[str]) -> bool:
+    """Each token is a prefix of an entry word, in order, the first one of the first word."""
     i = 0
-    for n, tok in enumerate(expanded):
+    for n, tok in enumerate(tokens):
         while i < len(entry) and not entry[i].startswith(tok):
             if n == 0:
-                return False  # the first word must match the entry's first word
+                return False
             i += 1
         if i == len(entry):
             return False
         i += 1
-    return bool(expanded)
+    return bool(tokens)
+
+
+def _matches_entry(tokens: list[str], entry: list[str], abbrev: dict[str, str]) -> bool:
+    expanded = [w for t in tokens for w in abbrev.get(t, t).split()]
+    # "Fin." is a prefix of "financial" though its listed expansion is "finance": try both.
+    return _in_order(tokens, entry) or _in_order(expanded, entry) or _in_order(
+        [t if any(e.startswith(t) for e in entry) else abbrev.get(t, t) for t in tokens], entry)
 
 
 @cache
 def _abbreviations(rules: Rules) -> dict[str, str]:
-    return {k.lower(): v for k, v in rules.get("closed_code_abbreviations").items()}
+    return {k.lower().replace(".", ""): v for k, v in rules.get("closed_code_abbreviations").items()}
 
 
-_SKIP_SUBJECT = {"admin", "regs", "reg", "rules", "r", "ann", "west's", "wests", "deering's",
-                 "deerings", "mckinney's", "mckinneys", "vernon's", "vernons", "unconsol"}
+# A code name with one of these is not a code of the closed list (regulations, court rules,
+# unconsolidated laws): not checked.
+_SKIP_SUBJECT = {"admin", "regs", "reg", "rules", "r", "unconsol", "ct"}
+# Words of a publisher or an annotation, dropped before matching.
+_DROP = {"ann", "west's", "wests", "deering's", "deerings", "mckinney's", "mckinneys", "vernon's",
+         "vernons", "consol", "supp"}
 
 
 def closed_code_hit(name: str, rules: Rules) -> RuleHit | None:
@@ -158,9 +167,10 @@ def closed_code_hit(name: str, rules: Rules) -> RuleHit | None:
         if marker not in words:
             return None
         raw = [w for w in words if w != marker]
-        tokens = [w.lower().strip(".,").replace("’", "'") for w in raw if w not in {"&", "and"}]
+        tokens = [p for w in raw if w not in {"&", "and"}
+                  for p in w.lower().replace(".", "").strip(",").replace("’", "'").split("-")]
         tokens = [t.rstrip("'") if t.endswith("s'") else t for t in tokens]
-        tokens = [t for t in tokens if t]
+        tokens = [t for t in tokens if t and t not in _DROP]
         if not tokens or any(t in _SKIP_SUBJECT for t in tokens):
             return None
         entries = [e.split() for e in spec["names"]]
