@@ -126,7 +126,7 @@ def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) 
         case_name=rec.case_name,
         year=rec.year,
         court=court or rec.court_text,
-        court_name=court_display_name(ref) or _scotus_name(rec, ctx),
+        court_name=court_display_name(ref, ctx.rules) or _scotus_name(rec, ctx),
         parallel_to=parallel_to,
     )
 

@@ -103,9 +103,11 @@ def resolve_court(court_text: str, rules: Rules) -> str | None:
     return _resolve(court_text, rules).id
 
 
-def court_display_name(ref: CourtRef | None) -> str | None:
-    """The court's name for a reader: the courts-db name, else the cited string."""
+def court_display_name(ref: CourtRef | None, rules: Rules | None = None) -> str | None:
+    """The court's name for a reader: an override, the courts-db name, else the cited string."""
     if ref is None:
         return None
+    if rules is not None and ref.id in rules.get("court_display_names"):
+        return str(rules.get("court_display_names")[ref.id])
     info = court_info().get(ref.id or "")
     return info.name if info else ref.text
