@@ -102,6 +102,20 @@ class WindowedTokenizer(AhocorasickTokenizer):
                 where[e].append(positions)
         return where
 
+    def get_extractors(self, text: str) -> set[TokenExtractor]:
+        """eyecite's candidate extractors, with each matched trigger's list unioned once
+        (eyecite unions it again for every occurrence of the trigger)."""
+        stripped = _WS_RUN.sub("", text)
+        lists: dict[int, list[TokenExtractor]] = {}
+        for _, extractors in self.case_sensitive_filter.iter(stripped):
+            lists[id(extractors)] = extractors
+        for _, extractors in self.case_insensitive_filter.iter(stripped.lower()):
+            lists[id(extractors)] = extractors
+        unique = set(self.unfiltered_extractors)
+        for extractors in lists.values():
+            unique.update(extractors)
+        return unique
+
     def _windows(
         self, text: str, positions: list[int], spaces: list[int]
     ) -> list[tuple[int, int]]:

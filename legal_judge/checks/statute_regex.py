@@ -157,6 +157,12 @@ def closed_code_hit(name: str, rules: Rules) -> RuleHit | None:
     Returns:
         The finding, or None when the state has no closed list or the code is on it.
     """
+    hit = _closed_code_hit(name, rules)
+    return hit.model_copy() if hit else None
+
+
+@cache
+def _closed_code_hit(name: str, rules: Rules) -> RuleHit | None:
     table = rules.get("closed_codes")
     abbrev = _abbreviations(rules)
     for state, spec in table.items():

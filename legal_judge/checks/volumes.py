@@ -6,6 +6,7 @@ Pure lookups; the rules that turn them into findings are in ``citation_rules.py`
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 from datetime import date
@@ -45,9 +46,11 @@ class SeriesInfo:
 
     def year_bracket(self, volume: int) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
         """The nearest anchors at or below and at or above ``volume`` (either may be None)."""
-        below = [a for a in self.anchors if a[0] <= volume]
-        above = [a for a in self.anchors if a[0] >= volume]
-        return (max(below) if below else None, min(above) if above else None)
+        i = bisect.bisect_right(self.anchors, (volume, 10**9))
+        j = bisect.bisect_left(self.anchors, (volume, -1))
+        below = self.anchors[i - 1] if i > 0 else None
+        above = self.anchors[j] if j < len(self.anchors) else None
+        return below, above
 
     def in_years(self, year: int) -> bool:
         """True when ``year`` is within the series' years (an open end is open)."""

@@ -55,3 +55,9 @@ def test_windowed_tokenizer_on_a_dense_brief() -> None:
              "Filler text without citations " * (i % 5) for i in range(300)]
     text = "".join(parts)
     assert _tokens(WindowedTokenizer(), text) == _tokens(default_tokenizer, text)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.txt")))
+def test_candidate_extractors_equal_eyecites(name: str) -> None:
+    text = (DATA / name).read_text(encoding="utf-8")
+    assert WindowedTokenizer().get_extractors(text) == default_tokenizer.get_extractors(text)
