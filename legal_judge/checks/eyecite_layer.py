@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import eyecite.helpers as _eyecite_helpers
+import regex
 from eyecite import get_citations
 from eyecite.models import (
     CitationBase,
@@ -18,7 +19,11 @@ from eyecite.models import (
     FullLawCitation,
 )
 
-from legal_judge.checks.eyecite_speed import fast_court_by_paren, windowed_tokenizer
+from legal_judge.checks.eyecite_speed import (
+    CachedRegexModule,
+    fast_court_by_paren,
+    windowed_tokenizer,
+)
 
 __all__ = [
     "COURT_HELPER_NAME",
@@ -58,6 +63,8 @@ def install_court_memo() -> None:
 
 
 install_court_memo()
+if isinstance(getattr(_eyecite_helpers, "re", None), type(regex)):  # eyecite's helpers use `regex`
+    _eyecite_helpers.re = CachedRegexModule(_eyecite_helpers.re)
 # eyecite logs parser quirks ("Unknown overlap case ...") as warnings; they are not the user's to
 # read in `check` output.
 logging.getLogger("eyecite").setLevel(logging.ERROR)

@@ -61,3 +61,19 @@ def test_windowed_tokenizer_on_a_dense_brief() -> None:
 def test_candidate_extractors_equal_eyecites(name: str) -> None:
     text = (DATA / name).read_text(encoding="utf-8")
     assert WindowedTokenizer().get_extractors(text) == default_tokenizer.get_extractors(text)
+
+
+def test_eyecite_helpers_use_the_compiled_once_regex_module_with_the_same_answers() -> None:
+    import eyecite.helpers
+    import regex
+
+    from legal_judge.checks.eyecite_speed import CachedRegexModule
+
+    shim = eyecite.helpers.re
+    assert isinstance(shim, CachedRegexModule)
+    text = "Smith v. Jones, 123 F.3d 456, 460 (2d Cir. 1999)"
+    for pattern in (r"\b\d+\b", r"(?P<a>v\.)\s+", r"^(?i)smith"):
+        assert shim.search(pattern, text).span() == regex.search(pattern, text).span()
+        assert shim.sub(pattern, "_", text) == regex.sub(pattern, "_", text)
+        assert shim.split(pattern, text, maxsplit=1) == regex.split(pattern, text, maxsplit=1)
+    assert shim.IGNORECASE == regex.IGNORECASE
