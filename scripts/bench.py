@@ -5,6 +5,9 @@
     python scripts/bench.py --memory-items 10000  # peak RSS of a 10,000-item run (fast stub)
     python scripts/bench.py --batch --items 2000  # run --batch: submit/merge throughput, batch vs
                                                   #   online cost (scripts/bench_batch.py)
+    python scripts/bench.py --checks              # citation-check speed (2 KB answer, 100 KB brief,
+                                                  #   the Fisher opinion), then the runner with checks on
+    python scripts/bench.py --checks --items 0    # citation-check speed only
 
 The ceiling is a bare ``openai`` SDK loop (AsyncOpenAI, a semaphore, asyncio.gather; no rendering,
 parsing or store) against the same stub in the same run; our figure is a ratio to it. Prints figures;
@@ -133,6 +136,103 @@ def batch_figures(n_items: int) -> None:
         asyncio.run(module.main_async(n_items, Path(tmp)))
 
 
+# ---------------------------------------------------------------- citation-check speed
+
+# A typical 2 KB answer of a legal AI: cases with parallel and pin cites, statutes with
+# subdivisions, a rule, a regulation. Fixed, so figures compare across versions.
+CHECK_ANSWER_2KB = (
+    "Under Title VII, 42 U.S.C. § 2000e-2(a)(1), an employer may not discriminate because of sex. "
+    "The framework comes from McDonnell Douglas Corp. v. Green, 411 U.S. 792, 802 (1973), and "
+    "Texas Dep't of Community Affairs v. Burdine, 450 U.S. 248, 253 (1981). Harassment is "
+    "actionable when severe or pervasive: Meritor Savings Bank, FSB v. Vinson, 477 U.S. 57, 67 "
+    "(1986); Harris v. Forklift Systems, Inc., 510 U.S. 17, 21 (1993). Employer liability follows "
+    "Faragher v. City of Boca Raton, 524 U.S. 775, 807 (1998) and Burlington Industries, Inc. v. "
+    "Ellerth, 524 U.S. 742, 765 (1998). Retaliation is broader: Burlington N. & S.F. R. Co. v. "
+    "White, 548 U.S. 53, 68 (2006); see 42 U.S.C. § 2000e-3(a). A complaint must state a plausible "
+    "claim, Fed. R. Civ. P. 12(b)(6); Ashcroft v. Iqbal, 556 U.S. 662, 678 (2009); Bell Atlantic "
+    "Corp. v. Twombly, 550 U.S. 544, 570 (2007). In the Second Circuit, see Vega v. Hempstead Union "
+    "Free School Dist., 801 F.3d 72, 86 (2d Cir. 2015), and in New York state court, Matter of "
+    "Jones, 150 A.D.3d 1234 (2d Dep't 2017). The EEOC's regulations are at 29 C.F.R. § 1604.11 "
+    "(2023). Disability claims arise under 42 U.S.C. § 12112(b)(5)(A); see US Airways, Inc. v. "
+    "Barnett, 535 U.S. 391, 401 (2002). The charge must be filed within 300 days, 42 U.S.C. "
+    "§ 2000e-5(e)(1); National Railroad Passenger Corp. v. Morgan, 536 U.S. 101, 113 (2002). "
+    "Section 1981 claims, 42 U.S.C. § 1981, are not subject to that limit: Jones v. R.R. Donnelley "
+    "& Sons Co., 541 U.S. 369, 382 (2004). California adds Cal. Gov't Code § 12940 and Cal. Lab. "
+    "Code § 2802. Fee awards: 42 U.S.C. § 1988(b); Hensley v. Eckerhart, 461 U.S. 424, 433 (1983). "
+    "Punitive damages are capped by 42 U.S.C. § 1981a(b)(3), added by the Civil Rights Act of 1991, "
+    "Pub. L. No. 102-166, 105 Stat. 1071; see Kolstad v. American Dental Ass'n, 527 U.S. 526, 535 "
+    "(1999). Evidence of similar acts may come in under Fed. R. Evid. 404(b)(2). For the standard of "
+    "review, see Anderson v. Liberty Lobby, Inc., 477 U.S. 242, 248 (1986), and Reeves v. Sanderson "
+    "Plumbing Products, Inc., 530 U.S. 133, 150 (2000)."
+)
+
+_BRIEF_TEMPLATES = (
+    "The court in {n1} v. {n2}, {v} F.3d {p}, {q} (2d Cir. {y}), held that the claim was timely. "
+    "See also {n2} v. {n1}, {v2} F. Supp. 2d {p2} (S.D.N.Y. {y2}). ",
+    "Under 42 U.S.C. § {s}(a)({k}) and 28 U.S.C. § 1331, jurisdiction lies; cf. Fed. R. Civ. P. "
+    "{r}(b)({k}). The state analogue is Cal. Gov't Code § {s}. ",
+    "In {n1} v. {n2}, {v} U.S. {p}, {q} (1990), the Court explained the standard, and {n2} v. "
+    "State, {v2} So. 2d {p2} (Fla. 4th DCA {y2}), applied it. ",
+    "Id. at {q}. The Ninth Circuit agreed, {n1} v. {n2}, {v} F.2d {p} (9th Cir. 1985), as did "
+    "People v. {n2}, {v2} Cal. App. 4th {p2} (Cal. Ct. App. 2001). ",
+    "The regulation, 29 C.F.R. § 1604.{k}, and Matter of {n1}, {v2} A.D.3d {p2} (1st Dept {y2}), "
+    "confirm it. {n1}, supra, at {q}. ",
+)
+_NAMES = ("Smith", "Jones", "Garcia", "Nguyen", "Okafor", "Rossi", "Cohen", "Ivanova", "Moreau")
+
+
+def check_brief(size: int = 100_000, seed: int = 7) -> str:
+    """A ~100 KB brief of template paragraphs with seeded random names, volumes and pages."""
+    import random
+
+    rng = random.Random(seed)
+    parts: list[str] = []
+    total = 0
+    while total < size:
+        t = _BRIEF_TEMPLATES[len(parts) % len(_BRIEF_TEMPLATES)]
+        p = rng.randint(1, 1400)
+        para = t.format(n1=rng.choice(_NAMES), n2=rng.choice(_NAMES), v=rng.randint(100, 990),
+                        p=p, q=p + rng.randint(1, 9), y=rng.randint(2000, 2020),
+                        v2=rng.randint(1, 300), p2=rng.randint(1, 1400),
+                        y2=rng.randint(2005, 2020), s=rng.randint(1981, 12200),
+                        k=rng.randint(1, 9), r=rng.randint(1, 60))
+        parts.append(para)
+        total += len(para)
+    return "".join(parts)
+
+
+def check_figures(repeats: int = 5) -> None:
+    """Time ``check_citations`` (in process, after a warm-up) on three texts; print figures."""
+    import statistics
+    from datetime import date
+
+    from legal_judge.checks.citations import check_citations
+
+    today = date(2026, 11, 29)
+    fisher = ROOT / "tests" / "checks" / "data" / "fisher-v-university-of-texas-2013.txt"
+    if not fisher.exists():  # before the copy inside tests/ existed
+        fisher = Path("/work/shared/data/us-supreme-court-opinion-fisher.txt")
+    texts = [("2 KB answer", CHECK_ANSWER_2KB, max(repeats, 31)),
+             ("100 KB brief", check_brief(), repeats)]
+    if fisher.exists():
+        texts.append(("Fisher opinion", fisher.read_text(encoding="utf-8"), repeats))
+    t0 = time.perf_counter()
+    check_citations(CHECK_ANSWER_2KB, today=today)  # loads eyecite, reporters-db, courts-db
+    print(f"checks: first call (data loading) {(time.perf_counter() - t0) * 1000:.0f} ms")
+    for label, text, n in texts:
+        times, cpus, found = [], [], 0
+        for _ in range(n):
+            t0, c0 = time.perf_counter(), time.process_time()
+            found = len(check_citations(text, today=today).findings)
+            times.append(time.perf_counter() - t0)
+            cpus.append(time.process_time() - c0)
+        med, cpu = statistics.median(times), statistics.median(cpus)
+        # CPU time is printed too: on a shared machine the wall time mostly measures the others.
+        print(f"checks: {label:14} {len(text) / 1000:5.1f} KB {found:5d} findings  median wall "
+              f"{med * 1000:7.1f} ms (min {min(times) * 1000:.1f}), CPU {cpu * 1000:7.1f} ms, n {n}:"
+              f" {found / med:5.0f} findings/s wall, {found / cpu:5.0f}/s CPU")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--items", type=int, default=1000)
@@ -141,11 +241,15 @@ def main() -> None:
                              "online cost (emulated provider batch APIs)")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=float, default=200.0)
-    parser.add_argument("--checks", action="store_true", help="also run the rule-based checks")
+    parser.add_argument("--checks", action="store_true", help="measure citation-check speed, and run the rule-based checks in the runner")
     parser.add_argument("--memory-items", type=int, default=0, help="peak-memory run size (0: skip)")
     args = parser.parse_args()
     if args.batch:
         batch_figures(args.items)
+        return
+    if args.checks:
+        check_figures()
+    if args.items <= 0:
         return
     items = make_items(args.items)
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,5 +1,6 @@
 """Regex layer for US citations eyecite misses: unknown reporters (eyecite drops them
-silently), U.S. Const., Federal Rules and public laws eyecite did not already parse."""
+silently), U.S. Const. and public laws eyecite did not already parse (statutes and rules are in
+``statute_regex.py``)."""
 
 from __future__ import annotations
 
@@ -76,10 +77,16 @@ def _unknown_reporters(
         found.append(
             RegexCite(
                 kind="case",
-                text=m.group(0),
-                span=m.span(),
+                text=text[m.start() : m.end("page")],
+                span=(m.start(), m.end("page")),
                 normalized=f"{m['vol']} {abbr} {m['page']}",
-                hits=[_err("unknown_reporter", f"'{abbr}' is not a reporter")],
+                hits=[
+                    RuleHit(
+                        rule="unknown_reporter",
+                        severity="warning",
+                        message=f"'{abbr}' is in no reporter database (reporters-db)",
+                    )
+                ],
                 year=int(m["year"]),
                 court=m["paren"].strip() or None,
             )
@@ -89,6 +96,7 @@ def _unknown_reporters(
 
 _CONST = re.compile(
     r"\bU\.\s?S\.\s?Const\.?,?\s+(?P<part>art|amend)\.?\s+(?P<num>[IVXLCDM]+|\d+)\b"
+    r"(?P<rest>(?:\s*,\s*(?:§\s*\d+|cl\.\s*\d+))*)"
 )
 
 
@@ -105,29 +113,10 @@ def _us_const(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list
             )
         found.append(
             RegexCite(
-                "constitution", m.group(0), m.span(), f"U.S. Const. {m['part']}. {m['num']}", hits
+                "constitution", m.group(0), m.span(),
+                f"U.S. Const. {m['part']}. {m['num']}{m['rest'] or ''}", hits
             )
         )
-    return found
-
-
-_FED_RULE = re.compile(
-    r"\bFed\.\s?R\.\s?(?P<set>Civ\.\s?P\.|Crim\.\s?P\.|App\.\s?P\.|Evid\.|Bankr\.\s?P\.)\s*(?P<num>\d+)(?:\.\d+)?"
-)
-
-
-def _fed_rules(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list[RegexCite]:
-    table = {squash(k): (k, v) for k, v in ctx.rules.get("federal_rules").items()}
-    found = []
-    for m in _FED_RULE.finditer(text):
-        name, spec = table[squash(m["set"])]
-        num = int(m["num"])
-        hits = []
-        if not spec["min"] <= num <= spec["max"]:
-            hits.append(
-                _err("fed_rule", f"Fed. R. {name} has rules {spec['min']}-{spec['max']}, not {num}")
-            )
-        found.append(RegexCite("rule", m.group(0), m.span(), f"Fed. R. {name} {num}", hits))
     return found
 
 
@@ -159,7 +148,6 @@ def _public_laws(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> l
 _FINDERS: list[Callable[[str, list[tuple[int, int]], RuleContext], list[RegexCite]]] = [
     _unknown_reporters,
     _us_const,
-    _fed_rules,
     _public_laws,
 ]
 

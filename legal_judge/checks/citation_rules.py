@@ -1,33 +1,37 @@
 """Rules over eyecite records: each rule is a small function ``(record, ctx) -> list[RuleHit]``.
 
 Error rules are exact (the citation cannot be real as written); rules built on sparse data are
-warnings. The data they use lives in ``citation_rules.v1.yaml``.
+warnings. The data they use lives in ``citation_rules.v2.yaml``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
-from legal_judge.checks.eyecite_layer import EyeciteRecord
+from legal_judge.checks.courts import CourtRef, resolve_court, resolve_court_ref
+from legal_judge.checks.eyecite_layer import EditionInfo, EyeciteRecord
 from legal_judge.checks.report import RuleHit
 from legal_judge.checks.rules_data import Rules, court_info, squash
+from legal_judge.checks.volumes import SeriesInfo, VolumeTable, load_volumes
 
 __all__ = ["CASE_RULES", "LAW_RULES", "RuleContext", "current_congress", "resolve_court"]
 
 _CIRCUIT_RE = re.compile(r"^(\d+)(?:st|nd|rd|th|d)cir$")
 _SIX_DIGITS = re.compile(r"\d{6}")
 _CONGRESS = re.compile(r"(\d+)-\d+")
+_PIN = re.compile(r"^\s*,?\s*(?:at\s+)?(\d+)\b")
 
 
 @dataclass(frozen=True)
 class RuleContext:
-    """What every rule may read: the rules data and the injected date."""
+    """What every rule may read: the rules data, the volume table and the injected date."""
 
     rules: Rules
     today: date
+    volumes: VolumeTable = field(default_factory=load_volumes)
 
 
 def _err(rule: str, message: str) -> list[RuleHit]:
@@ -38,17 +42,13 @@ def _warn(rule: str, message: str) -> list[RuleHit]:
     return [RuleHit(rule=rule, severity="warning", message=message)]
 
 
+def _info(rule: str, message: str) -> list[RuleHit]:
+    return [RuleHit(rule=rule, severity="info", message=message)]
+
+
 def current_congress(today: date) -> int:
     """The Congress sitting on ``today`` (the 119th sits in 2025-2026)."""
     return (today.year - 1789) // 2 + 1
-
-
-def resolve_court(court_text: str, rules: Rules) -> str | None:
-    """Map a court parenthetical ("3d Cir.", "CA4", "S.D.N.Y.") to a courts-db id, exactly."""
-    text = court_text
-    for noise in rules.get("court_noise_words"):
-        text = text.replace(noise, " ")
-    return rules.court_index.get(squash(text))
 
 
 def _int(value: str | None) -> int | None:
@@ -61,6 +61,8 @@ def _int(value: str | None) -> int | None:
 def rule_future_year(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
     """A decision year, or a year-volume (WL, neutral), after today's year."""
     years = [rec.year] if rec.year else []
+    if rec.kind == "law" and _int(rec.groups.get("year")):  # session laws: "2031 N.C. Sess. Laws"
+        years.append(int(rec.groups["year"] or 0))
     if any(e.cite_type in {"neutral", "specialty_west", "specialty_lexis"} for e in rec.editions):
         vol = _int(rec.groups.get("volume"))
         if vol and vol > 1000:
@@ -77,29 +79,58 @@ def _nominative_us(rec: EyeciteRecord, ctx: RuleContext) -> bool:
     return rec.reporter == "U.S." and vol is not None and vol <= limit
 
 
+def _series(rec: EyeciteRecord, ctx: RuleContext) -> SeriesInfo | None:
+    names = [e.short_name for e in rec.editions] or [rec.reporter]
+    found = [ctx.volumes.get(n) for n in names]
+    series = [s for s in found if s is not None]
+    # Only when every candidate edition is the same series (no ambiguous abbreviation).
+    return series[0] if series and len(set(names)) == 1 else None
+
+
+def _db_range(ed: EditionInfo, ctx: RuleContext) -> str:
+    return f"{ed.short_name} {ed.start_year or '?'}-{ed.end_year or 'now'}"
+
+
 def rule_edition_year(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
-    """The year must fall inside the date range of at least one candidate edition."""
+    """The year must fall in the edition's years; `invalid` only when both sources agree."""
     if rec.year is None or rec.year > ctx.today.year or not rec.editions:
         return []
     if _nominative_us(rec, ctx):
         return []
-    ranges = []
     for ed in rec.editions:
-        start = ed.start_year or 0
-        end = ed.end_year or ctx.today.year + 1
-        if start <= rec.year <= end:
+        if (ed.start_year or 0) <= rec.year <= (ed.end_year or ctx.today.year + 1):
             return []
-        ranges.append(f"{ed.short_name} {start}-{ed.end_year or 'now'}")
-    return _err("edition_year", f"{rec.reporter} not published in {rec.year} ({'; '.join(ranges)})")
+    db = "; ".join(_db_range(ed, ctx) for ed in rec.editions)
+    series = _series(rec, ctx)
+    if series is None:
+        return _warn(
+            "edition_year",
+            f"reporters-db dates {db}, not {rec.year} (no second source to confirm it)",
+        )
+    if series.in_years(rec.year):
+        return _info(
+            "edition_year",
+            f"reporters-db dates {db}, but {series.name} was published {series.years_text()}:"
+            f" {rec.year} is possible",
+        )
+    return _err(
+        "edition_year", f"{rec.reporter} was not published in {rec.year} ({series.years_text()})"
+    )
+
+
+def _court_ref(rec: EyeciteRecord, ctx: RuleContext) -> CourtRef | None:
+    return resolve_court_ref(rec.court_text, ctx.rules) if rec.court_text else None
 
 
 def _court_id(rec: EyeciteRecord, ctx: RuleContext) -> str | None:
-    return resolve_court(rec.court_text, ctx.rules) if rec.court_text else None
+    ref = _court_ref(rec, ctx)
+    return ref.id if ref else None
 
 
 def rule_unknown_court(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
-    """A court string that resolves to no court; "13th Cir." is impossible, others a warning."""
-    if not rec.court_text or _court_id(rec, ctx):
+    """A court string that names no court; "13th Cir." is impossible, others a warning."""
+    ref = _court_ref(rec, ctx)
+    if ref is None or ref.known or not rec.court_text:
         return []
     m = _CIRCUIT_RE.match(squash(rec.court_text))
     if m and not 1 <= int(m.group(1)) <= 11:
@@ -108,17 +139,25 @@ def rule_unknown_court(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
 
 
 def rule_court_not_yet(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
-    """A court cited for a year before it first sat (11th Cir. before 1981)."""
+    """A court cited for a year before it first sat: `invalid` only for courts whose founding
+    date is checked (11th Cir. 1981, Fed. Cir. 1982); any other is a note, since courts were
+    renamed and reorganised (Kentucky's highest court was the Court of Appeals until 1976)."""
     court_id = _court_id(rec, ctx)
     info = court_info().get(court_id or "")
     if not info or not info.start or rec.year is None or rec.year >= info.start.year:
         return []
-    return _err(
+    founding = ctx.rules.get("court_founding").get(court_id)
+    if founding and rec.year < int(founding["year"]):
+        return _err(
+            "court_not_yet",
+            f"{rec.court_text} ({info.name}) was created in {founding['year']}, "
+            f"cited for {rec.year} ({founding['source']})",
+        )
+    return _info(
         "court_not_yet",
-        f"{rec.court_text} ({court_id}) starts {info.start.isoformat()}, cited for {rec.year}",
+        f"courts-db dates {info.name} from {info.start.year}; before then the court may have "
+        f"had another name (not checked)",
     )
-
-
 def _is_district(court_id: str, ctx: RuleContext) -> bool:
     info = court_info().get(court_id)
     return bool(info and info.system == "federal" and ctx.rules.district_re.match(court_id))
@@ -149,26 +188,74 @@ def rule_reporter_court(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
     return []
 
 
-def _interpolate(anchors: list[list[int]], volume: int) -> float | None:
-    for (v0, y0), (v1, y1) in zip(anchors, anchors[1:], strict=False):
-        if v0 <= volume <= v1:
-            return y0 + (y1 - y0) * (volume - v0) / (v1 - v0)
-    return None
+def rule_volume_range(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
+    """A volume beyond the last one the series has (closed) or can have by today (open)."""
+    series, vol = _series(rec, ctx), _int(rec.groups.get("volume"))
+    if series is None or vol is None:
+        return []
+    ceiling = series.volume_ceiling(ctx.today)
+    if series.closed_at is not None and vol > series.closed_at:
+        return _err(
+            "volume_range",
+            f"{series.name} ended at volume {series.closed_at} ({series.years_text()})",
+        )
+    if ceiling is not None and vol > ceiling and series.known:
+        return _err(
+            "volume_range",
+            f"{vol} {series.name} cannot exist yet: volume {series.known[0]} is from "
+            f"{series.known[1]}, and at most {series.max_per_year} a year are published",
+        )
+    if series.known and series.known[0] > 1 and vol > series.known[0]:
+        return _info(
+            "volume_range",
+            f"beyond the last volume this table knows ({series.known[0]} {series.name}, "
+            f"{series.known[1]}; table of {ctx.volumes.as_of.isoformat()}): not checked",
+        )
+    return []
 
 
 def rule_volume_year(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
-    """Volume far from the year its neighbours were published (warning: sparse anchors)."""
-    anchors = ctx.rules.get("volume_year_anchors").get(rec.reporter)
-    vol = _int(rec.groups.get("volume"))
-    if not anchors or vol is None or rec.year is None or _nominative_us(rec, ctx):
+    """A year outside the years of the anchor citations around the volume (volumes only grow)."""
+    series, vol = _series(rec, ctx), _int(rec.groups.get("volume"))
+    if series is None or vol is None or rec.year is None or vol <= series.nominative_max_volume:
         return []
-    estimate = _interpolate(anchors, vol)
-    tolerance = int(ctx.rules.get("volume_year_tolerance"))
-    if estimate is None or abs(estimate - rec.year) <= tolerance:
+    below, above = series.year_bracket(vol)
+    slack = ctx.volumes.anchor_slack
+    name = series.name
+    if below and rec.year < below[1] - slack:
+        return _err(
+            "volume_year",
+            f"{vol} {name} is later than {below[0]} {name} ({below[1]}): "
+            f"it cannot hold a {rec.year} decision",
+        )
+    if above and rec.year > above[1] + slack:
+        return _err(
+            "volume_year",
+            f"{vol} {name} is earlier than {above[0]} {name} ({above[1]}): "
+            f"it cannot hold a {rec.year} decision",
+        )
+    return []
+
+
+def rule_page_ceiling(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
+    """A page far beyond what any volume of the series holds (a warning: a heuristic)."""
+    series, page = _series(rec, ctx), _int(rec.groups.get("page"))
+    if series is None or page is None or not series.max_page or page <= series.max_page:
         return []
     return _warn(
-        "volume_year", f"{vol} {rec.reporter} is from ~{round(estimate)}, cited for {rec.year}"
+        "page_ceiling",
+        f"page {page:,} is far beyond any {series.name} volume (none runs near "
+        f"{series.max_page:,} pages)",
     )
+
+
+def rule_pin_before_page(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
+    """A pin cite before the first page of the case (483, 480)."""
+    page = _int(rec.groups.get("page"))
+    m = _PIN.match(rec.pin_cite or "")
+    if page is None or not m or int(m.group(1)) >= page:
+        return []
+    return _err("pin_before_page", f"pin cite {m.group(1)} is before the first page {page}")
 
 
 def rule_westlaw_year(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
@@ -206,7 +293,10 @@ CASE_RULES: list[Callable[[EyeciteRecord, RuleContext], list[RuleHit]]] = [
     rule_unknown_court,
     rule_court_not_yet,
     rule_reporter_court,
+    rule_volume_range,
     rule_volume_year,
+    rule_page_ceiling,
+    rule_pin_before_page,
     rule_westlaw_year,
     rule_il_neutral,
 ]

@@ -1,7 +1,7 @@
 """Citation verification: text in, a :class:`CitationReport` out.
 
 Pipeline: collapse whitespace (keeping an offset map) -> eyecite (court lookup memoised) ->
-rules from ``citation_rules.v1.yaml`` -> regex layer for what eyecite misses -> optional online
+rules from ``citation_rules.v2.yaml`` -> regex layer for what eyecite misses -> optional online
 lookup (CourtListener) for case citations that passed offline. Offline, a well-formed
 citation is ``unverifiable``: offline rules can prove a citation impossible, never real.
 """
@@ -17,7 +17,8 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict
 
 from legal_judge.checks.citation_regex import RegexCite, find_us_regex
-from legal_judge.checks.citation_rules import CASE_RULES, LAW_RULES, RuleContext, resolve_court
+from legal_judge.checks.citation_rules import CASE_RULES, LAW_RULES, RuleContext
+from legal_judge.checks.courts import court_display_name, resolve_court_ref
 from legal_judge.checks.eyecite_layer import CleanText, EyeciteRecord, clean_whitespace, extract
 from legal_judge.checks.foreign_regex import find_foreign_regex
 from legal_judge.checks.report import (
@@ -30,6 +31,7 @@ from legal_judge.checks.report import (
     RuleHit,
 )
 from legal_judge.checks.rules_data import load_rules
+from legal_judge.checks.statute_regex import closed_code_hit, find_statute_regex
 
 __all__ = ["CitationLookup", "LookupQuery", "check_citations", "checker_version"]
 
@@ -65,7 +67,7 @@ class CitationLookup(Protocol):
 @cache
 def checker_version() -> str:
     """Version string of the checker and the libraries whose data it depends on."""
-    parts = ["legal-judge-checks/1"]
+    parts = ["legal-judge-checks/2"]
     for pkg in ("eyecite", "reporters-db", "courts-db"):
         try:
             parts.append(f"{pkg}/{version(pkg)}")
@@ -90,6 +92,13 @@ _LAW_KINDS: dict[str, CitationKind] = {
 }
 
 
+def _scotus_name(rec: EyeciteRecord, ctx: RuleContext) -> str | None:
+    """U.S., S. Ct. and L. Ed. cite the Supreme Court without a court in the parenthetical."""
+    if rec.kind == "case" and rec.reporter in ctx.rules.get("reporter_court")["scotus_only"]:
+        return "Supreme Court of the United States"
+    return None
+
+
 def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) -> CitationFinding:
     rules = CASE_RULES if rec.kind == "case" else LAW_RULES if rec.kind == "law" else []
     hits = [hit for rule in rules for hit in rule(rec, ctx)]
@@ -100,7 +109,12 @@ def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) 
         if rec.kind == "journal"
         else _LAW_KINDS.get(rec.reporter, "statute")
     )
-    court = resolve_court(rec.court_text, ctx.rules) if rec.court_text else None
+    if kind == "statute" and "§" in rec.text:
+        hit = closed_code_hit(rec.text.split("§")[0].strip(" ,"), ctx.rules)
+        if hit:
+            hits.append(hit)
+    ref = resolve_court_ref(rec.court_text, ctx.rules) if rec.court_text else None
+    court = ref.id if ref else None
     return CitationFinding(
         text=rec.text,
         span=rec.span,
@@ -112,6 +126,7 @@ def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) 
         case_name=rec.case_name,
         year=rec.year,
         court=court or rec.court_text,
+        court_name=court_display_name(ref, ctx.rules) or _scotus_name(rec, ctx),
         parallel_to=parallel_to,
     )
 
@@ -143,7 +158,9 @@ def _offline_findings(clean: CleanText, ctx: RuleContext) -> list[CitationFindin
             rec.year = findings[parallel_to].year
         findings.append(_from_record(rec, ctx, parallel_to))
     taken = [rec.clean_span for rec in records]
-    regex_cites = find_us_regex(clean.text, taken, ctx) + find_foreign_regex(clean.text, ctx)
+    regex_cites = find_us_regex(clean.text, taken, ctx)
+    regex_cites += find_statute_regex(clean.text, taken + [c.span for c in regex_cites], ctx)
+    regex_cites += find_foreign_regex(clean.text, ctx)
     findings.extend(_from_regex(c, clean) for c in regex_cites)
     findings.sort(key=lambda f: f.span)
     return findings
@@ -217,12 +234,25 @@ def _apply_lookup(
         finding.status = status
 
 
+def _verify_hint(finding: CitationFinding, lookup_used: bool, ctx: RuleContext) -> str | None:
+    """What would verify an unverifiable citation (every such row says it)."""
+    if finding.status not in {"unverifiable", "ambiguous"}:
+        return None
+    hints = ctx.rules.get("verify_hints")
+    if finding.kind == "case":
+        if finding.source == "regex":
+            return hints["case_uncovered"]
+        return hints["case_lookup_done"] if lookup_used else hints["case_lookup"]
+    return hints.get(finding.kind) or hints["statute"]
+
+
 def _summarise(
     findings: list[CitationFinding], lookup_used: bool, ctx: RuleContext
 ) -> CitationReport:
     counts: dict[str, int] = {s: 0 for s in _STATUSES}
     for f in findings:
         counts[f.status] += 1
+        f.verify = _verify_hint(f, lookup_used, ctx)
     forcing = []
     for f in findings:
         if f.status in FORCING_STATUSES:
@@ -254,6 +284,8 @@ def check_citations(
         when any citation is invalid, mismatched or not found.
     """
     ctx = RuleContext(rules=load_rules(), today=today)
+    if not text.strip():  # eyecite refuses empty text; an empty answer cites nothing
+        return _summarise([], lookup is not None, ctx)
     clean = clean_whitespace(text)
     findings = _offline_findings(clean, ctx)
     if lookup is not None:

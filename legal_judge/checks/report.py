@@ -26,6 +26,8 @@ CitationKind = Literal[
     "statute",
     "regulation",
     "public_law",
+    "session_law",
+    "legislative",
     "constitution",
     "rule",
     "journal",
@@ -80,8 +82,10 @@ class CitationFinding(_Strict):
     case_name: str | None = None
     year: int | None = None
     court: str | None = None
+    court_name: str | None = None
     parallel_to: int | None = None
     lookup: LookupInfo | None = None
+    verify: str | None = None  # what would verify an unverifiable citation
 
 
 class CitationReport(_Strict):

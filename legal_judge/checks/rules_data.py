@@ -13,7 +13,7 @@ import yaml
 
 __all__ = ["RULES_FILE", "CourtInfo", "Rules", "court_info", "known_abbreviations", "load_rules"]
 
-RULES_FILE = Path(__file__).with_name("citation_rules.v1.yaml")
+RULES_FILE = Path(__file__).with_name("citation_rules.v2.yaml")
 
 
 _NON_WORD = re.compile(r"[^\w]")
@@ -35,7 +35,7 @@ class CourtInfo:
     location: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: loaded once, used as a cache key
 class Rules:
     """The parsed rules file plus derived lookup tables."""
 
@@ -92,7 +92,7 @@ def load_rules(path: Path = RULES_FILE) -> Rules:
     """Read the rules file once per process.
 
     Args:
-        path: the YAML file; the default is the packaged ``citation_rules.v1.yaml``.
+        path: the YAML file; the default is the packaged ``citation_rules.v2.yaml``.
 
     Returns:
         The parsed rules with the court index built.

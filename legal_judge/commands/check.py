@@ -9,10 +9,12 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from legal_judge.checks.citations import CitationLookup, check_citations
-from legal_judge.checks.report import FORCING_STATUSES, CitationReport
-from legal_judge.commands.tables import Col, print_table, styled
+from legal_judge.checks.report import FORCING_STATUSES, CitationFinding, CitationReport
+from legal_judge.commands.tables import Col, print_table
 from legal_judge.errors import ConfigError, InputError, Problem
 
 __all__ = ["COMMANDS", "check"]
@@ -58,6 +60,29 @@ def _bare_jsonl(path: Path) -> tuple[list[tuple[str, str]], list[Problem]]:
     return rows, problems
 
 
+def _nonempty(name: str, body: str, fix: str) -> list[tuple[str, str]]:
+    if not body.strip():
+        raise ConfigError(f"{name} is empty: there is nothing to check", code="check-input",
+                          fix=fix)
+    return [(name, body)]
+
+
+def _read_file(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{file}: no such file", code="check-input",
+                          fix="give the path of the answer to check, or --text '...'") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{file}: not UTF-8 text (byte {exc.start}: {exc.reason})", code="check-input",
+            fix="save the answer as UTF-8 text (a PDF or Word file must be converted first)",
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot be read ({exc.strerror})", code="check-input",
+                          fix="check the path and its permissions") from None
+
+
 def _inputs(file: Path | None, text: str | None, dataset: Path | None) -> list[tuple[str, str]]:
     given = [x is not None for x in (file, text, dataset)]
     if sum(given) != 1:
@@ -67,25 +92,72 @@ def _inputs(file: Path | None, text: str | None, dataset: Path | None) -> list[t
             fix="legal-judge check answer.txt | --text '...' | --dataset rows.jsonl",
         )
     if text is not None:
-        return [("text", text)]
+        return _nonempty("--text", text, "pass the answer's text: --text 'See 42 U.S.C. § 1983.'")
     if file is not None:
         if str(file) == "-":
-            return [("stdin", sys.stdin.read())]
-        return [(str(file), file.read_text(encoding="utf-8"))]
+            return _nonempty("standard input", sys.stdin.read(), "pipe the answer's text in")
+        return _nonempty(str(file), _read_file(file), "check a file that holds the answer")
     assert dataset is not None
-    return _read_rows(dataset)
+    rows = _read_rows(dataset)
+    if not rows:
+        raise ConfigError(f"{dataset} has no rows", code="check-input",
+                          fix="give a JSONL file with one {\"id\", \"response\"} object a line")
+    return rows
+
+
+def _citation_cell(f: CitationFinding) -> Text:
+    # Plain text, never markup: a citation or case name with brackets prints as written.
+    cell = Text()
+    if f.case_name:
+        cell.append(f.case_name + "\n")
+    cell.append(f.normalized or f.text, style="bold" if f.normalized else "")
+    where = ", ".join(str(p) for p in (f.court_name, f.year) if p)
+    if where:
+        cell.append("\n" + where)
+    return cell
+
+
+def _why_cell(f: CitationFinding) -> Text:
+    lines: list[tuple[str, str]] = [(h.message, "") for h in f.reasons if h.severity != "info"]
+    lines += [(f"note: {h.message}", "dim") for h in f.reasons if h.severity == "info"]
+    if f.verify:
+        lines.append((f.verify, ""))
+    if not lines:
+        return Text("no rule fired")
+    return Text("\n").join(Text(line, style=style) for line, style in lines)
 
 
 def _render(name: str, report: CitationReport) -> None:
-    rows = [[styled(f.status, _STYLE.get(f.status, "")), f.kind, f.text,
-             "; ".join(f"{h.rule}: {h.message}" for h in f.reasons)] for f in report.findings]
-    print_table(console, f"{name}: {len(report.findings)} citations",
-                [Col("status", keep=True), Col("kind", optional=True), Col("citation"),
-                 Col("reasons")], rows)
+    n = len(report.findings)
+    if not n:
+        console.print(f"{escape(name)}: no citations found")
+        return
+    rows = [[Text.assemble((f.status, _STYLE.get(f.status, "")), "\n", (f.kind, "dim")),
+             _citation_cell(f), _why_cell(f)] for f in report.findings]
+    print_table(console, f"{name}: {n} citation{'s' if n != 1 else ''}",
+                [Col("status", keep=True), Col("citation"), Col("why")], rows)
     counts = ", ".join(f"{k} {v}" for k, v in report.counts.items() if v) or "no citations"
     console.print(f"  {counts}")
     for reason in report.forcing_reasons:
-        console.print(f"  [bold red]forces citation_quality = 0[/bold red]: {reason}")
+        console.print(f"  [bold red]forces citation_quality = 0[/bold red]: {escape(reason)}")
+
+
+def _rollup(reports: list[tuple[str, CitationReport]]) -> None:
+    """The closing summary of ``check --dataset``."""
+    totals: dict[str, int] = {}
+    for _, r in reports:
+        for status, count in r.counts.items():
+            totals[status] = totals.get(status, 0) + count
+    cited = sum(totals.values())
+    flagged = [name for name, r in reports if r.counts.get("invalid")]
+    forcing = [name for name, r in reports if r.forces_zero]
+    console.print(f"\n[bold]{len(reports)} items, {cited} citations[/bold]")
+    console.print("  " + (", ".join(f"{k} {v}" for k, v in totals.items() if v) or "no citations"))
+    shown = ", ".join(escape(x) for x in flagged[:10]) + (" ..." if len(flagged) > 10 else "")
+    console.print(f"  items with an invalid citation: {len(flagged)}" + (f" ({shown})" if flagged
+                                                                          else ""))
+    if len(forcing) != len(flagged):
+        console.print(f"  items whose citation_quality is forced to 0: {len(forcing)}")
 
 
 @click.command()
@@ -137,6 +209,8 @@ def check(
     else:
         for name, report in reports:
             _render(name, report)
+        if dataset is not None:
+            _rollup(reports)
     if any(f.status in FORCING_STATUSES for _, r in reports for f in r.findings):
         ctx.exit(1)
 

@@ -17,7 +17,6 @@ def _only(text: str):  # noqa: ANN202 - test helper
 
 
 ERRORS = [
-    ("unknown_reporter", "Smith v. Jones, 12 Foo. Rptr. 345 (2d Cir. 2001)."),
     ("edition_year", "Doe v. Poe, 123 F.4th 456 (2d Cir. 1995)."),
     ("edition_year", "Doe v. Poe, 123 F.2d 456 (2d Cir. 2015)."),
     ("future_year", "Roe v. Doe, 603 U.S. 369 (2034)."),
@@ -38,6 +37,13 @@ ERRORS = [
     ("us_const", "U.S. Const. art. IX."),
     ("fed_rule", "Fed. R. Civ. P. 99."),
     ("fed_rule", "Fed. R. Evid. 1200."),
+    # Issue 19: anchors from real citations make a year outside the volume's years impossible.
+    ("volume_year", "K v. L, 347 U.S. 483 (1964)."),
+    ("volume_year", "M v. N, 516 F.3d 217 (2d Cir. 1996)."),
+    ("volume_range", "Roe v. Wade, 999 U.S. 1 (2020)."),
+    ("volume_range", "A v. B, 1000 F.3d 1 (2d Cir. 2021)."),
+    ("pin_before_page", "Brown v. Board of Education, 347 U.S. 483, 480 (1954)."),
+    ("unknown_code", "Cal. Wizardry Code § 12."),
 ]
 
 
@@ -49,8 +55,10 @@ def test_error_rules_make_the_citation_invalid(rule: str, text: str) -> None:
 
 
 WARNINGS = [
-    ("volume_year", "K v. L, 347 U.S. 483 (1964)."),
-    ("volume_year", "M v. N, 516 F.3d 217 (2d Cir. 1996)."),
+    # Issue 19: a reporter in no database is suspicious, not invalid (reporters-db is not
+    # complete), and a page beyond any volume's length is a heuristic.
+    ("unknown_reporter", "Smith v. Jones, 12 Foo. Rptr. 345 (2d Cir. 2001)."),
+    ("page_ceiling", "Smith v. Jones, 123 U.S. 99999."),
     ("unknown_court", "O v. P, 200 F. Supp. 2d 10 (Wakanda Dist. Ct. 2002)."),
     ("wl_year", "Q v. R, 2020 WL 123456 (S.D.N.Y. Dec. 30, 2019)."),
 ]
