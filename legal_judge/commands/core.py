@@ -14,6 +14,7 @@ from rich.table import Table
 
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
 from legal_judge.errors import ConfigError, GateFailure, NotFoundError
+from legal_judge.run_owner import displayed_status, resume_command, run_owner
 from legal_judge.store import Store
 
 console = Console()
@@ -91,24 +92,27 @@ def _progress_bar() -> Progress:
 def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache: bool,
              out: Path | None, run_id: str | None, quiet: bool,
              calibration: str | None = None, lookup: bool = False) -> dict[str, Any]:
-    from legal_judge.runner import RunProgress, run_benchmark, run_inputs
+    from legal_judge.runner import RunProgress, execute_plan, plan_run, run_inputs
 
+    if out is not None:
+        _check_out(out)
     store = Store()
     items, config = run_inputs(store, dataset, ensemble, resume=resume)
     if lookup and not resume:
         config = config.model_copy(update={"citation_lookup": True})
+    # Everything is checked before the run exists and before a progress bar is drawn.
+    plan = plan_run(items, config, store=store, run_id=resume or run_id, resume=bool(resume),
+                    use_cache=not no_cache, calibration=calibration)
+    extra = {"dataset": str(dataset) if dataset else None, "ensemble_path": ensemble}
+
     def go(on_progress: Any) -> Any:
-        return asyncio.run(run_benchmark(
-            items, config, store=store, run_id=resume or run_id, resume=bool(resume),
-            use_cache=not no_cache, on_progress=on_progress, calibration=calibration,
-            extra_config={"dataset": str(dataset) if dataset else None, "ensemble_path": ensemble},
-        ))
+        return asyncio.run(execute_plan(plan, on_progress=on_progress, extra_config=extra))
 
     if quiet:
         outcome = go(None)
     else:
         with _progress_bar() as bar:
-            task = bar.add_task("judging", total=len(items) or None, stats="")
+            task = bar.add_task("judging", total=len(plan.items) or None, stats="")
 
             def on_progress(p: RunProgress) -> None:
                 bar.update(task, completed=p.items_done, total=p.items_total or None, stats=(
@@ -122,6 +126,17 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
 
         export_results(store, outcome.run_id, out)
     return {"run": run, "outcome": outcome}
+
+
+def _check_out(out: Path) -> None:
+    # Found before the run, not after paying for it.
+    if out.suffix.lower() not in (".jsonl", ".csv"):
+        raise ConfigError(f"--out {out}: results are written as .jsonl or .csv",
+                          code="export-format", fix=f"use --out {out.with_suffix('.jsonl')}")
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise ConfigError(f"--out {out}: the folder {folder} does not exist",
+                          code="out-folder-missing", fix=f"create it first: mkdir -p {folder}")
 
 
 def print_summary(run: dict[str, Any]) -> None:
@@ -211,10 +226,18 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
         res = _execute(dataset, ensemble, resume=resume, no_cache=no_cache, out=out,
                        run_id=run_id, quiet=quiet, calibration=calibration, lookup=lookup)
     print_summary(res["run"])
-    if res["outcome"].status != "completed":
-        console.print(f"[yellow]run {res['outcome'].status}[/yellow]: finish it with "
-                      f"`legal-judge run --resume {res['outcome'].run_id}"
-                      f"{' --batch' if batch else ''}`")
+    _end_unfinished(res["outcome"], batch=batch)
+
+
+def _end_unfinished(outcome: Any, *, batch: bool = False) -> None:
+    """Say how to finish a run that did not complete; an interrupted run exits 130."""
+    if outcome.status == "completed":
+        return
+    console.print(f"[yellow]run {outcome.status}[/yellow]: finish it with "
+                  f"`legal-judge run --resume {outcome.run_id}{' --batch' if batch else ''}`")
+    if outcome.status == "interrupted":
+        # Ctrl-C must not look green in CI: the contract's "interrupted" exit code.
+        raise click.exceptions.Exit(130)
 
 
 @click.command()
@@ -226,6 +249,7 @@ def demo(out: Path | None, quiet: bool) -> None:
     res = _execute(str(sample_dataset_path()), "demo", resume=None, no_cache=False, out=out, run_id=None,
                    quiet=quiet)
     print_summary(res["run"])
+    _end_unfinished(res["outcome"])
     console.print(
         "\nThis demo used simulated judges. To use real judges: set OPENAI_API_KEY, GEMINI_API_KEY "
         "and MISTRAL_API_KEY, then run\n  legal-judge run your_bench.jsonl --ensemble default\n"
@@ -241,26 +265,48 @@ def runs() -> None:
 @runs.command("list")
 @click.option("--limit", default=20, show_default=True)
 def runs_list(limit: int) -> None:
-    """Most recent runs."""
+    """Most recent runs (a run whose process is gone is shown interrupted)."""
+    store = Store()
     table = Table(title="Runs")
-    for col in ("run id", "kind", "status", "created", "items", "results"):
+    table.add_column("run id", no_wrap=True)  # ids are copied into --resume: never cut
+    for col in ("kind", "status", "created", "items", "results"):
         table.add_column(col)
-    for r in Store().list_runs(limit=limit):
-        table.add_row(r["id"], r["kind"], r["status"], r["created_at"][:19], str(r["items"]),
-                      str(r["results"]))
+    rows = store.list_runs(limit=limit)
+    owners = store.run_owners([r["id"] for r in rows])
+    resumable = []
+    for r in rows:
+        status = _shown_status(r["status"], owners.get(r["id"], {}))
+        table.add_row(r["id"], r["kind"], status, r["created_at"][:16].replace("T", " "),
+                      str(r["items"]), str(r["results"]))
+        if status == "interrupted":
+            resumable.append(r["id"])
     console.print(table)
+    commands = [c for c in (resume_command(store.get_run(i)) for i in resumable) if c]
+    if commands:
+        console.print("interrupted runs can be finished (completed calls are not repeated):",
+                      highlight=False)
+        for command in commands:
+            console.print(f"  {command}", soft_wrap=True, highlight=False, markup=False)
+
+
+def _shown_status(status: str, owner_row: dict[str, Any]) -> str:
+    return displayed_status(status, run_owner(owner_row))
 
 
 @runs.command("show")
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True)
 def runs_show(run_id: str, as_json: bool) -> None:
-    """A run's summary."""
+    """A run's summary (a run whose process is gone is shown interrupted)."""
     run = Store().get_run(run_id)
+    run["status"] = _shown_status(run["status"], run)
+    resume = resume_command(run) if run["status"] in ("interrupted", "stopped") else None
     if as_json:
-        click.echo(json.dumps(run, indent=2, default=str))
-    else:
-        print_summary(run)
+        click.echo(json.dumps({**run, "resume_command": resume}, indent=2, default=str))
+        return
+    print_summary(run)
+    if resume:
+        console.print(f"finish it with: {resume}", soft_wrap=True, highlight=False, markup=False)
 
 
 @click.command("compare")
