@@ -1,8 +1,9 @@
 """``legal-judge doctor``: the setup checks a user would otherwise do by hand, each with its fix.
 
 Checks: the Python and package versions, which provider keys are set (names only, never values),
-the store (``PRAGMA integrity_check`` and the schema version), an ensemble config (validity,
-families and same-family weighting, the keys its judges need) and, when ``LANGFUSE_*`` is set,
+the store (``PRAGMA integrity_check`` and the schema version), an ensemble config (validity, then
+:func:`legal_judge.ensemble_check.check_ensemble`, the validation ``run`` uses, so doctor passes
+exactly what run accepts; families and same-family weighting) and, when ``LANGFUSE_*`` is set,
 Langfuse authentication and reachability (one request with a short timeout). A missing key for a
 judge of the chosen ensemble is a problem; a key for a provider the ensemble does not use is info.
 """
