@@ -1,8 +1,9 @@
 """``legal-judge doctor``: the setup checks a user would otherwise do by hand, each with its fix.
 
 Checks: the Python and package versions, which provider keys are set (names only, never values),
-the store (``PRAGMA integrity_check`` and the schema version), an ensemble config (validity,
-families and same-family weighting, the keys its judges need) and, when ``LANGFUSE_*`` is set,
+the store (``PRAGMA integrity_check`` and the schema version), an ensemble config (validity, then
+:func:`legal_judge.ensemble_check.check_ensemble`, the validation ``run`` uses, so doctor passes
+exactly what run accepts; families and same-family weighting) and, when ``LANGFUSE_*`` is set,
 Langfuse authentication and reachability (one request with a short timeout). A missing key for a
 judge of the chosen ensemble is a problem; a key for a provider the ensemble does not use is info.
 """
@@ -14,7 +15,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 
@@ -68,11 +69,20 @@ def run_doctor(*, ensemble: str = "default", timeout_s: float = 5.0) -> DoctorRe
     """
     result = DoctorResult()
     result.checks += _versions()
-    needed = _ensemble_checks(ensemble, result)
-    result.checks += _keys(needed)
+    keys = _KeyUse()
+    result.checks += _ensemble_checks(ensemble, keys)
+    result.checks += _keys(keys)
     result.checks += _store()
     result.checks += _langfuse(timeout_s)
     return result
+
+
+@dataclass
+class _KeyUse:
+    """Which judges of the ensemble read which key variable, and which of those are missing."""
+
+    used: dict[str, list[str]] = field(default_factory=dict)
+    missing: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _versions() -> list[Check]:
@@ -97,18 +107,20 @@ def _versions() -> list[Check]:
     return out
 
 
-def _keys(needed: dict[str, list[str]]) -> list[Check]:
+def _keys(keys: _KeyUse) -> list[Check]:
     out = []
-    for prefix, env in KEY_ENV.items():
+    for env in [*KEY_ENV.values(), *sorted(set(keys.used) - set(KEY_ENV.values()))]:
         present = bool(os.environ.get(env, "").strip())
-        users = needed.get(prefix)
-        if users and not present:
+        users = keys.used.get(env)
+        if env in keys.missing:
             out.append(Check(f"key {env}", "problem",
-                             f"not set; needed by {', '.join(users)}",
+                             f"not set; needed by {', '.join(keys.missing[env])}",
                              f"export {env}=... (keys are read from the environment only), or "
                              "choose an ensemble without this provider"))
-        elif users:
+        elif users and present:
             out.append(Check(f"key {env}", "ok", f"set (used by {', '.join(users)})"))
+        elif users:
+            out.append(Check(f"key {env}", "info", f"not set (optional for {', '.join(users)})"))
         else:
             out.append(Check(f"key {env}", "info",
                              "set (not used by this ensemble)" if present else
@@ -140,34 +152,32 @@ def _store() -> list[Check]:
     return out
 
 
-def _ensemble_checks(ref: str, result: DoctorResult) -> dict[str, list[str]]:
-    """Validate the ensemble; returns provider prefix -> judges that need its key."""
+def _ensemble_checks(ref: str, keys: _KeyUse) -> list[Check]:
+    """The ensemble through the validation ``run`` uses; fills ``keys`` with the keys it reads."""
     from legal_judge.ensemble import EnsemblePolicy, JudgeSlot, check_policy, compute_weights
+    from legal_judge.ensemble_check import check_ensemble
     from legal_judge.ensemble_config import load_ensemble_config
-    from legal_judge.providers.base import parse_spec
     from legal_judge.providers.families import family_of
 
     try:
         config = load_ensemble_config(ref)
     except LegalJudgeError as exc:
-        result.checks.append(Check(f"ensemble {ref}", "problem", exc.message,
-                                   exc.fix or "fix the file, then run legal-judge doctor again"))
-        return {}
-    needed: dict[str, list[str]] = {}
-    slots = []
-    for jc in config.judges:
-        try:
-            spec = parse_spec(jc.spec)
-        except LegalJudgeError as exc:
-            result.checks.append(Check(f"judge {jc.label}", "problem", exc.message, exc.fix))
-            continue
-        if spec.prefix in KEY_ENV:
-            needed.setdefault(spec.prefix, []).append(jc.label)
-        family = jc.family or _family(jc.spec, spec.model, config.family_overrides, family_of)
-        slots.append(JudgeSlot(jc.label, family, jc.weight))
-    result.checks.append(Check(f"ensemble {config.name}", "ok",
-                               f"{len(config.judges)} judges, quorum {config.quorum}: "
-                               + ", ".join(f"{s.name} [{s.family}]" for s in slots)))
+        return [Check(f"ensemble {ref}", "problem", exc.message,
+                      exc.fix or "fix the file, then run legal-judge doctor again")]
+    found = check_ensemble(config)
+    _close_providers(found.judges)
+    keys.used = found.keys_used
+    out = []
+    for problem in found.problems:
+        if problem.code == "missing-key" and problem.env_var:
+            keys.missing.setdefault(problem.env_var, []).append(problem.judge or config.name)
+        else:
+            out.append(Check(problem.where, "problem", f"{config.source}: {problem.message}",
+                             problem.fix))
+    slots = [JudgeSlot(jc.label, found.families[jc.label], jc.weight) for jc in config.judges]
+    out.append(Check(f"ensemble {config.name}", "ok" if not found.problems else "info",
+                     f"{len(config.judges)} judges, quorum {config.quorum}: "
+                     + ", ".join(f"{s.name} [{s.family}]" for s in slots)))
     policy = EnsemblePolicy(quorum=config.quorum,
                             other_family_min_share=config.other_family_min_share,
                             allow_same_family_only=config.allow_same_family_only,
@@ -177,26 +187,25 @@ def _ensemble_checks(ref: str, result: DoctorResult) -> dict[str, list[str]]:
     try:
         warnings = check_policy(slots, sut_family, policy)
     except LegalJudgeError as exc:
-        result.checks.append(Check("same-family policy", "problem", exc.message, exc.fix))
-        return needed
-    result.checks += [Check("same-family policy", "info", w) for w in warnings]
-    if slots:
-        weights = compute_weights(slots, sut_family, policy)
-        where = f"system under test {sut} [{sut_family}]" if sut else "no system_under_test in " \
-            "the config (decided per item)"
-        result.checks.append(Check("weights", "ok", f"{where}: " + "; ".join(
-            f"{w.judge} {w.weight:.2f}{' same family' if w.same_family else ''}" for w in weights)
-            + f" ({weights[0].reason})"))
-    return needed
+        return [*out, Check("same-family policy", "problem", exc.message, exc.fix)]
+    out += [Check("same-family policy", "info", w) for w in warnings]
+    weights = compute_weights(slots, sut_family, policy)
+    where = f"system under test {sut} [{sut_family}]" if sut else "no system_under_test in " \
+        "the config (decided per item)"
+    out.append(Check("weights", "ok", f"{where}: " + "; ".join(
+        f"{w.judge} {w.weight:.2f}{' same family' if w.same_family else ''}" for w in weights)
+        + f" ({weights[0].reason})"))
+    return out
 
 
-def _family(raw: str, model: str, overrides: dict[str, str], family_of: object) -> str:
-    if raw.startswith("simulated:"):
-        # The simulator's profile says which family it imitates; no key, no network.
-        from legal_judge.providers.registry import get_provider
+def _close_providers(judges: list[Any]) -> None:
+    import asyncio
 
-        return str(get_provider(raw).family)
-    return str(family_of(model, overrides=overrides))  # type: ignore[operator]
+    async def close() -> None:
+        for judge in judges:
+            await judge.provider.aclose()
+
+    asyncio.run(close())
 
 
 def _langfuse(timeout_s: float) -> list[Check]:

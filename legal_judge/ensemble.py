@@ -116,19 +116,19 @@ def _weighted_mean(values: list[tuple[float, float]]) -> float:
     return sum(v * w for v, w in values) / total
 
 
-def _vote(valid: list[Verdict], weights: dict[str, float]) -> tuple[str, dict[str, float]]:
+def _vote(valid: list[tuple[Verdict, float]]) -> tuple[str, dict[str, float]]:
     votes = {"pass": 0.0, "fail": 0.0}
-    for v in valid:
-        votes[v.overall or "fail"] += weights[v.judge]
+    for v, weight in valid:
+        votes[v.overall or "fail"] += weight
     overall = "pass" if votes["pass"] > votes["fail"] + 1e-12 else "fail"  # a tie fails
     return overall, {k: round(x, 10) for k, x in votes.items()}
 
 
-def _plurality(valid: list[Verdict], weights: dict[str, float], severity: list[str]) -> str | None:
+def _plurality(valid: list[tuple[Verdict, float]], severity: list[str]) -> str | None:
     tally: dict[str, float] = defaultdict(float)
-    for v in valid:
+    for v, weight in valid:
         if v.hallucination is not None:
-            tally[v.hallucination] += weights[v.judge]
+            tally[v.hallucination] += weight
     if not tally:
         return None
     best = max(tally.values())
@@ -152,30 +152,43 @@ def _disagreement(valid: list[Verdict]) -> dict[str, dict[str, float]]:
 def aggregate(item_id: str, verdicts: list[Verdict], slots: list[JudgeSlot], *,
               sut_family: str | None, policy: EnsemblePolicy, rubric_set: RubricSet,
               severity: list[str], checks: dict[str, Any] | None = None) -> EnsembleResult:
-    """Combine the judges' verdicts on one item into the ensemble's result."""
+    """Combine the judges' verdicts on one item into the ensemble's result.
+
+    ``verdicts[i]`` is the verdict of the judge in ``slots[i]``: a verdict is matched to its judge
+    by position, never by the display name it carries, so a renamed judge whose verdict came from
+    the cache under its old name is still weighted as the judge it is.
+
+    Raises:
+        ValueError: ``verdicts`` and ``slots`` differ in length.
+    """
+    if len(verdicts) != len(slots):
+        raise ValueError(f"{len(verdicts)} verdicts for {len(slots)} judges")
     checks = checks or {}
-    valid = [v for v in verdicts if v.status == "ok"]
-    valid_slots = [s for s in slots if any(v.judge == s.name for v in valid)]
+    paired = list(zip(verdicts, slots, strict=True))
+    valid_pairs = [(v, s) for v, s in paired if v.status == "ok"]
+    valid = [v for v, _ in valid_pairs]
+    valid_slots = [s for _, s in valid_pairs]
     all_weights = compute_weights(slots, sut_family, policy)
     if len(valid) < policy.quorum:
-        reasons = "; ".join(f"{v.judge}: {v.status} ({v.reason})" for v in verdicts if v.status != "ok")
+        reasons = "; ".join(f"{s.name}: {v.status} ({v.reason})" for v, s in paired
+                            if v.status != "ok")
         return EnsembleResult(item_id=item_id, weights=all_weights, valid_judges=len(valid),
                               checks=checks, status="inconclusive",
                               reason=f"{len(valid)} valid verdict(s), quorum is {policy.quorum}"
                                      + (f" — {reasons}" if reasons else ""))
     weights_list = compute_weights(valid_slots, sut_family, policy)
-    weights = {w.judge: w.weight for w in weights_list}
+    weighted = [(v, w.weight) for v, w in zip(valid, weights_list, strict=True)]
     flags: list[str] = []
     if valid_slots and all(_same(s, sut_family) for s in valid_slots) and len(valid_slots) < len(slots):
         flags.append("only same-family judges returned a valid verdict")
     scores: dict[str, float] = {}
     rubrics = {r for v in valid for r in v.scores}
     for rubric in sorted(rubrics):
-        pairs = [(v.scores[rubric], weights[v.judge]) for v in valid if rubric in v.scores]
+        pairs = [(v.scores[rubric], w) for v, w in weighted if rubric in v.scores]
         scores[rubric] = round(_weighted_mean(pairs), 4)
     raw_scores = dict(scores)
-    overall, votes = _vote(valid, weights)
-    hallucination = _plurality(valid, weights, severity)
+    overall, votes = _vote(weighted)
+    hallucination = _plurality(weighted, severity)
     overrides = []
     for rule in rubric_set.overrides:
         if rule.when_check == "citations_force_zero" and checks.get("forces_citation_zero"):

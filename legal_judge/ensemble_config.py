@@ -23,15 +23,19 @@
 
 from __future__ import annotations
 
+import logging
 import tomllib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from legal_judge.errors import InputError, Problem
+from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.judge import JudgeConfig
 
-__all__ = ["EnsembleConfig", "bundled_config", "load_ensemble_config"]
+__all__ = ["EnsembleConfig", "bundled_config", "bundled_names", "load_ensemble_config",
+           "resolve_ensemble_path"]
+
+log = logging.getLogger(__name__)
 
 
 class EnsembleConfig(BaseModel):
@@ -54,6 +58,13 @@ class EnsembleConfig(BaseModel):
     run_checks: bool = True
     citation_lookup: bool = False
     high_stakes: bool = False
+    # Where the config was read from (a file or a bundled name), for error messages; not stored.
+    _source: str | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> str:
+        """The file (or bundled name) the config was read from, else its name."""
+        return self._source or f"the ensemble '{self.name}'"
 
     @model_validator(mode="after")
     def _names_unique(self) -> EnsembleConfig:
@@ -71,19 +82,65 @@ def bundled_config(name: str) -> Path:
     return Path(__file__).parent / "data" / f"ensemble.{name}.toml"
 
 
+def bundled_names() -> list[str]:
+    """The names of the bundled ensembles, sorted."""
+    folder = Path(__file__).parent / "data"
+    return sorted(p.name.removeprefix("ensemble.").removesuffix(".toml")
+                  for p in folder.glob("ensemble.*.toml"))
+
+
+def _is_path(ref: str) -> bool:
+    return "/" in ref or "\\" in ref or ref.lower().endswith(".toml")
+
+
+def resolve_ensemble_path(ref: str | Path) -> Path:
+    """The file an ``--ensemble`` argument names.
+
+    A bundled name (``default``, ``demo``) always means the bundled file, even when a file of that
+    name sits in the working directory (an empty ``demo`` there must not break ``legal-judge
+    demo``); an argument is a path when it contains a ``/`` or ends in ``.toml`` (``./demo`` reads
+    the local file). Any other bare name is read as a file.
+
+    Raises:
+        ConfigError: ``ensemble-not-found`` when no such file exists, with the bundled names.
+    """
+    text = str(ref)
+    bundled = bundled_config(text)
+    if not _is_path(text) and text in bundled_names() and bundled.is_file():
+        if Path(text).exists():
+            log.warning("'%s' is the bundled ensemble; the file %s in this folder is not read "
+                        "(write ./%s to use it)", text, text, text)
+        return bundled
+    path = Path(text)
+    if path.is_file():
+        return path
+    names = ", ".join(bundled_names())
+    if path.is_dir():
+        raise ConfigError(f"ensemble {text} is a folder, not a TOML file",
+                          code="ensemble-not-found",
+                          fix=f"name the .toml file inside it, or a bundled ensemble: {names}")
+    what = f"ensemble file {text} does not exist" if _is_path(text) else \
+        f"no ensemble '{text}': no bundled ensemble and no file of that name"
+    raise ConfigError(what, code="ensemble-not-found",
+                      fix=f"check the path (relative to {Path.cwd()}), or use a bundled ensemble: "
+                          f"{names}")
+
+
 def load_ensemble_config(path: str | Path) -> EnsembleConfig:
     """Read and validate an ensemble TOML file (``demo``/``default`` name the bundled ones).
 
     Raises:
+        ConfigError: no such file (``ensemble-not-found``).
         InputError: unreadable file, TOML syntax (with line), unknown keys, wrong types.
     """
-    path = Path(path)
-    if not path.exists() and bundled_config(str(path)).exists():
-        path = bundled_config(str(path))
+    source = str(path)
+    path = resolve_ensemble_path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError([Problem(str(path), None, None, f"cannot read: {reason}")],
+                         fix=f"make {path} a readable UTF-8 TOML file") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -92,9 +149,11 @@ def load_ensemble_config(path: str | Path) -> EnsembleConfig:
     except RecursionError:
         raise InputError([Problem(str(path), None, None, "invalid TOML: nested too deeply")]) from None
     try:
-        return EnsembleConfig.model_validate(data)
+        config = EnsembleConfig.model_validate(data)
     except ValidationError as exc:
         problems = [Problem(str(path), None, ".".join(str(p) for p in e["loc"]) or None,
                             "unknown key" if e["type"] == "extra_forbidden" else e["msg"])
                     for e in exc.errors()]
         raise InputError(problems) from None
+    config._source = source if path == bundled_config(source) else str(path)
+    return config

@@ -452,10 +452,16 @@ class Judge:
             h.update(b"\x00" + part.encode())
         return "verdict:" + h.hexdigest()
 
-    @staticmethod
-    def _verdict_from_cache(data: dict[str, Any]) -> Verdict:
+    def _verdict_from_cache(self, data: dict[str, Any]) -> Verdict:
+        """A cached verdict as this judge's: its display name and family, not the cached ones.
+
+        The cache key is the judge_id, which a display name (or a family override, which only
+        weighs the verdict) does not change: a renamed judge reuses its verdicts, and they must
+        carry the name the ensemble knows it by.
+        """
         # No call was made, so none is logged; the verdict itself says it came from the cache.
         return Verdict.model_validate(data).model_copy(update={
+            "judge": self.label, "family": self.family,
             "cached": True, "cost_usd": 0.0, "latency_ms": 0.0,
             "extra": {**data.get("extra", {}), "cache": "verdict"}})
 

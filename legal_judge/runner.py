@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import ValidationError
-
 from legal_judge.assets import load_assets
 from legal_judge.ensemble import EnsemblePolicy, JudgeSlot, aggregate, check_policy
 from legal_judge.ensemble_config import EnsembleConfig
@@ -26,8 +24,9 @@ from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
 from legal_judge.selection import ItemSelection, select_items
 from legal_judge.store import Store
 
-__all__ = ["RunInputs", "RunOutcome", "RunProgress", "StoredResults", "detect_language",
-           "new_run_id", "resolve_inputs", "run_benchmark"]
+__all__ = ["RunInputs", "RunOutcome", "RunPlan", "RunProgress", "StoredResults",
+           "detect_language", "execute_plan", "new_run_id", "plan_run", "resolve_inputs",
+           "run_benchmark"]
 
 _ARABIC = re.compile(r"[\u0600-\u06FF]")
 _FRENCH = re.compile(r"\b(?:le|la|les|des|du|est|une|dans|pour|qui|que|avec|selon|article)\b",
@@ -338,30 +337,16 @@ def run_item_checks(item: BenchmarkItem, lookup: Any = None) -> tuple[dict[str, 
 
 def build_judges(config: EnsembleConfig, store: Store, *, use_cache: bool,
                  http_client: Any = None) -> list[Judge]:
-    """Providers and judges for a config; missing keys fail here, before any call."""
-    from legal_judge.providers.base import ProviderOptions
-    from legal_judge.providers.registry import get_provider
+    """Providers and judges for a config, created before any call.
 
-    judges = []
-    for jc in config.judges:
-        opts = dict(jc.options)
-        if jc.family:
-            opts.setdefault("family", jc.family)
-        if config.requests_per_minute and "requests_per_minute" not in opts:
-            opts["requests_per_minute"] = config.requests_per_minute
-        opts.setdefault("max_concurrency", config.concurrency)
-        try:
-            options = ProviderOptions(**opts)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise ConfigError(f"judge {jc.label}: invalid options: {problems}",
-                              code="judge-options-invalid",
-                              fix="options may set: " + ", ".join(ProviderOptions.model_fields)
-                              ) from None
-        provider = get_provider(jc.spec, options=options, http_client=http_client)
-        judges.append(Judge(jc, provider, rubric_set=config.rubric_set, store=store,
-                            use_cache=use_cache))
-    return judges
+    Raises:
+        EnsembleInvalid: every problem of every judge (unknown provider, malformed URL, missing
+            keys, invalid options, ...) in one error, from the same check ``doctor`` runs.
+    """
+    from legal_judge.ensemble_check import check_ensemble
+
+    return check_ensemble(config, store=store, use_cache=use_cache,
+                          http_client=http_client).judges_or_raise()
 
 
 def _check_families(run: _Run, items: list[BenchmarkItem]) -> None:
@@ -384,6 +369,55 @@ def _refuse_existing_run(store: Store, run_id: str) -> None:
         return
     raise ConfigError(f"a run '{run_id}' already exists in {store.path}", code="run-id-exists",
                       fix=f"finish it with `legal-judge run --resume {run_id}` or pick another --run-id")
+
+
+@dataclass
+class RunPlan:
+    """A run that passed every check and has not started: no run row, no call yet.
+
+    ``legal-judge run`` plans first and shows its progress bar only for a plan, so a refused run
+    leaves nothing behind (no ``running`` row, no bar).
+    """
+
+    run: _Run
+    items: list[BenchmarkItem]
+    resume: bool
+    calibration: str | None
+
+
+def plan_run(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store,
+             run_id: str | None = None, resume: bool = False, use_cache: bool = True,
+             http_client: Any = None, calibration: str | None = None,
+             lookup: Any = None) -> RunPlan:
+    """Check everything a run needs, before it exists; the arguments are ``run_benchmark``'s.
+
+    Raises:
+        ConfigError: a reused run id, a run another live process is executing, an invalid
+            ensemble (every problem at once), a refused same-family configuration, an unknown
+            calibration or a missing CourtListener token.
+    """
+    from legal_judge.run_owner import refuse_if_owned
+
+    run_id = run_id or new_run_id()
+    if resume:
+        refuse_if_owned(store, run_id)
+    else:
+        _refuse_existing_run(store, run_id)
+    judges = build_judges(config, store, use_cache=use_cache, http_client=http_client)
+    if resume:
+        items = [BenchmarkItem.model_validate(x) for x in store.load_items(run_id)]
+        calibration = store.get_run(run_id)["config"].get("calibration")
+    correction = None
+    if calibration:
+        from legal_judge.calibration import load_correction
+
+        correction = load_correction(store, calibration)
+    run = _Run(config, judges, store, run_id, on_progress=None, correction=correction)
+    if lookup is None and config.citation_lookup and config.run_checks:
+        lookup = citation_lookup_from_env(store)
+    run.lookup = lookup
+    _check_families(run, items)
+    return RunPlan(run=run, items=items, resume=resume, calibration=calibration)
 
 
 async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store,
@@ -413,60 +447,65 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
         The run's outcome; ``status`` is ``completed``, ``interrupted`` or ``stopped``.
 
     Raises:
-        ConfigError: a refused same-family configuration or a missing key, before any call.
+        ConfigError: anything :func:`plan_run` refuses, before any call and before the run exists.
     """
-    run_id = run_id or new_run_id()
-    if not resume:
-        _refuse_existing_run(store, run_id)
-    judges = build_judges(config, store, use_cache=use_cache, http_client=http_client)
-    if resume:
-        items = [BenchmarkItem.model_validate(x) for x in store.load_items(run_id)]
-    correction = None
-    if resume:
-        calibration = store.get_run(run_id)["config"].get("calibration")
-    if calibration:
-        from legal_judge.calibration import load_correction
+    plan = plan_run(items, config, store=store, run_id=run_id, resume=resume, use_cache=use_cache,
+                    http_client=http_client, calibration=calibration, lookup=lookup)
+    return await execute_plan(plan, on_progress=on_progress, extra_config=extra_config)
 
-        correction = load_correction(store, calibration)
-    run = _Run(config, judges, store, run_id, on_progress=on_progress, correction=correction)
-    if lookup is None and config.citation_lookup and config.run_checks:
-        lookup = citation_lookup_from_env(store)
-    run.lookup = lookup
-    _check_families(run, items)
-    if not resume:
-        store.create_run(run_id, kind="run", items=[i.model_dump() for i in items], config={
-            "ensemble": config.model_dump(), "judge_ids": {j.label: j.judge_id for j in judges},
+
+async def execute_plan(plan: RunPlan, *, on_progress: Callable[[RunProgress], None] | None = None,
+                       extra_config: dict[str, Any] | None = None) -> RunOutcome:
+    """Run a plan: create (or claim) the run, judge every item, finish the run.
+
+    The process owns the run while it executes (pid, host, heartbeat: ``runs list`` shows a run
+    whose process died as ``interrupted``).
+    """
+    from legal_judge.run_owner import hold_run
+
+    run, items, store = plan.run, plan.items, plan.run.store
+    run.on_progress = on_progress
+    judges = run.judges
+    if not plan.resume:
+        store.create_run(run.run_id, kind="run", items=[i.model_dump() for i in items], config={
+            "ensemble": run.config.model_dump(), "judge_ids": {j.label: j.judge_id for j in judges},
             "judge_id": run.ensemble_id, "rubric_set": run.rubric_set.id,
-            "calibration": calibration, "langfuse_prompts": _langfuse_prompts(run.warnings),
+            "calibration": plan.calibration, "langfuse_prompts": _langfuse_prompts(run.warnings),
             **(extra_config or {}),
         })
     run.progress.items_total = len(items)
     status = "completed"
-    try:
-        await _drive(run, items)
-    except _CostLimit as exc:
-        status = "stopped"
-        run.warnings.append(str(exc))
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        status = "interrupted"
-    finally:
-        for j in judges:
-            await j.provider.aclose()
-    from legal_judge.summary import summarize_run
+    with hold_run(store, run.run_id):
+        try:
+            await _drive(run, items)
+        except _CostLimit as exc:
+            status = "stopped"
+            run.warnings.append(str(exc))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            status = "interrupted"
+        except BaseException:
+            # A judge refused mid-run (a revoked key, a bad request): what is stored stays, and
+            # the run says it can be resumed once the cause is fixed.
+            store.finish_run(run.run_id, status="interrupted", summary=None)
+            raise
+        finally:
+            for j in judges:
+                await j.provider.aclose()
+        from legal_judge.summary import summarize_run
 
-    run.warnings += run.language_warnings()
-    summary = summarize_run(store, run_id) if status == "completed" else None
-    if summary is not None:
-        summary["warnings"] = run.warnings
-    store.finish_run(run_id, status=status, summary=summary)
+        run.warnings += run.language_warnings()
+        summary = summarize_run(store, run.run_id) if status == "completed" else None
+        if summary is not None:
+            summary["warnings"] = run.warnings
+        store.finish_run(run.run_id, status=status, summary=summary)
     if status == "completed":
         before = len(run.warnings)
-        _sync_at_end(store, run_id, run.warnings)
+        _sync_at_end(store, run.run_id, run.warnings)
         if summary is not None and len(run.warnings) > before:
             # The summary was stored before the sync: store it again so `run` shows its warning.
-            store.finish_run(run_id, status=status, summary=summary)
-    return RunOutcome(run_id=run_id, status=status, results=run.results, progress=run.progress,
-                      warnings=run.warnings)
+            store.finish_run(run.run_id, status=status, summary=summary)
+    return RunOutcome(run_id=run.run_id, status=status, results=run.results,
+                      progress=run.progress, warnings=run.warnings)
 
 
 async def _drive(run: _Run, items: list[BenchmarkItem]) -> None:

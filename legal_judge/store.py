@@ -179,6 +179,16 @@ def m004_outbox_parking(db: sqlite3.Connection) -> None:
                                parked_by = NULL, park_retry = NULL WHERE id = NEW.id;
            END"""
     )
+def m005_run_owner(db: sqlite3.Connection) -> None:
+    # The process that is executing a run, so a run whose process died is shown interrupted (with
+    # its resume command) instead of "running" forever. NULL for runs of older stores.
+    _script(db,
+        """
+        ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+        ALTER TABLE runs ADD COLUMN owner_host TEXT;
+        ALTER TABLE runs ADD COLUMN heartbeat_at TEXT
+        """
+    )
 
 
 def utcnow() -> str:
@@ -509,6 +519,29 @@ class Store:
                       COALESCE(SUM(synced_at IS NOT NULL), 0) FROM outbox"""
         ).fetchone()
         return {"pending": row[0], "delivered": row[1]}
+
+    # run owners (m005_run_owner) ----------------------------------------------------------------
+    def claim_run(self, run_id: str, *, pid: int, host: str) -> None:
+        """Record this process as the one executing the run (a new run or a resume)."""
+        with self.transaction() as db:
+            db.execute("UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?, "
+                       "heartbeat_at = ? WHERE id = ?", (pid, host, utcnow(), run_id))
+
+    def beat_run(self, run_id: str, *, pid: int) -> None:
+        """Refresh the owner's heartbeat (only while ``pid`` still owns the run)."""
+        self._write("UPDATE runs SET heartbeat_at = ? WHERE id = ? AND owner_pid = ?",
+                    (utcnow(), run_id, pid))
+
+    def run_owners(self, run_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Run id -> ``{"pid", "host", "heartbeat_at"}`` (None values for runs never claimed)."""
+        out: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(run_ids), 500):
+            chunk = run_ids[start:start + 500]
+            rows = self.db.execute(
+                "SELECT id, owner_pid, owner_host, heartbeat_at FROM runs WHERE id IN "
+                f"({', '.join('?' * len(chunk))})", chunk)
+            out.update({r[0]: {"pid": r[1], "host": r[2], "heartbeat_at": r[3]} for r in rows})
+        return out
 
     def integrity_check(self) -> str:
         """``PRAGMA integrity_check`` result ("ok" when healthy)."""

@@ -305,7 +305,11 @@ async def run_benchmark_batch(
         ConfigError: a refused same-family configuration or a missing key, before any call.
         ProviderError: a batch could not be submitted or polled (auth, outage after retries).
     """
+    from legal_judge.run_owner import hold_run, refuse_if_owned
+
     run_id = run_id or new_run_id()
+    if resume:
+        refuse_if_owned(store, run_id)
     judges = build_judges(config, store, use_cache=use_cache, http_client=http_client)
     if resume:
         items = [BenchmarkItem.model_validate(x) for x in store.load_items(run_id)]
@@ -333,8 +337,9 @@ async def run_benchmark_batch(
                           online_threshold=online_threshold, max_resubmits=max_resubmits,
                           sleep=sleep, wait=wait)
     driver.adopt(lanes)
-    status = await _execute(run, driver, items, judges)
-    return _finish(run, driver, status)
+    with hold_run(store, run_id):  # a killed batch run is shown interrupted, not running
+        status = await _execute(run, driver, items, judges)
+        return _finish(run, driver, status)
 
 
 async def _execute(run: _Run, driver: _BatchDriver, items: list[BenchmarkItem],

@@ -92,30 +92,29 @@ def _progress_bar() -> Progress:
 def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache: bool,
              run_id: str | None, quiet: bool, calibration: str | None = None,
              lookup: bool = False, selection: ItemSelection | None = None) -> dict[str, Any]:
-    from legal_judge.runner import RunProgress, resolve_inputs, run_benchmark
+    from legal_judge.runner import RunProgress, execute_plan, plan_run, resolve_inputs
 
     store = Store()
     inputs = resolve_inputs(store, dataset, ensemble, resume=resume, selection=selection)
     items, config = inputs.items, inputs.config
     if lookup and not resume:
         config = config.model_copy(update={"citation_lookup": True})
+    # Everything is checked before the run exists and before a progress bar is drawn.
+    plan = plan_run(items, config, store=store, run_id=resume or run_id, resume=bool(resume),
+                    use_cache=not no_cache, calibration=calibration)
     extra: dict[str, Any] = {"dataset": str(dataset) if dataset else None,
                              "ensemble_path": ensemble}
     if inputs.selection is not None:
         extra["selection"] = inputs.selection
 
     def go(on_progress: Any) -> Any:
-        return asyncio.run(run_benchmark(
-            items, config, store=store, run_id=resume or run_id, resume=bool(resume),
-            use_cache=not no_cache, on_progress=on_progress, calibration=calibration,
-            extra_config=extra,
-        ))
+        return asyncio.run(execute_plan(plan, on_progress=on_progress, extra_config=extra))
 
     if quiet:
         outcome = go(None)
     else:
         with _progress_bar() as bar:
-            task = bar.add_task("judging", total=len(items) or None, stats="")
+            task = bar.add_task("judging", total=len(plan.items) or None, stats="")
 
             def on_progress(p: RunProgress) -> None:
                 bar.update(task, completed=p.items_done, total=p.items_total or None, stats=(
@@ -296,10 +295,19 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
 
     write_ci_outputs(console, lambda: run_suite(Store(), outcome.run_id), junit=junit,
                      summary_md=summary_md)
-    if outcome.status != "completed":
-        console.print(f"[yellow]run {outcome.status}[/yellow]: finish it with "
-                      f"`legal-judge run --resume {outcome.run_id}"
-                      f"{' --batch' if batch else ''}`", soft_wrap=True)
+    _end_unfinished(outcome, batch=batch)
+
+
+def _end_unfinished(outcome: Any, *, batch: bool = False) -> None:
+    """Say how to finish a run that did not complete; an interrupted run exits 130."""
+    if outcome.status == "completed":
+        return
+    console.print(f"[yellow]run {outcome.status}[/yellow]: finish it with "
+                  f"`legal-judge run --resume {outcome.run_id}{' --batch' if batch else ''}`",
+                  soft_wrap=True)
+    if outcome.status == "interrupted":
+        # Ctrl-C must not look green in CI: the contract's "interrupted" exit code.
+        raise click.exceptions.Exit(130)
 
 
 @click.command()
@@ -317,6 +325,7 @@ def demo(out: Path | None, quiet: bool) -> None:
     print_summary(res["run"])
     if out is not None and res["outcome"].status == "completed":
         export_and_say(Store(), res["outcome"].run_id, out)
+    _end_unfinished(res["outcome"])
     console.print(
         "\nThis demo used simulated judges. To use real judges: set OPENAI_API_KEY, GEMINI_API_KEY "
         "and MISTRAL_API_KEY, then run\n  legal-judge run your_bench.jsonl --ensemble default\n"

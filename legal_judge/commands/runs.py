@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from legal_judge.commands.core import console, export_and_say, print_summary
 from legal_judge.commands.tables import Col, echo_json, print_table
+from legal_judge.run_owner import displayed_status, resume_command, run_owner
 from legal_judge.store import Store
 
 __all__ = ["COMMANDS", "runs"]
@@ -22,35 +24,55 @@ def runs() -> None:
 @click.option("--limit", default=20, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 def runs_list(limit: int, as_json: bool) -> None:
-    """Most recent runs."""
-    rows = Store().list_runs(limit=limit)
+    """Most recent runs (a run whose process is gone is shown interrupted)."""
+    store = Store()
+    rows = store.list_runs(limit=limit)
+    owners = store.run_owners([r["id"] for r in rows])
+    for r in rows:
+        r["status"] = _shown_status(r["status"], owners.get(r["id"], {}))
+    resumable = [r["id"] for r in rows if r["status"] == "interrupted"]
+    commands = {i: resume_command(store.get_run(i)) for i in resumable}
     if as_json:
-        echo_json(rows)
+        echo_json([{**r, "resume_command": commands.get(r["id"])} for r in rows])
         return
     print_table(console, "Runs",
                 [Col("run id", keep=True), Col("kind", optional=True), Col("status", keep=True),
                  Col("created"), Col("items", numeric=True), Col("results", numeric=True)],
-                [[r["id"], r["kind"], r["status"], r["created_at"][:19].replace("T", " "),
+                [[r["id"], r["kind"], r["status"], r["created_at"][:16].replace("T", " "),
                   str(r["items"]), str(r["results"])] for r in rows],
                 empty="no runs yet: `legal-judge demo` makes one")
+    shown = [c for c in commands.values() if c]
+    if shown:
+        console.print("interrupted runs can be finished (completed calls are not repeated):",
+                      highlight=False)
+        for command in shown:
+            console.print(f"  {command}", soft_wrap=True, highlight=False, markup=False)
+
+
+def _shown_status(status: str, owner_row: dict[str, Any]) -> str:
+    return displayed_status(status, run_owner(owner_row))
 
 
 @runs.command("show")
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the run (config and summary) as JSON.")
 def runs_show(run_id: str, as_json: bool) -> None:
-    """A run's summary."""
+    """A run's summary (a run whose process is gone is shown interrupted)."""
     store = Store()
     run = store.get_run(run_id)
+    run["status"] = _shown_status(run["status"], run)
+    resume = resume_command(run) if run["status"] in ("interrupted", "stopped") else None
     if run["summary"] is not None:
         # Labels arrive after a run: the corrected figures are computed when shown.
         from legal_judge.summary import corrected_figures
 
         run["summary"]["corrected"] = corrected_figures(store, run_id)
     if as_json:
-        echo_json(run)
-    else:
-        print_summary(run)
+        echo_json({**run, "resume_command": resume})
+        return
+    print_summary(run)
+    if resume:
+        console.print(f"finish it with: {resume}", soft_wrap=True, highlight=False, markup=False)
 
 
 @runs.command("export")

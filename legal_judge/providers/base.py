@@ -34,8 +34,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from legal_judge.errors import ConfigError, MissingKeyError, ProviderError, ProviderUnavailable
 from legal_judge.models import CompletionRequest, CompletionResponse
@@ -48,6 +50,7 @@ __all__ = [
     "ProviderSpec",
     "elapsed_ms",
     "normalize_finish_reason",
+    "url_problem",
     "parse_spec",
     "read_key",
     "redact",
@@ -101,6 +104,15 @@ class ProviderOptions(BaseModel):
     family: str | None = None
     """Overrides the model family derived from the model name."""
 
+    @field_validator("base_url")
+    @classmethod
+    def _valid_url(cls, value: str | None) -> str | None:
+        problem = url_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(f"malformed URL {value!r} ({problem}); write it as "
+                             "http://HOST:PORT/v1")
+        return value
+
 
 @runtime_checkable
 class Provider(Protocol):
@@ -143,6 +155,14 @@ def parse_spec(spec: str) -> ProviderSpec:
     head, at, tail = rest.rpartition("@")
     if at and _URL.match(tail.strip()):
         model, base_url = head, tail.strip()
+        problem = url_problem(base_url)
+        if problem:
+            raise ConfigError(
+                f"judge spec {spec!r}: malformed server URL ({problem})",
+                code="provider-url-invalid",
+                fix=f"write the server URL as http://HOST:PORT/v1 with a port from 1 to 65535, "
+                    f"e.g. {prefix}:{head.strip() or '<model>'}@http://127.0.0.1:8000/v1",
+            )
     model = model.strip()
     if not model:
         raise ConfigError(
@@ -151,6 +171,39 @@ def parse_spec(spec: str) -> ProviderSpec:
             fix=f"add the model after the prefix, e.g. {prefix}:<model>",
         )
     return ProviderSpec(prefix=prefix, model=model, base_url=base_url, raw=text)
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with a server URL (a short phrase), or None when it is well formed.
+
+    Checked when a spec or config is read, so a typo fails before any run exists instead of as
+    an internal error (or a failed call per item) halfway through a paid run.
+    """
+    if not _URL.match(url):
+        return "it must start with http:// or https://"
+    if any(c.isspace() for c in url):
+        return "it contains a space"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        detail = str(exc)
+        if "cast to integer" in detail:
+            return "the port is not a number"
+        if "out of range" in detail:
+            return "the port is above 65535"
+        if "IPv6" in detail:
+            return "an IPv6 address must be closed with ']'"
+        return detail
+    if not parts.hostname:
+        return "it names no host"
+    if port == 0:
+        return "the port is 0"
+    try:
+        httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        return str(exc)
+    return None
 
 
 def read_key(env_var: str, *, provider: str) -> str:

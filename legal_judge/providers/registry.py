@@ -9,6 +9,7 @@ a test double) registers the same way::
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable
 
@@ -74,8 +75,9 @@ def _factory_for(prefix: str) -> ProviderFactory:
                 raise
     factory = _FACTORIES.get(prefix)
     if factory is None:
+        close = difflib.get_close_matches(prefix, known_prefixes(), n=1)
         raise ConfigError(
-            f"unknown provider '{prefix}'",
+            f"unknown provider '{prefix}'" + (f" (did you mean '{close[0]}'?)" if close else ""),
             code="provider-unknown",
             fix="use one of: " + ", ".join(known_prefixes()),
         )

@@ -108,6 +108,15 @@ def load_profiles() -> dict[str, SimulatedProfile]:
     return {name: SimulatedProfile.model_validate(p) for name, p in data["profiles"].items()}
 
 
+def _number(spec: ProviderSpec, key: str, value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigError(f"simulated parameter '{key}' in {spec.raw} must be a number, "
+                          f"got {value!r}", code="simulated-param-invalid",
+                          fix=f"write it as {key}=<number>, e.g. {key}=0.5") from None
+
+
 def _profile_from_spec(spec: ProviderSpec) -> SimulatedProfile:
     name, _, params = spec.model.partition("?")
     profiles = load_profiles()
@@ -124,11 +133,11 @@ def _profile_from_spec(spec: ProviderSpec) -> SimulatedProfile:
     for pair in params.split("&"):
         key, _, value = pair.partition("=")
         if key in BIAS_SIGNALS or key in ("position", "self_preference"):
-            biases[key] = float(value)
+            biases[key] = _number(spec, key, value)
         elif key in faults:
-            faults[key] = float(value)
+            faults[key] = _number(spec, key, value)
         elif key in ("noise_sd", "latency_ms"):
-            update[key] = float(value)
+            update[key] = _number(spec, key, value)
         elif key == "family":
             update["family"] = value
         else:

@@ -131,3 +131,35 @@ def test_disagreement_flags_item_for_review() -> None:
     assert r.disagreement["legal_soundness"]["range"] == 4
     assert r.disagreement["legal_soundness"]["sd"] == pytest.approx(2.0)
     assert r.flagged_for_review
+
+
+def test_verdict_is_weighted_as_the_judge_in_its_slot_not_by_the_name_it_carries() -> None:
+    """Issue 20 item 1: a renamed judge's cached verdicts carry the old display name."""
+    renamed = [JudgeSlot("openai", "openai", 1.0), JudgeSlot("google", "google", 1.0),
+               JudgeSlot("anthropic", "anthropic", 1.0)]
+    # All three names stale: the old code found no valid slot and divided by zero.
+    r = agg([v("gpt", "openai", ls=5), v("gemini", "google", ls=2, overall="fail"),
+             v("claude", "anthropic", ls=2, overall="fail")], slots=renamed)
+    assert r.status == "ok" and r.scores["legal_soundness"] == pytest.approx(3.0)
+    assert {w.judge for w in r.weights} == {"openai", "google", "anthropic"}
+    # One name kept, two renamed: the old code raised KeyError on the renamed ones.
+    mixed = [JudgeSlot("gpt", "openai", 1.0), JudgeSlot("google", "google", 1.0),
+             JudgeSlot("anthropic", "anthropic", 1.0)]
+    r = agg([v("gpt", "openai", ls=5), v("gemini", "google", ls=2, overall="fail"),
+             v("claude", "anthropic", ls=2, overall="fail")], slots=mixed)
+    assert r.scores["legal_soundness"] == pytest.approx(3.0) and r.overall == "fail"
+
+
+def test_weights_follow_the_slot_family_when_the_verdict_says_otherwise() -> None:
+    # A verdict cached before a `family = ...` override still counts as the configured family.
+    slots = [JudgeSlot("a", "meta", 1.0), JudgeSlot("b", "google", 1.0), JudgeSlot("c", "openai", 1.0)]
+    r = agg([v("a", "openai", ls=5), v("b", "google", ls=2), v("c", "openai", ls=2)], slots=slots,
+            sut="meta")
+    w = {x.judge: x.weight for x in r.weights}
+    assert w["a"] == pytest.approx(1 / 3) and w["a"] == pytest.approx(w["b"])
+    assert next(x for x in r.weights if x.judge == "a").same_family
+
+
+def test_verdicts_and_slots_must_line_up() -> None:
+    with pytest.raises(ValueError, match="2 verdicts for 3 judges"):
+        agg([v("gpt", "openai"), v("gemini", "google")])

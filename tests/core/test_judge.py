@@ -200,3 +200,19 @@ def test_cache_key_covers_schema_and_messages_and_is_stable() -> None:
                                              temperature=0.2)) not in keys
     assert judge.cache_key(CompletionRequest(model="gpt-4o", messages=[Message(role="user", content="y")],
                                              json_schema={"a": 1})) not in keys
+
+
+async def test_renamed_judge_reuses_its_cached_verdict_under_its_new_name(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 20 item 1: the display name is not part of the judge_id, so the cache is shared,
+    and the verdict it returns must carry the name (and family) the judge has now."""
+    store = Store(tmp_path / "s.sqlite3")
+    p = ScriptedProvider("openai:gpt-4o", outputs=[verdict_json()])
+    old = Judge(JudgeConfig(spec="openai:gpt-4o", name="gpt-4o (simulated)"), p, store=store)
+    first = await old.judge(ITEM)
+    p2 = ScriptedProvider("openai:gpt-4o", outputs=[])
+    new = Judge(JudgeConfig(spec="openai:gpt-4o", name="openai", family="meta"), p2, store=store)
+    assert new.judge_id == old.judge_id  # renaming is free
+    second = await new.judge(ITEM)
+    assert p2.requests == [] and second.cached
+    assert second.judge == "openai" and second.family == "meta"
+    assert second.scores == first.scores and second.judge_id == first.judge_id

@@ -41,9 +41,13 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
+    # Exit 130 (interrupted), not 0: a cancelled CI step must not look green (issue 20, item 13).
+    assert proc.returncode == 130, err
     assert "interrupted" in out and "--resume INT" in out
     assert "Traceback" not in err
+    db = sqlite3.connect(tmp_path / "home" / "store.sqlite3")
+    assert db.execute("SELECT status FROM runs WHERE id = 'INT'").fetchone()[0] == "interrupted"
+    db.close()
     resumed = subprocess.run([sys.executable, "-m", "legal_judge", "run", "--resume", "INT", "--quiet"],
                              env=env, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0 and "completed" in resumed.stdout

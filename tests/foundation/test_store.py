@@ -41,7 +41,8 @@ def test_newer_store_refused(tmp_path: Path) -> None:
 def test_failed_transaction_rolls_back(tmp_path: Path) -> None:
     s = Store(tmp_path / "s.sqlite3")
     with pytest.raises(RuntimeError), s.transaction() as db:
-        db.execute("INSERT INTO runs VALUES ('x','run','running','t',NULL,'{}',NULL)")
+        db.execute("INSERT INTO runs (id, kind, status, created_at, config_json) "
+                   "VALUES ('x','run','running','t','{}')")
         raise RuntimeError("boom")
     with pytest.raises(NotFoundError):
         s.get_run("x")
