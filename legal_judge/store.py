@@ -179,6 +179,9 @@ def m004_outbox_parking(db: sqlite3.Connection) -> None:
                                parked_by = NULL, park_retry = NULL WHERE id = NEW.id;
            END"""
     )
+
+
+@migration
 def m005_run_owner(db: sqlite3.Connection) -> None:
     # The process that is executing a run, so a run whose process died is shown interrupted (with
     # its resume command) instead of "running" forever. NULL for runs of older stores.

@@ -125,12 +125,14 @@ CASES: list[object] = [
     case("runs", "show", "nope"), case("runs", "list", "--limit", "abc"),
     case("runs", "list", expect=0), case("runs", "show", "walk-run", expect=0),
     case("runs"), case("runs", "nope"),
+    case("runs", "export", "nope"), case("runs", "export", "walk-run", "--format", "xml"),
+    case("runs", "export", "walk-run", "--out", "nodir/x.csv"),
     # compare
     case("compare", "nope-a", "nope-b"), case("compare", "walk-run", "nope"),
     case("compare", "walk-run"), case("compare", "walk-run", "walk-run", "--threshold", "x"),
     # check (owned by another helper: nofile.txt and --text "" were internal errors)
-    others_xfail(case("check", "nofile.txt"), "check nofile.txt: fixed by the check helper"),
-    others_xfail(case("check", "--text", ""), 'check --text "": fixed by the check helper'),
+    case("check", "nofile.txt"),
+    case("check", "--text", ""),
     case("check"), case("check", "--dataset", "nofile.jsonl"),
     case("check", "--text", ANSWER, "--today", "not-a-date"),
     case("check", "--text", ANSWER, expect=(0, 1)),
@@ -147,6 +149,8 @@ CASES: list[object] = [
     case("calibrate", "apply", "walk-run", "nope", "--out", "x.csv"),
     case("calibrate", "sample", "walk-run", "--n", "0"),
     case("calibrate", "history", expect=0),
+    case("calibrate", "estimate", "nope"), case("calibrate", "estimate", "walk-run", expect=(0, 2)),
+    case("calibrate", "import", "--from-langfuse", "--queue", "q1"),
     # audit
     case("audit", "run", "--judge", "openia:gpt-4o"), case("audit", "run", "--judge", "nofile.toml"),
     case("audit", "run", "--judge", "simulated:demo-openai", "--dimensions", "nope"),
@@ -157,12 +161,15 @@ CASES: list[object] = [
     case("audit", "traffic", "--attribute", "x", expect=(1, 2), why="insufficient data"),
     case("audit", "stats", "nofile.jsonl"),
     case("audit", "list", expect=0), case("audit", "verify-log", expect=0),
+    case("audit", "dimensions", expect=0), case("audit", "dimensions", "--bogus"),
+    case("audit", "run", "--resume", "nope"),
     # debias
     case("debias", "compare", "--judge", "openia:gpt-4o"),
     case("debias", "compare", "--judge", "simulated:demo-openai", "--modes", "nope"),
     case("debias", "prompt", "--bias", "nope"),
     # report, doctor, batches
     case("report", "nope", "--html", "r.html"), case("report", "walk-run"),
+    case("report", "walk-run", "nope", "--html", "c.html"),
     case("doctor", "--ensemble", "nofile.toml"), case("doctor", "--ensemble", "typo.toml"),
     case("doctor", "--ensemble", "badurl.toml"), case("doctor", "--timeout", "abc"),
     case("batches", "status", "nope"), case("batches", "status", expect=0),
