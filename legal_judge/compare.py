@@ -50,7 +50,7 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, threshold: float = 0.2
         regressed = t.p_value < alpha and t.mean_difference < -threshold
         if regressed:
             regressions.append(rubric)
-        rubrics[rubric] = {"n": t.n, "mean_difference": t.mean_difference, "ci95": list(t.ci95),
+        rubrics[rubric] = {"n": t.n, "mean_difference": t.mean_difference, "ci95": list(t.ci95) if t.ci95 else None,
                            "test": t.test_used, "p_value": t.p_value, "effect_size": t.effect_size,
                            "regressed": regressed}
     passed_a = [res_a[i]["overall"] == "pass" for i in common]

@@ -124,6 +124,11 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
     return {"run": run, "outcome": outcome}
 
 
+def _ci(pair: list[float] | None, spec: str, sep: str) -> str:
+    # A single item or pair has no confidence interval (stats return None), not a zero-width one.
+    return "n/a" if not pair else f"{pair[0]:{spec}}{sep}{pair[1]:{spec}}"
+
+
 def print_summary(run: dict[str, Any]) -> None:
     """Render a run summary for a team lead."""
     s = run["summary"]
@@ -142,7 +147,7 @@ def print_summary(run: dict[str, Any]) -> None:
         table.add_column(col)
     for rubric, m in s["rubrics"].items():
         alpha = s["krippendorff_alpha"].get(rubric)
-        table.add_row(rubric, str(m["n"]), f"{m['mean']:.2f}", f"{m['ci95'][0]:.2f}–{m['ci95'][1]:.2f}",
+        table.add_row(rubric, str(m["n"]), f"{m['mean']:.2f}", _ci(m["ci95"], ".2f", "–"),
                       "n/a" if alpha is None else f"{alpha:.2f}")
     console.print(table)
     jt = Table(title="Per judge")
@@ -295,7 +300,7 @@ def _print_compare(report: dict[str, Any]) -> None:
         table.add_column(col)
     for rubric, r in report["rubrics"].items():
         table.add_row(rubric, f"{r['mean_difference']:+.3f}",
-                      f"{r['ci95'][0]:+.3f}..{r['ci95'][1]:+.3f}", r["test"], f"{r['p_value']:.4f}",
+                      _ci(r["ci95"], "+.3f", ".."), r["test"], f"{r['p_value']:.4f}",
                       "YES" if r["regressed"] else "")
     console.print(table)
     pf = report["pass_rate"]
