@@ -203,3 +203,15 @@ def test_float_noise_is_not_a_difference() -> None:
     assert r.test_used == "wilcoxon signed-rank"  # constant differences despite float noise
     zero = paired_test([0.1 + 0.2, 1.0, 2.0], [0.3, 1.0, 2.0])
     assert zero.test_used == "none" and zero.n_nonzero == 0
+
+
+def test_audit_analysis_copes_with_a_single_pair() -> None:
+    # Consumers of paired_test with n = 1 (the library allows min_complete_pairs=1).
+    from legal_judge.audit.analysis import PairRow, analyse
+
+    row = PairRow(dimension="authority", pair_id="p1", variant_a_input="a", variant_a_score=4.0,
+                  variant_b_input="b", variant_b_score=3.0, repeat_score=3.0)
+    (st,) = analyse([row], min_complete_pairs=1)
+    assert st.result.ci95 is None and st.result.sd is None and st.result.effect_size == 1.0
+    assert st.mde is None and not st.flagged
+    assert st.noise is not None and st.noise["sd_of_repeat_difference"] is None
