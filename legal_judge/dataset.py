@@ -1,7 +1,9 @@
 """Benchmark dataset loading: JSONL, CSV and JSON arrays, validated in full before anything runs.
 
 Every defect is reported with file, line and field in one :class:`~legal_judge.errors.InputError`
-(exit code 2), so a user fixes a file in one pass instead of one error per run.
+(exit code 2), so a user fixes a file in one pass instead of one error per run: a line that is
+not UTF-8 is one defect among the others (the file is decoded line by line), and an id holding a
+control character is refused wherever a dataset or pair file is loaded.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,7 +23,8 @@ from pydantic import BaseModel, ValidationError
 from legal_judge.errors import InputError, Problem
 from legal_judge.models import BenchmarkItem
 
-__all__ = ["DatasetSummary", "load_dataset", "read_jsonl_models", "sample_dataset_path", "summarize"]
+__all__ = ["ID_FIELDS", "DatasetSummary", "id_problem", "load_dataset", "read_jsonl_models",
+           "sample_dataset_path", "summarize"]
 
 MAX_FIELD_CHARS = 200_000
 MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -33,7 +37,21 @@ def sample_dataset_path() -> Path:
     return Path(__file__).parent / "data" / "sample_bench.jsonl"
 
 
-def _decode(path: Path, problems: list[Problem]) -> str | None:
+@dataclass(frozen=True)
+class _Text:
+    """A file decoded line by line: a line that is not UTF-8 (or holds a NUL) is reported once,
+    kept in place with U+FFFD for its bad bytes, and its rows are skipped, so every other defect
+    of the file is still found in the same pass."""
+
+    text: str
+    bad_lines: frozenset[int]
+
+    def spans_bad(self, first: int, last: int) -> bool:
+        """Whether a row on lines ``first``..``last`` touches a line already reported."""
+        return any(first <= n <= last for n in self.bad_lines)
+
+
+def _decode(path: Path, problems: list[Problem]) -> _Text | None:
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -48,26 +66,60 @@ def _decode(path: Path, problems: list[Problem]) -> str | None:
     except OSError as exc:  # a directory, a permission problem
         problems.append(Problem(str(path), None, None, f"cannot read: {exc.strerror}"))
         return None
-    try:
-        text = data.decode("utf-8-sig")  # a BOM is accepted
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        problems.append(Problem(str(path), line, None,
-                                f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"))
-        return None
-    if not text.strip():
-        problems.append(Problem(str(path), None, None, "the file is empty"))
-        return None
-    if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        problems.append(Problem(str(path), line, None, "contains a NUL byte"))
-        return None
-    return text
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a BOM is accepted
+    lines: list[str] = []
+    bad: set[int] = set()
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(str(path), lineno, None,
+                                    f"not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} "
+                                    "of the line); save the file as UTF-8"))
+            bad.add(lineno)
+            line = raw.decode("utf-8", errors="replace")
+        if "\x00" in line:
+            if lineno not in bad:
+                problems.append(Problem(str(path), lineno, None,
+                                        f"contains a NUL byte (character {line.index(chr(0)) + 1})"))
+            bad.add(lineno)
+            line = line.replace("\x00", "\ufffd")
+        lines.append(line)
+    return _Text("\n".join(lines), frozenset(bad))
 
 
-def _jsonl_rows(path: Path, text: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+#: Fields that hold an id: shown in tables, written to exports and Langfuse, used as keys.
+ID_FIELDS = ("id", "item_id", "pair_id")
+_ID_CHAR_NAMES = {"\n": "a line break", "\r": "a carriage return", "\t": "a tab"}
+# Bidirectional embeddings, overrides and isolates reorder what a table shows.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def id_problem(value: str) -> str | None:
+    """Why ``value`` cannot be an id, or None.
+
+    An id may not hold a control character (a line break, tab, escape, ...), a Unicode line or
+    paragraph separator or a bidirectional control: each breaks the tables, CSV/JSONL exports and
+    Langfuse views that show the id, or makes two ids look alike.
+    """
+    for pos, ch in enumerate(value, start=1):
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI_CONTROLS:
+            name = _ID_CHAR_NAMES.get(ch) or unicodedata.name(ch, "a control character").lower()
+            return (f"contains U+{ord(ch):04X} ({name}) at character {pos}; ids are shown in "
+                    "tables and exports: remove it")
+    return None
+
+
+def _id_problems(path: Path, lineno: int, row: dict[str, Any]) -> list[Problem]:
+    return [Problem(str(path), lineno, name, why) for name in ID_FIELDS
+            if isinstance(row.get(name), str) and (why := id_problem(row[name])) is not None]
+
+
+def _jsonl_rows(path: Path, text: _Text, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
+    # Split on "\n" only: str.splitlines() would also split inside a JSON string holding U+2028,
+    # U+0085 or a form feed, which JSON allows unescaped.
+    for lineno, line in enumerate(text.text.split("\n"), start=1):
+        if not line.strip() or lineno in text.bad_lines:
             continue
         try:
             yield lineno, json.loads(line)
@@ -77,7 +129,9 @@ def _jsonl_rows(path: Path, text: str, problems: list[Problem]) -> Iterator[tupl
             problems.append(Problem(str(path), lineno, None, "JSON nested too deeply"))
 
 
-def _json_array_rows(path: Path, text: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
+def _json_array_rows(path: Path, decoded: _Text,
+                     problems: list[Problem]) -> Iterator[tuple[int, Any]]:
+    text = decoded.text
     decoder = json.JSONDecoder()
     idx = len(text) - len(text.lstrip())
     if not text.startswith("[", idx):
@@ -98,16 +152,22 @@ def _json_array_rows(path: Path, text: str, problems: list[Problem]) -> Iterator
         except RecursionError:
             problems.append(Problem(str(path), lineno, None, "JSON nested too deeply"))
             return
-        yield lineno, value
+        if not decoded.spans_bad(lineno, text.count("\n", 0, idx) + 1):
+            yield lineno, value
 
 
-def _csv_rows(path: Path, text: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+def _csv_rows(path: Path, text: _Text, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
+    if 1 in text.bad_lines:
+        return  # without a readable header no row can be read; line 1 is already reported
+    reader = csv.DictReader(io.StringIO(text.text, newline=""))
     if reader.fieldnames is None:
         problems.append(Problem(str(path), 1, None, "CSV has no header row"))
         return
+    last = reader.line_num
     for row in reader:
-        lineno = reader.line_num
+        first, lineno, last = last + 1, reader.line_num, reader.line_num
+        if text.spans_bad(first, lineno):
+            continue
         if None in row:
             problems.append(Problem(str(path), lineno, None, "more cells than header columns"))
             continue
@@ -132,7 +192,7 @@ def _csv_structured(path: Path, lineno: int, name: str, raw: str, problems: list
     return None
 
 
-def _rows(path: Path, text: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
+def _rows(path: Path, text: _Text, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
     suffix = path.suffix.lower()
     if suffix == ".csv":
         return _csv_rows(path, text, problems)
@@ -154,28 +214,38 @@ def read_jsonl_models(path: Path, model: type[ModelT],
                       problems: list[Problem]) -> list[tuple[int, ModelT]]:
     """Validate every line of a JSON Lines file as ``model``.
 
-    Defects (bad JSON, nesting, missing or unknown fields) are appended to ``problems`` with line
-    and field, so the caller can add its own checks and report everything at once.
+    Defects (a line that is not UTF-8, bad JSON, nesting, missing or unknown fields, an id
+    field holding a control character) are appended to ``problems`` with line and field, so the
+    caller can add its own checks and report everything at once.
 
     Raises:
         InputError: the file cannot be read at all.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
+    found: list[Problem] = []
+    text = _decode(path, found)
+    if text is None:
+        raise InputError(found, fix="check the file path")
     rows: list[tuple[int, ModelT]] = []
-    for lineno, obj in _jsonl_rows(path, text, problems):
+    # Lines that are not UTF-8 are reported with the others, in line order; the rest is read.
+    for lineno, obj in _jsonl_rows(path, text, found):
+        if isinstance(obj, dict) and (bad_ids := _id_problems(path, lineno, obj)):
+            found.extend(bad_ids)
+            continue
         try:
             rows.append((lineno, model.model_validate(obj)))
         except ValidationError as exc:
-            problems.extend(_model_problems(path, lineno, exc))
+            found.extend(_model_problems(path, lineno, exc))
+    problems.extend(sorted(found, key=lambda p: p.line or 0))
     return rows
 
 
 def _validate_row(path: Path, lineno: int, row: Any, problems: list[Problem]) -> BenchmarkItem | None:
     if not isinstance(row, dict):
         problems.append(Problem(str(path), lineno, None, f"expected a JSON object, got {type(row).__name__}"))
+        return None
+    bad_ids = _id_problems(path, lineno, row)
+    if bad_ids:
+        problems.extend(bad_ids)
         return None
     for key, value in row.items():
         if isinstance(value, str) and len(value) > MAX_FIELD_CHARS:
@@ -207,6 +277,9 @@ def load_dataset(path: str | Path) -> list[BenchmarkItem]:
     if text is None:
         unreadable = not path.is_file()
         raise InputError(problems, fix="check the file path" if unreadable else None)
+    if not text.text.strip():
+        raise InputError([Problem(str(path), None, None, "the file is empty")],
+                         fix="check the file path")
     items: list[tuple[int, BenchmarkItem]] = []
     for lineno, row in _rows(path, text, problems):
         item = _validate_row(path, lineno, row, problems)

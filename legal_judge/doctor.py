@@ -129,21 +129,24 @@ def _keys(keys: _KeyUse) -> list[Check]:
 
 
 def _store() -> list[Check]:
-    from legal_judge.store import MIGRATIONS, Store
+    """The store's integrity (``PRAGMA integrity_check``) and schema; a damaged store is a problem."""
+    from legal_judge.store import MIGRATIONS, Store, damaged_store_fix
 
     try:
         store = Store()
     except LegalJudgeError as exc:
+        # Opening quick-checks the file: a damaged, full, locked or newer store is reported here.
         return [Check("store", "problem", exc.message, exc.fix)]
     try:
-        integrity = store.integrity_check()
+        found = store.integrity_problems()
         version = store.schema_version
+    except LegalJudgeError as exc:
+        return [Check("store", "problem", exc.message, exc.fix)]
     finally:
         store.close()
-    out = [Check("store", "ok" if integrity == "ok" else "problem",
-                 f"{store.path} (integrity_check: {integrity})",
-                 None if integrity == "ok" else
-                 f"restore {store.path} from a backup, or move it away and re-run (runs in it are lost)")]
+    out = [Check("store", "ok" if not found else "problem",
+                 f"{store.path} (integrity_check: {'; '.join(found) if found else 'ok'})",
+                 damaged_store_fix(store.path) if found else None)]
     latest = len(MIGRATIONS)
     out.append(Check("store schema", "ok" if version == latest else "problem",
                      f"version {version} (this legal-judge: {latest})",

@@ -15,7 +15,8 @@ configuration, 3 an external service failed after retries)::
     │   ├── RateLimitError(retry_after) 429: retried with backoff
     │   ├── ProviderUnavailable        5xx, timeouts, resets: retried with backoff (exit 3)
     │   └── BadRequestError            400/404/422: not retried (exit 2)
-    ├── StoreError                     the SQLite store is unusable (newer schema, locked)
+    ├── StoreError(code)               the SQLite store is unusable: full disk, damaged file,
+    │                                  locked, read-only, newer schema (names the file and the fix)
     ├── SyncError                      Langfuse refused or was unreachable after retries (exit 3)
     ├── NotFoundError                  a run, audit or calibration id that is not in the store
     └── GateFailure                    a CI gate decided "no" (exit 1)
@@ -184,7 +185,15 @@ class BadRequestError(ProviderError):
 
 
 class StoreError(LegalJudgeError):
-    """The local SQLite store cannot be used."""
+    """The local SQLite store cannot be used; the message names the file, ``fix`` the remedy.
+
+    ``code`` is stable for tests and scripts: ``store-full``, ``store-damaged``, ``store-locked``,
+    ``store-readonly``, ``store-io``, ``store-cannot-open``, ``store-newer``.
+    """
+
+    def __init__(self, message: str, *, code: str = "store", fix: str | None = None) -> None:
+        super().__init__(message, fix=fix)
+        self.code = code
 
 
 class SyncError(LegalJudgeError):

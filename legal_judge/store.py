@@ -7,18 +7,27 @@ append-only numbered list applied on open, so an old store opens with new code a
 newer version is refused rather than misread.
 
 Every judge call is committed as it completes: a killed run resumes from what is here.
+
+Store trouble is the user's to fix, never an "internal error": a full disk, a damaged file, a lock
+held too long or a read-only file raise :class:`~legal_judge.errors.StoreError` (exit 2) naming
+the file and the remedy, from whichever query meets it (the connection maps SQLite's codes). A
+store is quick-checked (``PRAGMA quick_check``) each time it is opened, before anything is written,
+and several processes may open the same new, empty store at once (CI jobs do).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import shutil
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 
 from legal_judge.config import store_path
 from legal_judge.errors import NotFoundError, StoreError
@@ -204,6 +213,197 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+# Connection layer: SQLite failures the user can act on become StoreErrors -----------------------
+BUSY_TIMEOUT_S = 30.0
+
+# Primary result codes of sqlite3.h that mean "the store needs the user", not "legal-judge has a bug".
+_PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _PROTOCOL, _NOTADB = (
+    3, 5, 6, 8, 10, 11, 13, 14, 15, 26)
+
+
+def _free_bytes(path: Path) -> int | None:
+    try:
+        return shutil.disk_usage(path.parent).free
+    except OSError:
+        return None
+
+
+def _full(path: Path, detail: str) -> StoreError:
+    free = _free_bytes(path)
+    left = "" if free is None else f"; {free / 2**20:.1f} MiB left"
+    return StoreError(
+        f"the disk holding the store {path} is full ({detail}{left})", code="store-full",
+        fix=f"free space on the disk of {path.parent} (or point LEGAL_JUDGE_HOME at a larger one), "
+            "then run the command again; everything committed is kept, and an unfinished run "
+            "resumes with `legal-judge run --resume RUN_ID` (`legal-judge runs list` shows it)")
+
+
+def damaged_store_fix(path: Path) -> str:
+    """What to do with a damaged store file (also printed by ``doctor``)."""
+    aside = path.parent / "damaged"
+    return (f"restore {path} from a backup, or move it aside with its -wal and -shm files "
+            f"(mkdir {aside} && mv {path}* {aside}/) and run the command again to start an "
+            f"empty store; `sqlite3 {aside / path.name} .recover` may salvage its rows")
+
+
+def store_error(exc: sqlite3.Error, path: Path, *,
+                waited_s: float = BUSY_TIMEOUT_S) -> StoreError | None:
+    """The :class:`StoreError` for a SQLite failure the user must fix, or None for a bug.
+
+    Args:
+        exc: What SQLite raised.
+        path: The store file, named in the message.
+        waited_s: The busy timeout that ran out, for a locked store.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(code, int):
+        return None
+    primary = code & 0xFF
+    detail = str(exc)
+    if primary == _FULL or (primary == _IOERR and _free_bytes(path) == 0):
+        return _full(path, detail)
+    if primary in (_CORRUPT, _NOTADB):
+        return StoreError(f"the store {path} is damaged ({detail})", code="store-damaged",
+                          fix=damaged_store_fix(path))
+    if primary in (_BUSY, _LOCKED, _PROTOCOL):
+        return StoreError(
+            f"the store {path} is locked by another process (waited {waited_s:g} s: "
+            f"{detail})", code="store-locked",
+            fix="let the other legal-judge command using this store finish, then run this one "
+                "again; if none is running, LEGAL_JUDGE_HOME may be on a network folder, where "
+                "SQLite locking does not work: put it on a local disk")
+    if primary in (_READONLY, _PERM):
+        return StoreError(f"the store {path} cannot be written ({detail})", code="store-readonly",
+                          fix=f"make {path} and its folder writable (chmod u+w), or point "
+                              "LEGAL_JUDGE_HOME at a writable folder")
+    if primary == _CANTOPEN:
+        return StoreError(f"cannot open the store {path} ({detail})", code="store-cannot-open",
+                          fix="check LEGAL_JUDGE_HOME points at a folder you can write to")
+    if primary == _IOERR:
+        return StoreError(f"disk I/O error on the store {path} ({detail})", code="store-io",
+                          fix="check the disk holding it (free space, permissions, health; a "
+                              "network folder is not supported), then run the command again")
+    return None
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose user-fixable SQLite failures (also while rows are read) are StoreErrors."""
+
+    def _fail(self, exc: sqlite3.Error) -> NoReturn:
+        db = self.connection
+        error = store_error(exc, getattr(db, "store_path", Path("store.sqlite3")),
+                            waited_s=getattr(db, "timeout_s", BUSY_TIMEOUT_S))
+        if error is None:
+            raise exc  # a bug (bad SQL, a constraint): callers and tests see SQLite's own error
+        raise error from exc
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> _Cursor:
+        try:
+            return super().executemany(sql, seq_of_parameters)
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
+        try:
+            return super().fetchmany(size)
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+
+class _Connection(sqlite3.Connection):
+    """The store's connection: every statement runs on a :class:`_Cursor`."""
+
+    store_path: Path
+    timeout_s: float
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        return self.cursor(_Cursor).execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> _Cursor:
+        return self.cursor(_Cursor).executemany(sql, parameters)
+
+
+def _connect(path: Path, timeout_s: float) -> _Connection:
+    try:
+        db = sqlite3.connect(path, timeout=timeout_s, isolation_level=None,
+                             check_same_thread=False, factory=_Connection)
+    except sqlite3.Error as exc:
+        raise store_error(exc, path, waited_s=timeout_s) or StoreError(
+            f"cannot open the store {path} ({exc})", code="store-cannot-open",
+            fix="check LEGAL_JUDGE_HOME points at a folder you can write to") from None
+    db.store_path = path
+    db.timeout_s = timeout_s
+    db.row_factory = sqlite3.Row
+    return db
+
+
+def _wal(db: _Connection) -> None:
+    # Switching a new store to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once,
+    # without the busy handler, when two processes race for it (deadlock avoidance): two commands
+    # started together on a new home would fail. Retry within the busy timeout instead.
+    deadline = time.monotonic() + db.timeout_s
+    delay = 0.002
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL").fetchall()
+            return
+        except StoreError as exc:
+            if exc.code != "store-locked" or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
+def _quick_check(db: _Connection, path: Path) -> None:
+    # Before anything is written: a damaged file is refused, not appended to (or listed as sound).
+    found = [str(r[0]) for r in db.execute("PRAGMA quick_check(3)").fetchall()]
+    if found != ["ok"]:
+        raise StoreError(f"the store {path} is damaged (quick_check: {'; '.join(found)})",
+                         code="store-damaged", fix=damaged_store_fix(path))
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _names_the_run(method: Callable[Concatenate[Store, str, P], R]
+                   ) -> Callable[Concatenate[Store, str, P], R]:
+    """On a full disk, the fix names the exact resume command of the run being written."""
+    @functools.wraps(method)
+    def wrapper(self: Store, run_id: str, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(self, run_id, *args, **kwargs)
+        except StoreError as exc:
+            if exc.code != "store-full":
+                raise
+            raise StoreError(exc.message, code=exc.code, fix=self.resume_fix(run_id)) from exc
+    return wrapper
+
+
 def _insert_items(db: sqlite3.Connection, run_id: str, items: list[dict[str, Any]]) -> None:
     db.executemany(
         "INSERT OR IGNORE INTO items (run_id, item_id, position, item_json) VALUES (?, ?, ?, ?)",
@@ -218,20 +418,29 @@ class Store:
     ``store.transaction()``.
     """
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *,
+                 timeout_s: float = BUSY_TIMEOUT_S) -> None:
+        """Open (and create or migrate) the store.
+
+        Args:
+            path: The store file; default ``$LEGAL_JUDGE_HOME/store.sqlite3``.
+            timeout_s: How long a statement waits for another process's lock.
+
+        Raises:
+            StoreError: the store is damaged, full, locked, read-only or from a newer version.
+        """
         self.path = Path(path) if path is not None else store_path()
-        try:
-            self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None,
-                                      check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the store at {self.path}: {exc}",
-                             fix="check LEGAL_JUDGE_HOME points at a writable folder") from None
-        self.db.row_factory = sqlite3.Row
+        self.db: sqlite3.Connection = _connect(self.path, timeout_s)
         self._lock = threading.RLock()
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self._migrate()
+        try:
+            _wal(self.db)
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            _quick_check(self.db, self.path)
+            self._migrate()
+        except BaseException:
+            self.db.close()
+            raise
 
     def _migrate(self) -> None:
         with self.transaction():
@@ -244,6 +453,7 @@ class Store:
                 raise StoreError(
                     f"the store at {self.path} was written by a newer legal-judge "
                     f"(unknown migrations: {', '.join(sorted(applied - known))})",
+                    code="store-newer",
                     fix="upgrade legal-judge (pip install -U legal-judge) or point LEGAL_JUDGE_HOME elsewhere",
                 )
             for name, fn in MIGRATIONS:
@@ -278,6 +488,19 @@ class Store:
         """Close the connection."""
         self.db.close()
 
+    def resume_fix(self, run_id: str) -> str:
+        """The full-disk fix, naming the command that finishes ``run_id`` (a run or an audit)."""
+        run = self.db.execute("SELECT kind, config_json FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if run is not None and run["kind"] == "run":
+            batch = " --batch" if json.loads(run["config_json"]).get("batch") else ""
+            then = f"finish the run with `legal-judge run --resume {run_id}{batch}`"
+        elif self.db.execute("SELECT 1 FROM audits WHERE id = ?", (run_id,)).fetchone():
+            then = f"finish the audit with `legal-judge audit run --resume {run_id}`"
+        else:
+            then = "run the command again"
+        return (f"free space on the disk of {self.path.parent} (or point LEGAL_JUDGE_HOME at a "
+                f"larger one), then {then}; everything committed is kept and not paid twice")
+
     # runs -------------------------------------------------------------------------------------
     def create_run(self, run_id: str, *, kind: str, config: dict[str, Any],
                    items: list[dict[str, Any]] | None = None) -> None:
@@ -294,6 +517,7 @@ class Store:
             if items is not None:
                 _insert_items(db, run_id, items)
 
+    @_names_the_run
     def finish_run(self, run_id: str, *, status: str, summary: dict[str, Any] | None) -> None:
         """Set a run's final status and summary."""
         with self.transaction() as db:
@@ -338,6 +562,7 @@ class Store:
         return [json.loads(r[0]) for r in rows]
 
     # judge calls and verdicts -----------------------------------------------------------------
+    @_names_the_run
     def record_call(self, run_id: str, item_id: str, judge: str, *, purpose: str, attempt: int,
                     request: dict[str, Any], response_text: str | None, usage: dict[str, Any] | None,
                     latency_ms: float | None, cached: bool, retries: int, error: str | None,
@@ -363,6 +588,7 @@ class Store:
                        (key, provider, model, canonical_json(response), utcnow()))
             db.execute(sql, row)
 
+    @_names_the_run
     def save_verdict(self, run_id: str, item_id: str, judge: str, verdict: dict[str, Any]) -> None:
         """Commit one judge's verdict on one item."""
         self._write(
@@ -378,6 +604,7 @@ class Store:
         )
         return {(r[0], r[1]): json.loads(r[2]) for r in rows}
 
+    @_names_the_run
     def save_result(self, run_id: str, item_id: str, result: dict[str, Any]) -> None:
         """Commit the ensemble result of one item."""
         self._write(
@@ -549,3 +776,12 @@ class Store:
     def integrity_check(self) -> str:
         """``PRAGMA integrity_check`` result ("ok" when healthy)."""
         return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])
+
+    def integrity_problems(self, *, limit: int = 5) -> list[str]:
+        """What the full ``PRAGMA integrity_check`` finds (empty when the store is sound).
+
+        Raises:
+            StoreError: the file is too damaged to be checked at all.
+        """
+        found = [str(r[0]) for r in self.db.execute(f"PRAGMA integrity_check({int(limit)})")]
+        return [] if found == ["ok"] else found

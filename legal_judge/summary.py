@@ -22,7 +22,8 @@ def _rubric_means(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any
     out = {}
     for rubric, values in sorted(by_rubric.items()):
         m = stats.mean_ci(values)
-        out[rubric] = {"n": m.n, "mean": m.mean, "ci95": list(m.ci95)}
+        # One scored item has no CI (None), not a zero-width one.
+        out[rubric] = {"n": m.n, "mean": m.mean, "ci95": list(m.ci95) if m.ci95 else None}
     return out
 
 

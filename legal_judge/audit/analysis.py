@@ -82,13 +82,13 @@ def _noise(rows: list[PairRow]) -> dict[str, Any] | None:
     nf = noise_floor([r.variant_b_score for r in repeats], [r.repeat_score for r in repeats])
     diffs = np.array([float(r.variant_b_score or 0.0) - float(r.repeat_score or 0.0)
                       for r in repeats])
-    sd = float(diffs.std(ddof=1)) if diffs.size > 1 else 0.0
+    sd = float(diffs.std(ddof=1)) if diffs.size > 1 else None  # one repeat: no spread
     return {**asdict(nf), "consistency_rate": 1.0 - nf.changed_share, "sd_of_repeat_difference": sd,
             "what": "the same variant judged twice (fresh call, different request seed)"}
 
 
-def _mde(n: int, sd: float, *, alpha: float, m: int) -> dict[str, Any] | None:
-    if n < 2:
+def _mde(n: int, sd: float | None, *, alpha: float, m: int) -> dict[str, Any] | None:
+    if n < 2 or sd is None:
         return None
     d = minimum_detectable_effect(n, alpha=alpha, power=0.8)
     worst = minimum_detectable_effect(n, alpha=alpha / max(1, m), power=0.8)

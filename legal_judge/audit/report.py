@@ -135,7 +135,8 @@ def _dimension_json(s: DimensionStats, pairs: list[dict[str, Any]]) -> dict[str,
                 "flagged": False, "test_pairs": pairs}
     r = s.result
     return {"dimension": s.dimension, "mean_difference": r.mean_difference,
-            "confidence_interval_95": list(r.ci95), "p_value": r.p_value,
+            "confidence_interval_95": list(r.ci95) if r.ci95 is not None else None,
+            "p_value": r.p_value,
             "effect_size": r.effect_size, "effect_size_interpretation": r.interpretation,
             "flagged": s.flagged, "test_pairs": pairs}
 

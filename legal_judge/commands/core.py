@@ -154,6 +154,11 @@ def _cache_line(s: dict[str, Any]) -> str:
     return line + (", not paid again" if s.get("cached_verdicts") else "")
 
 
+def _ci(pair: list[float] | None, spec: str, sep: str) -> str:
+    # A single item or pair has no confidence interval (stats return None), not a zero-width one.
+    return "n/a" if not pair else f"{pair[0]:{spec}}{sep}{pair[1]:{spec}}"
+
+
 def print_summary(run: dict[str, Any]) -> None:
     """Render a run summary for a team lead."""
     s = run["summary"]
@@ -186,7 +191,7 @@ def print_summary(run: dict[str, Any]) -> None:
         alpha = s["krippendorff_alpha"].get(rubric)
         raw = raw_means.get(rubric)
         rows.append([rubric, str(m["n"]), f"{m['mean']:.2f}",
-                     f"{m['ci95'][0]:.2f}–{m['ci95'][1]:.2f}",
+                     _ci(m["ci95"], ".2f", "–"),
                      *([f"{raw['mean']:.2f}" if raw else "n/a"] if cal else []),
                      "n/a" if alpha is None else f"{alpha:.2f}"])
     print_table(console, title, cols, rows)
@@ -397,7 +402,7 @@ def _print_compare(report: dict[str, Any]) -> None:
                  Col("mean diff (B-A)", numeric=True), Col("95% CI"),
                  Col("p adj", numeric=True), Col("status", keep=True)],
                 [[rubric, str(r["n"]), f"{r['mean_difference']:+.3f}",
-                  f"{r['ci95'][0]:+.3f}..{r['ci95'][1]:+.3f}" if r["ci95"] else "—",
+                  _ci(r["ci95"], "+.3f", ".."),
                   "—" if r["p_adjusted"] is None else f"{r['p_adjusted']:.4f}",
                   _status_cell(r["status"])]
                  for rubric, r in report["rubrics"].items()])

@@ -232,8 +232,9 @@ def datasets_push(file: str, name: str) -> None:
     from legal_judge.langfuse_sync import push_dataset
 
     n = push_dataset(file, name=name)
-    _console.print(f"pushed {n} items to Langfuse dataset {name} "
-                   f"(run it with --dataset langfuse:{name})")
+    # The dataset is `run`'s positional DATASET argument (there is no --dataset option).
+    _console.print(f"pushed {n} items to Langfuse dataset {name}; score it with\n"
+                   f"  legal-judge run langfuse:{name}\n(add --ensemble FILE to choose the judges)")
 
 
 COMMANDS: list[click.Command] = [prompts, sync, datasets]

@@ -51,7 +51,9 @@ def coverage_study(reps: int, seed: int = 21) -> dict[str, dict[str, float]]:
             if name == "pass rate":
                 lo, hi = proportion_ci(int(judge.sum()), N_ITEMS)
             else:
-                lo, hi = mean_ci(judge).ci95
+                ci = mean_ci(judge).ci95
+                assert ci is not None  # N_ITEMS values always have an interval
+                lo, hi = ci
             hits["naive"] += lo <= target <= hi
             widths["naive"] += hi - lo
         out[name] = {**{f"coverage {k}": v / reps for k, v in hits.items()},

@@ -30,7 +30,7 @@ class Divergence:
     n: int
     n_dropped: int
     mean_signed: float
-    ci95: tuple[float, float]
+    ci95: tuple[float, float] | None
     mean_absolute: float
 
 
@@ -71,14 +71,18 @@ def mean_divergence(judge: ArrayLike, human: ArrayLike) -> Divergence:
         human: Human scores per item, same order.
 
     Returns:
-        A :class:`Divergence`; with one pair, or identical differences, the CI is ``[mean, mean]``.
+        A :class:`Divergence`; with one pair the CI is undefined (None); with identical
+        differences (sd = 0) it is ``[mean, mean]``.
     """
     x, y, dropped = complete_pairs(judge, human)
     if x.size == 0:
         raise StatisticsError("no item has both a judge and a human score", fix="check item ids")
     d = x - y
     mean = float(d.mean())
-    if d.size < 2 or np.ptp(d) == 0:
+    ci: tuple[float, float] | None
+    if d.size < 2:
+        ci = None
+    elif np.ptp(d) == 0:
         ci = (mean, mean)
     else:
         res = stats.ttest_1samp(d, 0.0).confidence_interval(confidence_level=0.95)

@@ -49,16 +49,18 @@ class PairedResult:
     """The paired comparison of two score vectors.
 
     ``test_used`` is ``"paired t-test"``, ``"wilcoxon signed-rank"`` or ``"none"`` (degenerate data:
-    then ``statistic`` is None, ``p_value`` is 1.0 and ``effect_size`` 0.0, and ``note`` says why).
-    ``ci_method`` is ``"t"``, ``"bca"`` or ``"degenerate"`` (the CI collapsed to the mean).
+    then ``statistic`` is None, ``p_value`` is 1.0, and ``note`` says why).
+    ``ci_method`` is ``"t"``, ``"bca"``, ``"degenerate"`` (every difference equal: sd = 0, the CI
+    collapses to the mean) or ``"none"``: with a single pair the sd and the CI are undefined and
+    ``sd`` and ``ci95`` are None, never a zero-width interval.
     """
 
     n: int
     n_dropped: int
     n_nonzero: int
     mean_difference: float
-    sd: float
-    ci95: tuple[float, float]
+    sd: float | None
+    ci95: tuple[float, float] | None
     ci_method: str
     test_used: str
     statistic: float | None
@@ -95,8 +97,10 @@ def paired_test(
 
     Pairs with a missing score (NaN or None) are dropped and counted in ``n_dropped``.
 
-    Degenerate data never raises once one complete pair exists: with ``n == 1`` or all differences
-    zero no test runs (``test_used="none"``, ``p_value=1.0``, effect 0, CI ``[mean, mean]``).
+    Degenerate data never raises once one complete pair exists. With ``n == 1`` no test runs
+    (``test_used="none"``, ``p_value=1.0``), the sd and the CI are undefined (None) and the effect
+    is the rank-biserial of the one difference: 1 when positive, -1 when negative (0 when zero).
+    With every difference zero (n > 1) no test runs: p 1.0, effect 0, CI ``[0, 0]``.
     When every difference is the same non-zero value the t statistic is undefined (sd = 0), so the
     Wilcoxon test runs whatever ``method`` says and ``note`` records it.
 
@@ -129,7 +133,7 @@ def paired_test(
     n_nonzero = int(np.count_nonzero(d))
     mean = float(d.mean())
     if n == 1:
-        return _degenerate(d, dropped, "n = 1: no variance, no test; p set to 1.0")
+        return _single_pair(d, dropped)
     if n_nonzero == 0:
         return _degenerate(d, dropped, "all differences are zero: no test; p set to 1.0")
     sd = float(d.std(ddof=1))
@@ -182,6 +186,31 @@ def rank_biserial_paired(d: FloatArray) -> float:
     return (r_plus - r_minus) / (r_plus + r_minus)
 
 
+def _single_pair(d: FloatArray, dropped: int) -> PairedResult:
+    # One difference has no variance: sd, CI, t and d_z are undefined, not zero. Its matched-pairs
+    # rank-biserial is defined: (R+ - R-)/(R+ + R-) = sign(d) for a non-zero d.
+    mean = float(d[0])
+    effect = rank_biserial_paired(d)
+    kind = "rank_biserial" if mean != 0 else "none"
+    return PairedResult(
+        n=1,
+        n_dropped=dropped,
+        n_nonzero=int(mean != 0),
+        mean_difference=mean,
+        sd=None,
+        ci95=None,
+        ci_method="none",
+        test_used=NO_TEST,
+        statistic=None,
+        p_value=1.0,
+        effect_size=effect,
+        effect_size_kind=kind,
+        interpretation=interpret_effect(effect, kind),
+        normality_p=None,
+        note="n = 1: no variance, so no sd, no CI and no test; p set to 1.0",
+    )
+
+
 def _degenerate(d: FloatArray, dropped: int, note: str) -> PairedResult:
     mean = float(d.mean())
     return PairedResult(
@@ -189,7 +218,7 @@ def _degenerate(d: FloatArray, dropped: int, note: str) -> PairedResult:
         n_dropped=dropped,
         n_nonzero=int(np.count_nonzero(d)),
         mean_difference=mean,
-        sd=float(d.std(ddof=1)) if d.size > 1 else 0.0,
+        sd=float(d.std(ddof=1)),
         ci95=(mean, mean),
         ci_method="degenerate",
         test_used=NO_TEST,

@@ -287,7 +287,10 @@ def test_csv_exports_neutralise_formula_injection(tmp_path: Path) -> None:
         w = csv.writer(fh)
         w.writerow(["id", "prompt", "response", "jurisdiction"])
         for k, f in enumerate(FORMULAS):
-            w.writerow([f"{f}{k}", f"{f} Is a verbal lease valid?", f"{f} Yes.", "England and Wales"])
+            # An id may not hold a tab or a carriage return (refused on load, issue 20 item 16):
+            # those two prefixes ride in the prompt and response cells only.
+            w.writerow([f"{f.lstrip(chr(9) + chr(13))}{k}", f"{f} Is a verbal lease valid?",
+                        f"{f} Yes.", "England and Wales"])
     ensemble = tmp_path / "e.toml"
     ensemble.write_text('name = "x"\nquorum = 2\n[[judges]]\nname = "=HYPERLINK(1)"\n'
                         'spec = "simulated:demo-openai"\n[[judges]]\nname = "@SUM(1)"\n'
@@ -300,7 +303,8 @@ def test_csv_exports_neutralise_formula_injection(tmp_path: Path) -> None:
     assert len(rows) == 1 + len(FORMULAS)
     _assert_neutral(rows)
     ids = {r[0] for r in rows[1:]}
-    assert ids == {f"'{f}{k}" for k, f in enumerate(FORMULAS)}  # kept, only defused
+    assert ids == {f"'{f.lstrip(chr(9) + chr(13))}{k}"  # kept, only defused
+                   for k, f in enumerate(FORMULAS)}
     template = tmp_path / "template.csv"
     result = CliRunner().invoke(cli, ["calibrate", "sample", "inj", "--n", "6", "--out", str(template),
                                       "--no-langfuse-queue"], env=env)

@@ -130,8 +130,10 @@ def test_mean_divergence_matches_scipy() -> None:
     assert d.mean_signed == pytest.approx(-0.1, rel=1e-12)
     assert d.ci95 == pytest.approx((-0.4900426631383553, 0.29004266313835536), rel=1e-12)
     assert d.mean_absolute == pytest.approx(0.366, rel=1e-12)
-    one = mean_divergence([4.0], [3.0])
-    assert one.ci95 == (1.0, 1.0)
+    one = mean_divergence([4.0], [3.0])  # issue 20, item 17: was a zero-width CI (1.0, 1.0)
+    assert (one.n, one.mean_signed, one.ci95) == (1, 1.0, None)
+    same = mean_divergence([4.0, 3.0], [3.0, 2.0])  # sd = 0 is defined: the CI collapses
+    assert same.ci95 == (1.0, 1.0)
 
 
 def test_confusion_matrix_pf() -> None:
