@@ -36,6 +36,7 @@ from legal_judge.providers.base import (
     error_for_sdk,
     normalize_finish_reason,
     read_key,
+    transport_failure,
 )
 from legal_judge.providers.families import family_of
 from legal_judge.providers.registry import register_provider
@@ -154,6 +155,11 @@ class AnthropicProvider:
             return await self._client.messages.create(**kwargs)
         except anthropic.APIError as exc:
             raise self._translate(exc) from exc
+        except Exception as exc:
+            failure = transport_failure(exc, provider=self.name, timeout_s=self.timeout_s)
+            if failure is None:
+                raise
+            raise failure from exc
 
     def _translate(self, exc: anthropic.APIError) -> ProviderError:
         return error_for_sdk(exc, anthropic, provider=self.name, timeout_s=self.timeout_s,

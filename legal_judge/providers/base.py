@@ -237,6 +237,28 @@ def error_for_sdk(exc: Exception, sdk: Any, *, provider: str, timeout_s: float,
     return ProviderError(f"unexpected response: {redact(str(exc), secret)}", provider=provider)
 
 
+_HTTP_STACKS = frozenset({"httpcore", "httpcore2", "httpx", "httpx2"})
+
+
+def transport_failure(exc: BaseException, *, provider: str,
+                      timeout_s: float) -> ProviderUnavailable | None:
+    """A low-level HTTP error an SDK let through unwrapped, as a retryable failure; else None.
+
+    Seen under CI load: ``httpcore2.ReadTimeout`` escaped the openai SDK (it wraps the same
+    timeout as ``APITimeoutError`` elsewhere) and ended a whole run instead of being retried.
+    Matched by the HTTP stack's base class names, so httpx/httpcore and their ``2`` forks alike.
+    """
+    for cls in type(exc).__mro__:
+        if cls.__module__.split(".")[0] not in _HTTP_STACKS:
+            continue
+        if cls.__name__ == "TimeoutException":
+            return ProviderUnavailable(f"timed out after {timeout_s:g}s", provider=provider)
+        if cls.__name__ in {"NetworkError", "ProtocolError", "TransportError"}:
+            return ProviderUnavailable(f"connection failed: {type(exc).__name__}",
+                                       provider=provider)
+    return None
+
+
 def redact(text: str, *secrets: str | None) -> str:
     """Remove secrets and key-shaped tokens from text a server sent back."""
     for secret in secrets:

@@ -55,6 +55,7 @@ from legal_judge.providers.base import (
     error_for_sdk,
     normalize_finish_reason,
     read_key,
+    transport_failure,
 )
 from legal_judge.providers.families import family_of, normalize_model_name
 from legal_judge.providers.registry import register_provider
@@ -235,6 +236,11 @@ class OpenAIProvider:
         except ValueError as exc:  # a body cut short: the SDK's JSON decoding failed
             raise ProviderUnavailable(f"malformed response body ({type(exc).__name__})",
                                       provider=self.name) from None
+        except Exception as exc:
+            failure = transport_failure(exc, provider=self.name, timeout_s=self.timeout_s)
+            if failure is None:
+                raise
+            raise failure from exc
         if not _well_formed(completion):
             # A gateway's HTML error page with status 200, or JSON that is no chat completion:
             # retried like a 5xx instead of crashing the run.

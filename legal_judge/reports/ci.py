@@ -174,15 +174,20 @@ def compare_suite(report: dict[str, Any], *, alpha: float) -> CiSuite:
         cases.append(_rubric_case("pass rate (corrected)", report["corrected_pass_rate"]))
     pf = report.get("pass_rate")
     if pf and pf.get("p_value") is not None:
-        dropped = pf.get("status", "regression" if pf["p_value"] < alpha
-                         and pf["rate_b"] < pf["rate_a"] else "") == "regression"
-        regressed = report.get("regressed_items") or []
-        cases.append(CiCase(
-            "pass rate", "failed" if dropped else "passed",
-            ("dropped significantly: " if dropped else "")
-            + f"{pf['rate_a']:.1%} -> {pf['rate_b']:.1%} (exact McNemar p = {pf['p_value']:.4g})",
-            f"passed in A only: {pf['b']} item(s); passed in B only: {pf['c']} item(s)"
-            + (f"\npassed in A, failed in B: {', '.join(regressed)}" if regressed else "")))
+        rates = f"{pf['rate_a']:.1%} -> {pf['rate_b']:.1%} (exact McNemar p = {pf['p_value']:.4g})"
+        if pf.get("status") == "insufficient":
+            # Too few paired items for the gate to read the pass rate: skipped, never a pass.
+            cases.append(CiCase("pass rate", "skipped",
+                                f"insufficient: {rates} over too few paired items: cannot tell"))
+        else:
+            dropped = pf.get("status", "regression" if pf["p_value"] < alpha
+                             and pf["rate_b"] < pf["rate_a"] else "") == "regression"
+            regressed = report.get("regressed_items") or []
+            cases.append(CiCase(
+                "pass rate", "failed" if dropped else "passed",
+                ("dropped significantly: " if dropped else "") + rates,
+                f"passed in A only: {pf['b']} item(s); passed in B only: {pf['c']} item(s)"
+                + (f"\npassed in A, failed in B: {', '.join(regressed)}" if regressed else "")))
     title = f"legal-judge compare {report['run_b']} vs {report['run_a']}"
     facts = [("baseline (A)", report["run_a"]), ("candidate (B)", report["run_b"]),
              ("paired items", str(report.get("n_items", "n/a")))]

@@ -78,7 +78,8 @@ def test_rename_the_demo_judges_and_run_again(journey: Journey) -> None:
     bench = str(sample_dataset_path())
     run = journey("run", bench, "--ensemble", "mine.toml", "--quiet", "--run-id", "renamed")
     assert "Run renamed — completed" in run.out
-    assert "verdicts from the cache: 171" in run.out  # renaming is free: nothing is paid again
+    # Renaming is free: nothing is paid again.
+    assert "reused from the cache: 57 of 57 items (171 of 171 judge verdicts)" in run.out
     names = {r[0] for r in journey.query(
         "SELECT json_extract(verdict_json, '$.judge') FROM verdicts WHERE run_id = 'renamed'")}
     assert names == {"openai", "google", "mistral"}

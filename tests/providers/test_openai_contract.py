@@ -305,3 +305,26 @@ async def test_seed_is_sent_and_org_header_stays_with_openai(kit, monkeypatch):
     assert server.bodies()[0]["seed"] == 42
     assert "openai-organization" not in sent.headers
     assert provider.family == "mistral"
+
+
+async def test_an_unwrapped_http_stack_timeout_is_retried_not_a_crash(kit, openai_key):
+    """Under CI load a raw ``httpcore2.ReadTimeout`` escaped the SDK and ended the whole run."""
+    import httpcore2
+
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise httpcore2.ReadTimeout("read timed out")
+        fx = kit.load_fixture("openai/chat_completion.json")
+        return httpx.Response(fx["status"], headers=fx["headers"], json=fx["body"])
+
+    options = ProviderOptions(max_retries=2, timeout_s=12)
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        provider = get_provider("openai:gpt-4o", options=options, http_client=client)
+        sleeps = kit.no_wait(provider)
+        response = await provider.complete(kit.request("gpt-4o"))
+    assert calls == 2 and len(sleeps.waits) == 1
+    assert response.text

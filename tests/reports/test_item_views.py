@@ -82,7 +82,7 @@ def test_run_report_lists_every_item_with_its_lists(demo_home: Any, tmp_path: Pa
     assert "expected: should fail" in detail and "Each judge&#39;s rationale" in detail
     assert "Rule-based citation findings" in detail
     # The section replaced the flagged-items cards; the section count (README) is unchanged.
-    assert [s.title for s in doc.sections].count("Items") == 1 and len(doc.sections) == 9
+    assert [s.title for s in doc.sections].count("Items") == 1 and len(doc.sections) == 10
 
 
 def test_the_one_script_is_inline_and_allowed_by_its_hash(demo_home: Any) -> None:
