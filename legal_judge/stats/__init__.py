@@ -22,10 +22,17 @@ from legal_judge.stats.divergence import (
     confusion_matrix_pf,
     mean_divergence,
 )
+from legal_judge.stats.equivalence import EquivalenceResult, pairs_for_equivalence, tost_paired
 from legal_judge.stats.groups import Dispersion, GroupResult, score_dispersion, two_group_test
 from legal_judge.stats.isotonic import IsotonicModel, apply_isotonic, fit_isotonic
 from legal_judge.stats.means import MeanCI, mean_ci
 from legal_judge.stats.multiple import adjust_pvalues, flag
+from legal_judge.stats.onesided import (
+    MovedShare,
+    OneSidedResult,
+    moved_share,
+    one_sided_paired_test,
+)
 from legal_judge.stats.paired import (
     NoiseFloor,
     PairedResult,
@@ -54,11 +61,14 @@ __all__ = [
     "BinomialResult",
     "Dispersion",
     "Divergence",
+    "EquivalenceResult",
     "GroupResult",
     "IsotonicModel",
     "McNemarResult",
     "MeanCI",
+    "MovedShare",
     "NoiseFloor",
+    "OneSidedResult",
     "PairedResult",
     "PassFailConfusion",
     "PositionResult",
@@ -80,8 +90,11 @@ __all__ = [
     "mean_ci",
     "mean_divergence",
     "minimum_detectable_effect",
+    "moved_share",
     "noise_floor",
+    "one_sided_paired_test",
     "paired_test",
+    "pairs_for_equivalence",
     "position_consistency",
     "preference_fairness",
     "proportion_ci",
@@ -89,5 +102,6 @@ __all__ = [
     "repetition_stability",
     "score_dispersion",
     "spearman",
+    "tost_paired",
     "two_group_test",
 ]
