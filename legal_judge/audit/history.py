@@ -17,6 +17,9 @@ from legal_judge.store import Store
 
 __all__ = [
     "audit_needed",
+    "base_judge",
+    "base_judge_of_report",
+    "comparable",
     "diff_reports",
     "fetch_prior_audit_results",
     "gate_report",
@@ -25,6 +28,63 @@ __all__ = [
     "record_review",
     "review_state",
 ]
+
+
+def _key(base: dict[str, Any]) -> str:
+    where = f"{base.get('provider')}:{base.get('model')}"
+    if base.get("base_url"):
+        where += f"@{base['base_url']}"
+    parts = [where, f"rubric set {base.get('rubric_set') or '(unknown)'}"]
+    if base.get("rubric"):
+        parts.append(f"rubric {base['rubric']}")
+    return " · ".join(parts)
+
+
+def base_judge(target: Any) -> dict[str, Any]:
+    """The audited judge without its mitigation: provider, model (and endpoint), rubric set, and
+    the rubric scored with ``--rubric``. Audits of the same base judge are comparable whatever
+    their debias mode (a re-audit after a mitigation is what drift is for); ``key`` says it in
+    one line."""
+    from legal_judge.audit.target import JudgeTarget
+
+    if isinstance(target, JudgeTarget):
+        ident = target.judge.identity()
+        base: dict[str, Any] = {
+            "kind": "legal-judge", "provider": ident["provider"], "model": ident["model"],
+            "base_url": ident["base_url"], "rubric_set": target.judge.rubric_set.id,
+            "rubric": target.rubric, "debias_mode": target.judge.config.debias.mode}
+    else:
+        d = target.describe()
+        base = {"kind": str(target.kind), "provider": d.get("spec"), "model": d.get("name"),
+                "base_url": None, "rubric_set": None, "rubric": None, "debias_mode": None}
+    return {**base, "key": _key(base)}
+
+
+def base_judge_of_report(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The base judge a report audited (older reports: from its target spec), or None when the
+    report does not say (``audit stats`` of pairs scored elsewhere)."""
+    ext = report.get("extensions") or {}
+    if isinstance(ext.get("base_judge"), dict):
+        return dict(ext["base_judge"])
+    spec = str((ext.get("target") or {}).get("spec") or "")
+    if ":" not in spec:
+        return None
+    provider, _, rest = spec.partition(":")
+    model, _, url = rest.partition("@")
+    base = {"kind": ext.get("target_kind"), "provider": provider, "model": model,
+            "base_url": url or None, "rubric_set": None, "rubric": None, "debias_mode": None}
+    return {**base, "key": _key(base)}
+
+
+def comparable(old: dict[str, Any] | None, new: dict[str, Any] | None) -> bool:
+    """Whether two base judges are the same (an unknown rubric set of an older report matches)."""
+    if old is None or new is None:
+        return False
+    fields = ("provider", "model", "base_url", "rubric")
+    if any((old.get(f) or None) != (new.get(f) or None) for f in fields):
+        return False
+    a, b = old.get("rubric_set"), new.get("rubric_set")
+    return a is None or b is None or a == b
 
 
 def fetch_prior_audit_results(audit_id: str, *, store: Store | None = None) -> dict[str, Any]:

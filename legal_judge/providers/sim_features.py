@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 __all__ = ["BIAS_SIGNALS", "PromptView", "Quality", "answer_quality", "bias_signals", "parse_prompt",
            "signal_coverage"]
@@ -217,6 +218,12 @@ def _family_counts(text: str) -> dict[str, int]:
     return {fam: len(p.findall(text)) for fam, p in _MARKERS.items()}
 
 
+@lru_cache(maxsize=256)
+def _reference_view(reference: str) -> tuple[list[tuple[str, set[str], list[str]]], dict[str, int]]:
+    return ([(s, _content(s), _polarity(s)) for s in _split(reference)],
+            _family_counts(reference))
+
+
 def answer_quality(answer: str, reference: str, family: str | None) -> Quality:
     """Compare ``answer`` with the sound ``reference`` answer to the same question.
 
@@ -227,7 +234,7 @@ def answer_quality(answer: str, reference: str, family: str | None) -> Quality:
     for a known proposition); ``wrong_jurisdiction``: most of the reference's own-jurisdiction
     markers gone and another jurisdiction's in their place.
     """
-    points = [(s, _content(s), _polarity(s)) for s in _split(reference)]
+    points, ref_counts = _reference_view(reference)
     answer_sents = [(s, _content(s), _polarity(s)) for s in _split(answer)]
     long_points = [p for p in points if len(p[1]) >= 3]
     retained = (sum(any(_aligned(c, ac) for _, ac, _ in answer_sents) for _, c, _ in long_points)
@@ -243,7 +250,7 @@ def answer_quality(answer: str, reference: str, family: str | None) -> Quality:
             fabricated = True
     wrong = False
     if family in _MARKERS:
-        ref_counts, got = _family_counts(reference), _family_counts(answer)
+        got = _family_counts(answer)
         foreign = sum(n for fam, n in got.items() if fam != family)
         wrong = (got[family] < 0.5 * ref_counts[family] and foreign >= 2
                  and foreign > got[family])

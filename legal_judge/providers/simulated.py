@@ -234,6 +234,8 @@ class SimulatedProvider:
         return biases
 
     def _shift(self, answer: str, biases: dict[str, float], prompt: str) -> float:
+        if not biases:
+            return 0.0
         unit = self.profile.noise_sd * math.sqrt(2) or 0.5
         signals = bias_signals(answer)
         shift = sum(d * unit for name, d in biases.items() if signals.get(name))
