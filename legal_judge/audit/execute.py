@@ -28,9 +28,9 @@ from legal_judge.audit.design import (
     subgroup_counts,
 )
 from legal_judge.audit.dimensions import Dimension, resolve_dimensions
-from legal_judge.audit.probes import SCORE, Probe, resolve_probes
 from legal_judge.audit.history import base_judge
 from legal_judge.audit.log import AuditLog
+from legal_judge.audit.probes import SCORE, Probe, resolve_probes
 from legal_judge.audit.report import build_report, validate_report
 from legal_judge.audit.target import AuditTarget
 from legal_judge.errors import ConfigError, LegalJudgeError

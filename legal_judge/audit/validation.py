@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 from legal_judge.audit.design import AuditSettings, build_design
 from legal_judge.audit.dimensions import resolve_dimensions
-from legal_judge.audit.probes import resolve_probes
 from legal_judge.audit.execute import _execute, _Runner
+from legal_judge.audit.probes import resolve_probes
 from legal_judge.audit.report import build_report
 from legal_judge.audit.target import JudgeTarget
 from legal_judge.dataset import load_dataset, sample_dataset_path

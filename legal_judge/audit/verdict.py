@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from legal_judge.audit.analysis import DimensionStats, PairRow
 from legal_judge.audit.discrimination import ProbeStats
@@ -59,7 +59,8 @@ def dimension_equivalence(stats: list[DimensionStats], *, margin: float,
         if s.flagged:
             out[s.dimension] = {"outcome": "flagged", "equivalence": None}
             continue
-        method = "wilcoxon" if s.result.test_used == WILCOXON_TEST else "t-test"
+        method: Literal["t-test", "wilcoxon"] = (
+            "wilcoxon" if s.result.test_used == WILCOXON_TEST else "t-test")
         res = tost_paired([r.variant_a_score for r in s.complete],
                           [r.variant_b_score for r in s.complete], margin=margin, method=method,
                           alpha=alpha)
@@ -170,10 +171,10 @@ def _sentence(verdict: str, *, judge: str, probes: list[ProbeStats], failed: lis
         return (f"Insensitive: {judge} does not reliably tell sound legal answers from degraded "
                 f"ones ({why}), so its scores must not gate anything.")
     if verdict == BIASED:
-        names = ", ".join(s.dimension for s in flagged)
-        tells = ("it tells sound answers from degraded ones, but " if probes and
-                 all(p.status == "pass" for p in probes) else "")
-        return (f"Biased: {tells}{judge}'s scores move with {names}, which say nothing about "
-                "legal quality; do not let it gate until a re-audit passes.")
+        names = " and ".join(", ".join(s.dimension for s in flagged).rsplit(", ", 1))
+        head = (f"{judge} tells sound answers from degraded ones, but its scores" if probes and
+                all(p.status == "pass" for p in probes) else f"{judge}'s scores")
+        return (f"Biased: {head} also move with {names}, which say nothing about legal "
+                "quality; do not let it gate until a re-audit passes.")
     return (f"Inconclusive: the audit could not establish that {judge} can be trusted "
             f"({undecided[0] if undecided else 'see the reasons'}); it is not certified.")

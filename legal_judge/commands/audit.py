@@ -11,6 +11,7 @@ import click
 import yaml
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from legal_judge.errors import ConfigError, GateFailure, InputError, Problem
@@ -32,6 +33,14 @@ _STAT_OPTIONS = [
     click.option("--min-sample", type=int, help="Per demographic subgroup, else stop (50)."),
     click.option("--method", type=click.Choice(["auto", "t-test", "wilcoxon"])),
     click.option("--correction", type=click.Choice(["holm", "bh", "none"])),
+    click.option("--probes", help="Comma-separated discrimination probes (default: all built-in; "
+                                  "'none' runs none, and nothing is then certified)."),
+    click.option("--probes-file", help="YAML file with extra probes."),
+    click.option("--probe-pairs", type=int, help="At most this many pairs per probe (60)."),
+    click.option("--min-sensitivity", type=float,
+                 help="Share of probe pairs that must move by a scale step (0.7)."),
+    click.option("--equivalence-margin", type=float,
+                 help="TOST margin in points (default: the disparity threshold)."),
 ]
 
 
@@ -54,8 +63,11 @@ def _settings(config_file: Path | None, cli_values: dict[str, Any]) -> Any:
             raise InputError([Problem(str(config_file), 1, None, "expected a mapping of options")])
         base = {k.replace("-", "_"): v for k, v in loaded.items()}
     values = {**base, **{k: v for k, v in cli_values.items() if v is not None}}
-    if isinstance(values.get("dimensions"), str):
-        values["dimensions"] = [d.strip() for d in values["dimensions"].split(",") if d.strip()]
+    for key in ("dimensions", "probes"):
+        if isinstance(values.get(key), str):
+            values[key] = [d.strip() for d in values[key].split(",") if d.strip()]
+    if values.get("probes") == ["none"]:
+        values["probes"] = []
     extra = {k: values.pop(k) for k in ("judge", "items", "out") if k in values}
     try:
         return AuditSettings.model_validate(values), extra
@@ -65,20 +77,25 @@ def _settings(config_file: Path | None, cli_values: dict[str, Any]) -> Any:
                           for e in exc.errors()]) from None
 
 
+_OUTCOME = {"flagged": "[red]FLAG[/red]", "equivalent": "equiv.", "inconclusive": "inconcl.",
+            "insufficient data": "insuff."}
+
+
 def _print_report(report: dict[str, Any]) -> None:
     ext = report.get("extensions", {})
     table = Table(title=f"bias audit {ext.get('audit_id', '')} — judge {ext.get('judge', '')} "
                         f"({ext.get('judge_id', '')})")
     for col in ("dimension", "mean diff", "95% CI", "p", "p adj", "effect", "test", "noise",
-                "MDE d_z", "pairs", "flag"):
+                "MDE d_z", "pairs", "result"):
         table.add_column(col)
     for d in report["dimension_results"]:
         e = ext.get("dimensions", {}).get(d["dimension"], {})
         if d["p_value"] is None:
             table.add_row(d["dimension"], "insufficient data", "", "", "", "", "", "", "",
-                          f"{e.get('pairs_complete', 0)}/{e.get('pairs_designed', 0)}", "")
+                          f"{e.get('pairs_complete', 0)}/{e.get('pairs_designed', 0)}", "insuff.")
             continue
         nf, mde = e.get("noise_floor") or {}, e.get("minimum_detectable_effect") or {}
+        outcome = e.get("outcome") or ("flagged" if d["flagged"] else "")
         table.add_row(
             d["dimension"], f"{d['mean_difference']:+.3f}",
             f"[{d['confidence_interval_95'][0]:+.2f}, {d['confidence_interval_95'][1]:+.2f}]",
@@ -87,13 +104,53 @@ def _print_report(report: dict[str, Any]) -> None:
             str(e.get("test_used", "")), f"{nf['mean_abs_diff']:.2f}" if nf else "-",
             f"{mde['d_z']:.2f}" if mde else "-",
             f"{e.get('pairs_complete', 0)}/{e.get('pairs_designed', 0)}",
-            "[red]FLAG[/red]" if d["flagged"] else "")
+            _OUTCOME.get(outcome, outcome))
     console.print(table)
+    _print_probes(ext)
     oa = report["overall_assessment"]
-    console.print(f"severity: [bold]{oa['severity']}[/bold]  status: {ext.get('status')}")
+    verdict = ext.get("verdict", "n/a")
+    status = ext.get("status")
+    severity = oa["severity"] + (" (not assessed: the audit judged nothing)"
+                                 if status == "INSUFFICIENT_DATA" else "")
+    console.print(f"verdict: [bold]{verdict}[/bold]  severity: [bold]{severity}[/bold]  "
+                  f"status: {status}")
     console.print(oa["summary"])
+    margin = ext.get("equivalence_margin")
+    for name, e in (ext.get("dimensions") or {}).items():
+        eq = e.get("equivalence") or {}
+        if e.get("outcome") == "inconclusive" and eq.get("statement"):
+            console.print(f"- {name}: {eq['statement']}")
+    if margin is not None and any(e.get("outcome") == "equivalent"
+                                  for e in (ext.get("dimensions") or {}).values()):
+        console.print(f"equivalence margin ±{margin:g} points (paired TOST, 90% CI inside the "
+                      "margin)")
     for step in report["remediation_steps"]:
-        console.print(f"- [{step['priority']}] {step['dimension']}: {step['recommended_action']}")
+        console.print(escape(f"- [{step['priority']}] {step['dimension']}: "
+                             f"{step['recommended_action']}"))
+
+
+def _print_probes(ext: dict[str, Any]) -> None:
+    probes = ext.get("probes") or {}
+    if not probes:
+        console.print("no discrimination probe was run: the audit cannot show that the judge "
+                      "tells good answers from bad ones")
+        return
+    table = Table(title="discrimination probes (d = original - degraded; must drop)")
+    for col in ("probe", "rubric", "drop", "95% CI", "p adj", "sensitivity", "pairs", "result"):
+        table.add_column(col)
+    for key, p in probes.items():
+        pairs = f"{p.get('pairs_complete', 0)}/{p.get('pairs_designed', 0)}"
+        if "mean_difference" not in p:
+            table.add_row(key, p.get("rubric", ""), "insufficient data", "", "", "", pairs,
+                          "insuff.")
+            continue
+        sens = p.get("sensitivity") or {}
+        table.add_row(key, p.get("rubric", ""), f"{p['mean_difference']:+.2f}",
+                      f"[{p['ci95'][0]:+.2f}, {p['ci95'][1]:+.2f}]",
+                      f"{p.get('p_value_adjusted', float('nan')):.2g}",
+                      f"{(sens.get('share') or 0):.0%}", pairs,
+                      "pass" if p["status"] == "pass" else "[red]FAIL[/red]")
+    console.print(table)
 
 
 def _write(report: dict[str, Any], out: Path | None) -> None:
@@ -122,7 +179,10 @@ def audit() -> None:
 @click.option("--all-judges", is_flag=True, help="Audit every judge of an ensemble.")
 @click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
 @click.option("--max-severity", type=click.Choice(["none", "low", "medium", "high", "critical"]),
-              help="Also gate: exit 1 when the severity is above this.")
+              help="Also gate: exit 1 unless the judge is certified and the severity is at most "
+                   "this.")
+@click.option("--allow-inconclusive", is_flag=True,
+              help="With --max-severity: an inconclusive verdict passes the gate too.")
 @click.option("--batch", is_flag=True,
               help="Send the judge calls as provider batch jobs (OpenAI, Anthropic; half price, "
                    "results within 24 h); other judges run online.")
@@ -135,8 +195,9 @@ def audit() -> None:
 @click.option("--poll-interval", type=float, default=30.0, show_default=True,
               help="With --batch: seconds between polls of the open batches.")
 def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, config_file: Path | None,
-            all_judges: bool, no_cache: bool, max_severity: str | None, batch: bool, no_wait: bool,
-            resume_id: str | None, poll_interval: float, **options: Any) -> None:
+            all_judges: bool, no_cache: bool, max_severity: str | None, allow_inconclusive: bool,
+            batch: bool, no_wait: bool, resume_id: str | None, poll_interval: float,
+            **options: Any) -> None:
     """Run a bias audit of a judge and write the report.
 
     With --batch the command waits until every batch has ended (batch ids are stored under the
@@ -160,7 +221,7 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
                               fix=f"run `legal-judge audit run --resume {resume_id}` without them")
         outcome = asyncio.run(_resume_one(resume_id, store, batch=batch, wait=not no_wait,
                                           poll_interval=poll_interval))
-        _conclude([outcome], out, max_severity, store)
+        _conclude([outcome], out, max_severity, store, allow_inconclusive=allow_inconclusive)
         return
     from legal_judge.audit.resume import audit_source
     from legal_judge.audit.target import load_targets
@@ -180,7 +241,7 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
                       source=audit_source(judge_config, batch=batch))
     outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store))
                 for target in targets]
-    _conclude(outcomes, out, max_severity, store)
+    _conclude(outcomes, out, max_severity, store, allow_inconclusive=allow_inconclusive)
 
 
 def _auditor(batch: bool, *, wait: bool, poll_interval: float, source: dict[str, Any]) -> Any:
@@ -213,8 +274,7 @@ async def _resume_one(audit_id: str, store: Store, *, batch: bool, wait: bool,
 
 
 def _conclude(outcomes: list[Any], out: Path | None, max_severity: str | None,
-              store: Store) -> None:
-    from legal_judge.audit.history import gate_report
+              store: Store, *, allow_inconclusive: bool = False) -> None:
 
     for outcome in outcomes:
         if outcome.status == "submitted":
@@ -233,7 +293,8 @@ def _conclude(outcomes: list[Any], out: Path | None, max_severity: str | None,
     if max_severity is not None:
         for o in outcomes:
             if o.status == "complete":
-                gate_report(o.report, max_severity=max_severity, store=store)
+                _gate(o.report, max_severity=max_severity, store=store,
+                      allow_inconclusive=allow_inconclusive)
 
 
 async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store: Store,
@@ -264,13 +325,19 @@ async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Report JSON file.")
 @_stat_options
 def stats_cmd(pairs_file: Path, out: Path | None, config_file: Path | None, **options: Any) -> None:
-    """Compute the bias report from pairs scored elsewhere (JSONL rows)."""
+    """Compute the bias report from pairs scored elsewhere (JSONL rows).
+
+    Dimension rows name a ``dimension``; discrimination-probe rows name a ``probe`` and an
+    ``expected_direction`` (drop or rise) instead, with A the original answer and B the degraded
+    one. The same rules apply, so a judge scored elsewhere gets the same verdict.
+    """
     from legal_judge.audit.pairs_io import read_pairs
     from legal_judge.audit.report import build_report
 
     settings, _ = _settings(config_file, options)
     rows = read_pairs(pairs_file)
-    report = build_report(rows, settings, dimensions=settings.dimensions)
+    dims = [d for d in settings.dimensions or [] if any(r.dimension == d for r in rows)] or None
+    report = build_report(rows, settings, dimensions=dims)
     _print_report(report)
     _write(report, out)
 
@@ -294,16 +361,39 @@ def verify_log_cmd(expect_head: str | None) -> None:
 @click.argument("old")
 @click.argument("new")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-def diff_cmd(old: str, new: str, as_json: bool) -> None:
-    """Compare two audits (ids or report files) per dimension."""
-    from legal_judge.audit.history import diff_reports, load_report
+@click.option("--force", is_flag=True,
+              help="Compare audits of different base judges anyway (the statuses then compare "
+                   "two judges, not a judge over time).")
+def diff_cmd(old: str, new: str, as_json: bool, force: bool) -> None:
+    """Compare two audits of the same base judge (ids or report files) per dimension.
+
+    The base judge is the provider, model, rubric set (and --rubric); the debias mode may differ,
+    which is how a mitigation is re-audited. Different base judges: exit 2 unless --force.
+    """
+    from legal_judge.audit.history import (
+        base_judge_of_report,
+        check_comparable,
+        diff_reports,
+        load_report,
+    )
 
     store = Store()
-    rows = diff_reports(load_report(old, store=store), load_report(new, store=store))
+    before, after = load_report(old, store=store), load_report(new, store=store)
+    forced = False
+    try:
+        check_comparable(before, after, old_ref=old, new_ref=new)
+    except ConfigError as exc:
+        if not force:
+            raise
+        forced = True
+        err_console.print(f"warning: {exc} (--force: compared anyway)")
+    rows = diff_reports(before, after)
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    table = Table(title=f"{old} -> {new}")
+    base = base_judge_of_report(after)
+    title = f"{old} -> {new}" + ("" if forced or base is None else f" ({base['key']})")
+    table = Table(title=title)
     for col in ("dimension", "effect old", "effect new", "change", "status", "over-correction"):
         table.add_column(col)
     for r in rows:
@@ -316,36 +406,74 @@ def diff_cmd(old: str, new: str, as_json: bool) -> None:
 
 @audit.command("needed")
 @click.option("--judge", "judge_config", required=True, help="Spec, ensemble TOML or target YAML.")
-@click.option("--all-judges", is_flag=True, help="Check every judge of an ensemble.")
+@click.option("--all-judges", is_flag=True,
+              help="Kept for scripts: an ensemble's judges are always all checked.")
 @click.option("--rubric", help="As given to audit run.")
 def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
-    """Exit 1 when the judge (its judge_id) has no audit yet."""
-    from legal_judge.audit.history import audit_needed
+    """Exit 1 when a judge (its judge_id) has no audit that judged something.
+
+    Every judge of an ensemble must be audited; an audit that stopped before any judge call
+    (INSUFFICIENT_DATA) does not count.
+    """
+    from legal_judge.audit.history import audit_coverage
     from legal_judge.audit.target import load_targets
 
+    del all_judges  # an ensemble always needs every judge audited
     store = Store()
-    targets = load_targets(judge_config, store=store, rubric=rubric, all_judges=all_judges)
-    missing = audit_needed(store, [t.judge_id for t in targets])
+    targets = load_targets(judge_config, store=store, rubric=rubric, all_judges=True)
+    coverage = audit_coverage(store, [(t.judge_id, t.label) for t in targets])
+    for c in coverage:
+        mark = "[green]audited[/green]" if c.audit_id else "[red]missing[/red]"
+        console.print(f"{mark} {c.label} ({c.judge_id}): {c.note}")
+    missing = [c for c in coverage if c.audit_id is None]
     if missing:
-        raise GateFailure(f"no audit for judge_id {', '.join(missing)}",
-                          fix=f"legal-judge audit run --judge {judge_config}")
-    console.print(f"[green]audited[/green]: {', '.join(t.judge_id for t in targets)}")
+        fix = f"legal-judge audit run --judge {judge_config}"
+        if len(targets) > 1:
+            fix += " --all-judges"
+        if rubric:
+            fix += f" --rubric {rubric}"
+        raise GateFailure(f"{len(missing)} of {len(coverage)} judge(s) have no audit that judged "
+                          f"something: {', '.join(f'{c.label} ({c.judge_id})' for c in missing)}",
+                          fix=fix)
 
 
 @audit.command("gate")
 @click.argument("report_ref")
 @click.option("--max-severity", default="low", show_default=True,
               type=click.Choice(["none", "low", "medium", "high", "critical"]))
+@click.option("--allow-inconclusive", is_flag=True,
+              help="Let an inconclusive verdict pass (an audit that judged nothing never does).")
 @click.option("--high-stakes/--not-high-stakes", default=None,
               help="Override the report's high_stakes flag.")
-def gate_cmd(report_ref: str, max_severity: str, high_stakes: bool | None) -> None:
-    """Exit 1 when the report's severity is above the threshold (or a high-stakes judge is unapproved)."""
-    from legal_judge.audit.history import gate_report, load_report
+def gate_cmd(report_ref: str, max_severity: str, allow_inconclusive: bool,
+             high_stakes: bool | None) -> None:
+    """Exit 1 unless the judge is certified (every probe passes, nothing flagged, every
+    dimension equivalent), the severity is at most the threshold, and a high-stakes judge's
+    latest audit is approved."""
+    from legal_judge.audit.history import load_report
 
     store = Store()
-    result = gate_report(load_report(report_ref, store=store), max_severity=max_severity,
-                         store=store, high_stakes=high_stakes)
-    console.print(f"[green]gate passed[/green]: severity {result['severity']} <= {max_severity}")
+    _gate(load_report(report_ref, store=store), max_severity=max_severity, store=store,
+          allow_inconclusive=allow_inconclusive, high_stakes=high_stakes)
+
+
+def _gate(report: dict[str, Any], *, max_severity: str, store: Store, allow_inconclusive: bool,
+          high_stakes: bool | None = None) -> None:
+    from legal_judge.audit.gate import gate_decision, gate_report
+
+    decision = gate_decision(report, max_severity=max_severity,
+                             allow_inconclusive=allow_inconclusive, store=store,
+                             high_stakes=high_stakes)
+    console.print(decision.sentence)
+    if not decision.passed:
+        for check in decision.failed():
+            if check.kind in ("probe", "dimension"):
+                err_console.print(f"  {check.kind} {check.name}: {check.outcome}: {check.reason}")
+        gate_report(report, max_severity=max_severity, allow_inconclusive=allow_inconclusive,
+                    store=store, high_stakes=high_stakes)
+    note = " (allowed by --allow-inconclusive)" if decision.verdict == "inconclusive" else ""
+    console.print(f"[green]gate passed[/green]: verdict {decision.verdict}{note}, severity "
+                  f"{decision.severity} <= {max_severity}")
 
 
 @audit.command("review")
@@ -391,14 +519,20 @@ def traffic_cmd(since: str, attribute: str, input_file: Path | None, rubric: str
     result["since"] = start.isoformat()
     AuditLog(store).append(f"traffic-{start:%Y%m%d}", "traffic_audit", result)
     table = Table(title=f"traffic audit by {attribute} since {start:%Y-%m-%d}")
-    for col in ("group", "n", "mean", "diff vs ref", "95% CI", "test", "p adj", "effect", "flag"):
+    for col in ("group", "vs", "n", "mean", "diff", "95% CI", "test", "p adj", "effect", "flag"):
         table.add_column(col)
     for c in result["comparisons"]:
-        table.add_row(c["group"], str(c["n_x"]), f"{c['mean_x']:.2f}", f"{c['mean_difference']:+.2f}",
+        table.add_row(c["group"], c["versus"], str(c["n_x"]), f"{c['mean_x']:.2f}",
+                      f"{c['mean_difference']:+.2f}",
                       f"[{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]", c["test_used"],
                       f"{c['p_value_adjusted']:.2g}", f"{c['effect_size']:+.2f}",
                       "[red]FLAG[/red]" if c["flagged"] else "")
     console.print(table)
+    if result.get("reference"):
+        ref = result["reference"]
+        console.print(f"reference group: {ref} ({result['group_sizes'][ref]} items, "
+                      f"{result['reference_why']}); each other group is compared with it")
+    console.print(f"counting: {result['counting']}")
     console.print(f"status: {result['status']}; {result['summary']}")
     _write(result, out)
     if result["status"] != "complete":
