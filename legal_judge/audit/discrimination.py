@@ -80,7 +80,8 @@ def _one(key: str, rows: list[PairRow], *, method: str, min_pairs: int,
     first = rows[0]
     complete = [r for r in rows if r.complete]
     failed = [r for r in rows if not r.complete]
-    st = ProbeStats(key, str(first.probe), first.rubric or "score",
+    rubric = next((r.rubric for r in rows if r.rubric), None) or "score"
+    st = ProbeStats(key, str(first.probe), rubric,
                     first.expected_direction or "drop", len(rows), complete, failed,
                     len(complete) >= min_pairs)
     if not st.sufficient:
@@ -114,9 +115,15 @@ def analyse_probes(rows: list[PairRow], *, probes: list[str] | None = None, meth
     """
     probe_rows = [r for r in rows if r.probe is not None]
     order = {name: i for i, name in enumerate(probes or [])}
+    named: dict[str, set[str]] = {}
+    for r in probe_rows:
+        named.setdefault(str(r.probe), set()).update([r.rubric] if r.rubric else [])
     groups: dict[tuple[str, str], list[PairRow]] = {}
     for r in sorted(probe_rows, key=lambda r: order.get(str(r.probe), len(order))):
-        groups.setdefault((str(r.probe), r.rubric or "score"), []).append(r)
+        # A row without a rubric (a failed pair, a single-score judge) joins the probe's rubric.
+        only = sorted(named[str(r.probe)])
+        rubric = r.rubric or (only[0] if len(only) == 1 else "score")
+        groups.setdefault((str(r.probe), rubric), []).append(r)
     rubrics_of: dict[str, int] = {}
     for probe, _ in groups:
         rubrics_of[probe] = rubrics_of.get(probe, 0) + 1

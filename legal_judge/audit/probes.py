@@ -42,6 +42,7 @@ __all__ = [
     "degrade_for",
     "is_sound",
     "jurisdiction_family",
+    "legal_sentences",
     "load_probe_file",
     "resolve_probes",
 ]
@@ -307,9 +308,26 @@ def _hedge_only(item: BenchmarkItem, params: dict[str, Any],
     return item.model_copy(update={"response": texts[int(rng.integers(len(texts)))]})
 
 
+_ABBREV = re.compile(r"(?:\bv|U\.S|\bNo|\bCo|\bInc|\bLtd|\bCal|N\.Y|\bss?|\bart|\bLab|\bCiv"
+                     r"|\bRev|\be\.g|\bi\.e|\bCorp|\bSt|\bDr|\bMr|\bMs)\.$")
+
+
+def legal_sentences(text: str) -> list[str]:
+    """Sentences, without the false breaks legal text invites (``Miranda v. Arizona``,
+    ``384 U.S. 436``, ``Decree-Law No. 33``): a chunk ending in a citation abbreviation, or
+    followed by one starting with a digit, is joined to the next."""
+    out: list[str] = []
+    for chunk in sentences(text):
+        if out and (_ABBREV.search(out[-1]) or chunk[:1].isdigit()):
+            out[-1] = f"{out[-1]} {chunk}"
+        else:
+            out.append(chunk)
+    return out
+
+
 def _truncate(item: BenchmarkItem, params: dict[str, Any],
               rng: np.random.Generator) -> BenchmarkItem | None:
-    sents = sentences(item.response)
+    sents = legal_sentences(item.response)
     keep = max(1, math.floor(float(params.get("keep", 0.6)) * len(sents) + 0.5))
     if len(sents) < 2 or keep >= len(sents):
         return None
@@ -333,7 +351,7 @@ def carries(sentence: str, signal: str) -> bool:
 
 def _drop_signals(item: BenchmarkItem, params: dict[str, Any],
                   rng: np.random.Generator) -> BenchmarkItem | None:
-    sents = sentences(item.response)
+    sents = legal_sentences(item.response)
     signals = list(item.expected_signals)
     kept = [s for s in sents if not any(carries(s, sig) for sig in signals)]
     if not signals or not kept or len(kept) == len(sents):
