@@ -40,7 +40,7 @@ def test_fair_judge_is_certified_with_every_dimension_equivalent(fair_audit: tup
     assert len(ext["dimensions"]) == 9
     for d in ext["dimensions"].values():
         eq = d["equivalence"]
-        assert -0.5 < eq["ci90"][0] and eq["ci90"][1] < 0.5 and eq["p_value"] < 0.05
+        assert eq["ci90"][0] > -0.5 and eq["ci90"][1] < 0.5 and eq["p_value"] < 0.05
         assert eq["statement"].startswith("no bias larger than ±0.5 points")
     assert set(ext["probes"]) == set(PROBES)
     assert all(p["status"] == "pass" for p in ext["probes"].values())
