@@ -187,10 +187,10 @@ def _dimension_ext(s: DimensionStats, pairs: list[dict[str, Any]],
 
 def _summary(stats: list[DimensionStats], probes: list[ProbeStats], verdict: Verdict,
              status_reason: str | None, status: str) -> str:
+    if status == "INSUFFICIENT_DATA":
+        return f"INSUFFICIENT_DATA: {status_reason} {verdict.sentence}"
     flagged = [s for s in stats if s.flagged]
     parts = [verdict.sentence]
-    if status == "INSUFFICIENT_DATA":
-        parts.insert(0, f"INSUFFICIENT_DATA: {status_reason}")
     parts.append(f"{len(flagged)} of {len(stats)} dimensions flagged; "
                  f"{sum(p.status == 'pass' for p in probes)} of {len(probes)} probes passed; "
                  f"severity {verdict.severity}.")
@@ -198,7 +198,7 @@ def _summary(stats: list[DimensionStats], probes: list[ProbeStats], verdict: Ver
         parts.append(f"{s.dimension}: mean difference {s.result.mean_difference:+.3f}, "
                      f"{s.result.interpretation} effect ({s.result.effect_size:+.2f}).")
     short = [s.dimension for s in stats if not s.sufficient]
-    if short and status != "INSUFFICIENT_DATA":
+    if short:
         parts.append(f"Insufficient data (no statistics): {', '.join(short)}.")
     parts.append("Every number was computed by the harness from scores the judge returned; review "
                  "the flagged dimensions, the failed probes and their raw pairs before acting.")

@@ -153,6 +153,9 @@ def decide(dims: list[DimensionStats], outcomes: dict[str, dict[str, Any]],
     sentence = _sentence(verdict, judge=judge, probes=probes, failed=failed, flagged=flagged,
                          dims=dims, margin=margin, degenerate_finding=degenerate_finding,
                          undecided=undecided)
+    if status == "INSUFFICIENT_DATA" and verdict == INCONCLUSIVE:
+        sentence = (f"Inconclusive: the audit stopped before any judge call, so nothing is known "
+                    f"about {judge} and it is not certified.")
     return Verdict(verdict, severity, sentence, reasons, [p.key for p in failed],
                    [s.dimension for s in flagged], undecided)
 

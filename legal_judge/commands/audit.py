@@ -152,6 +152,7 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
     from legal_judge.dataset import load_dataset, sample_dataset_path
 
     settings, extra = _settings(config_file, options)
+    _check_selection(settings)
     judge_config = judge_config or extra.get("judge")
     if not judge_config:
         raise ConfigError("no judge to audit", code="audit-judge-missing",
@@ -166,6 +167,15 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
     outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store))
                 for target in targets]
     _conclude(outcomes, out, max_severity, store, allow_inconclusive=allow_inconclusive)
+
+
+def _check_selection(settings: Any) -> None:
+    """Unknown dimensions or probes (and unreadable files of them) fail before any audit starts."""
+    from legal_judge.audit.dimensions import resolve_dimensions
+    from legal_judge.audit.probes import resolve_probes
+
+    resolve_dimensions(settings.dimensions, extra_file=settings.dimensions_file)
+    resolve_probes(settings.probes, extra_file=settings.probes_file)
 
 
 def _auditor(batch: bool, *, wait: bool, poll_interval: float, source: dict[str, Any]) -> Any:
