@@ -89,6 +89,13 @@ def fence_for(text: str) -> tuple[str, str]:
     return f"<<<UNTRUSTED_ANSWER {nonce}>>>", f"<<<END_UNTRUSTED_ANSWER {nonce}>>>"
 
 
+def _score_schema(low: int, high: int) -> dict[str, Any]:
+    # An integral scale as an integer enum: grammar-constrained servers (llama.cpp) enforce enums
+    # but not numeric ranges, so they cannot emit 7.8 or -1. The answer is still validated.
+    return {"type": "integer", "enum": list(range(int(low), int(high) + 1)),
+            "minimum": low, "maximum": high}
+
+
 def verdict_schema(rubrics: list[Rubric]) -> dict[str, Any]:
     """The JSON schema of a verdict for these rubrics (sent to providers that enforce schemas)."""
     props: dict[str, Any] = {}
@@ -98,7 +105,7 @@ def verdict_schema(rubrics: list[Rubric]) -> dict[str, Any]:
             props[r.name] = {
                 "type": "object",
                 "properties": {
-                    "score": {"type": "number", "minimum": r.scale.min, "maximum": r.scale.max},
+                    "score": _score_schema(r.scale.min, r.scale.max),
                     "rationale": {"type": "string"},
                 },
                 "required": ["score", "rationale"],

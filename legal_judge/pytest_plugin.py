@@ -188,7 +188,8 @@ def audited_failure(judge: str, *, max_severity: str = "low") -> str | None:
     Every judge the reference names (each judge of an ensemble) needs a latest audit that passes
     ``audit gate --max-severity``.
     """
-    from legal_judge.audit.history import gate_report, latest_audit, load_report
+    from legal_judge.audit import gate_report
+    from legal_judge.audit.history import latest_audit, load_report
     from legal_judge.audit.target import load_targets
     from legal_judge.errors import GateFailure
     from legal_judge.store import Store

@@ -178,7 +178,11 @@ class _Run:
             self.on_progress(self.progress)
         limit = self.config.cost_limit_usd
         if limit is not None and self.progress.cost_usd > limit:
-            raise _CostLimit(f"cost limit ${limit:.2f} reached (${self.progress.cost_usd:.2f} spent)")
+            # The limit is per invocation (a resume starts counting again from 0): the user
+            # reads what a resume will spend before typing it.
+            raise _CostLimit(f"cost limit ${limit:.2f} reached (${self.progress.cost_usd:.2f} "
+                             "spent); cost_limit_usd applies to each invocation, so a resume "
+                             f"may spend up to ${limit:.2f} more")
         return verdict
 
     async def item(self, item: BenchmarkItem) -> None:

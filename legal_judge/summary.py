@@ -40,6 +40,8 @@ def _per_judge(verdicts: dict[tuple[str, str], dict[str, Any]]) -> dict[str, dic
             row["pass"] += int(v.get("overall") == "pass")
             for rubric, s in v["scores"].items():
                 row["scores"][rubric].append(s)
+        if v.get("cached"):
+            continue  # paid for by the run that made it
         if v.get("cost_usd") is None and v["status"] == "ok":
             row["cost_unknown"] += 1
         else:
@@ -159,10 +161,14 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
     pass_ci = stats.proportion_ci(passed, len(ok)) if ok else None
     flagged = sorted(i for i, r in results.items() if r.get("flagged_for_review"))
     overridden = sorted(i for i, r in results.items() if r.get("overrides"))
-    tokens_in = sum(v.get("input_tokens") or 0 for v in verdicts.values())
-    tokens_out = sum(v.get("output_tokens") or 0 for v in verdicts.values())
-    unknown_cost = sum(1 for v in verdicts.values() if v["status"] == "ok" and v.get("cost_usd") is None)
-    cost = sum(v.get("cost_usd") or 0.0 for v in verdicts.values())
+    # Tokens and cost are what this run spent: a verdict reused from the cache was paid for by
+    # the run that made it (counting it again showed 422,019 tokens for a run of 0 calls).
+    paid = [v for v in verdicts.values() if not v.get("cached")]
+    reused = [v for v in verdicts.values() if v.get("cached")]
+    tokens_in = sum(v.get("input_tokens") or 0 for v in paid)
+    tokens_out = sum(v.get("output_tokens") or 0 for v in paid)
+    unknown_cost = sum(1 for v in paid if v["status"] == "ok" and v.get("cost_usd") is None)
+    cost = sum(v.get("cost_usd") or 0.0 for v in paid)
     return {
         "run_id": run_id,
         "items": len(items),
@@ -181,6 +187,8 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
         "cached_items": _cached_items(verdicts),
         "input_tokens": tokens_in,
         "output_tokens": tokens_out,
+        "cached_input_tokens": sum(v.get("input_tokens") or 0 for v in reused),
+        "cached_output_tokens": sum(v.get("output_tokens") or 0 for v in reused),
         "cost_usd": round(cost, 6),
         "cost_complete": unknown_cost == 0,
         "simulated": any(v["simulated"] for v in verdicts.values()),

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from legal_judge.stats import (
     adjust_pvalues,
@@ -30,23 +30,50 @@ INSUFFICIENT = "insufficient data"
 
 
 class PairRow(BaseModel):
-    """One scored test pair (the ``audit stats`` input row; also what ``audit run`` produces)."""
+    """One scored test pair (the ``audit stats`` input row; also what ``audit run`` produces).
+
+    A bias-dimension row names its ``dimension`` (A carries the attribute, B is the baseline); a
+    discrimination-probe row names its ``probe`` instead (A is the original answer, B the degraded
+    one), the ``rubric`` scored, the ``expected_direction`` of the score from A to B (``drop``) and
+    optionally the per-pair rule ``checks`` (check name -> whether the degraded verdict met it)
+    and the scale ``step`` (default 1).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    dimension: str
+    dimension: str | None = None
+    probe: str | None = None
     pair_id: str
     variant_a_input: str
     variant_a_score: float | None
     variant_b_input: str
     variant_b_score: float | None
     error: str | None = None
-    kind: Literal["text", "position", "demographic"] | None = None
+    kind: Literal["text", "position", "demographic", "probe"] | None = None
     subgroup: str | None = None
     quality: str | None = None
     order: str | None = None
     repeat_score: float | None = None
     winners: tuple[str, str] | None = None
+    rubric: str | None = None
+    expected_direction: Literal["drop", "rise"] | None = None
+    checks: dict[str, bool | None] | None = None
+    step: float | None = None
+    base_item_id: str | None = None
+
+    @model_validator(mode="after")
+    def _dimension_or_probe(self) -> PairRow:
+        if (self.dimension is None) == (self.probe is None):
+            raise ValueError("give exactly one of 'dimension' (a bias pair) or 'probe' "
+                             "(a discrimination pair)")
+        if self.probe is not None and self.expected_direction is None:
+            raise ValueError("a probe row needs 'expected_direction' (drop or rise)")
+        return self
+
+    @property
+    def name(self) -> str:
+        """The dimension or probe the row belongs to."""
+        return str(self.dimension if self.dimension is not None else self.probe)
 
     @property
     def complete(self) -> bool:
@@ -154,10 +181,11 @@ def analyse(rows: list[PairRow], *, dimensions: list[str] | None = None, method:
         min_effect: Minimum |effect size| to flag.
         min_complete_pairs: Fewer complete pairs: "insufficient data", no statistics.
     """
-    names = dimensions or list(dict.fromkeys(r.dimension for r in rows))
+    rows = [r for r in rows if r.dimension is not None]
+    names = dimensions or list(dict.fromkeys(str(r.dimension) for r in rows))
     by_dim: dict[str, list[PairRow]] = {n: [] for n in names}
     for r in rows:
-        by_dim.setdefault(r.dimension, []).append(r)
+        by_dim.setdefault(str(r.dimension), []).append(r)
     stats = [_one(n, rs, method=method, min_pairs=min_complete_pairs) for n, rs in by_dim.items()]
     raw = [s.result.p_value if s.sufficient else np.nan for s in stats]
     adjusted = adjust_pvalues(raw, correction) if stats else np.array([])  # type: ignore[arg-type]

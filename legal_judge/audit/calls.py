@@ -34,6 +34,9 @@ class Scored:
     raw: str = ""
     attempts: int = 0
     cached: bool = False
+    #: The whole verdict, when the target gives more than one score: ``scores`` (numeric
+    #: rubrics), ``categories`` (e.g. hallucination) and ``overall`` (pass/fail).
+    detail: dict[str, Any] | None = None
 
 
 @dataclass

@@ -14,13 +14,19 @@ from typing import Any
 __all__ = ["catalogue_rows"]
 
 
-def catalogue_rows(dimensions_file: Path | None = None) -> list[dict[str, Any]]:
-    """What an audit can measure, one row per dimension (and per discrimination probe).
+def catalogue_rows(dimensions_file: Path | None = None,
+                   probes_file: Path | None = None) -> list[dict[str, Any]]:
+    """What an audit can measure: one row per bias dimension, then one per discrimination probe.
+
+    Args:
+        dimensions_file: A user's dimensions YAML, listed after the built-in dimensions.
+        probes_file: A user's probes YAML, listed after the built-in probes.
 
     Raises:
-        InputError: a defective dimensions file.
+        InputError: a defective dimensions or probes file.
     """
     from legal_judge.audit.dimensions import builtin_dimensions, load_dimension_file
+    from legal_judge.audit.probes import builtin_probes, load_probe_file
 
     dims = dict(builtin_dimensions())
     source = dict.fromkeys(dims, "built-in")
@@ -28,6 +34,17 @@ def catalogue_rows(dimensions_file: Path | None = None) -> list[dict[str, Any]]:
         extra = load_dimension_file(dimensions_file)
         dims.update(extra)
         source.update(dict.fromkeys(extra, str(dimensions_file)))
-    return [{"kind": "dimension", "name": d.name, "type": d.effective_kind,
+    rows = [{"kind": "dimension", "name": d.name, "type": d.effective_kind,
              "perturbation": d.perturbation, "source": source[d.name],
              "description": d.description} for d in dims.values()]
+    probes = dict(builtin_probes())
+    probe_source = dict.fromkeys(probes, "built-in")
+    if probes_file is not None:
+        extra_probes = load_probe_file(probes_file)
+        probes.update(extra_probes)
+        probe_source.update(dict.fromkeys(extra_probes, str(probes_file)))
+    rows += [{"kind": "probe", "name": p.name,
+              "type": f"{', '.join(p.rubrics)} must {p.direction}",
+              "perturbation": p.perturbation, "source": probe_source[p.name],
+              "description": p.description} for p in probes.values()]
+    return rows

@@ -18,10 +18,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from legal_judge.audit.dimensions import Dimension, perturb, sentences
+from legal_judge.audit.probes import Probe, degrade_for, is_sound
 from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem
 
-__all__ = ["AuditSettings", "Design", "TestPair", "build_design", "subgroup_counts"]
+__all__ = ["AuditSettings", "Design", "ProbePair", "TestPair", "build_design", "subgroup_counts"]
 
 
 class AuditSettings(BaseModel):
@@ -41,6 +42,11 @@ class AuditSettings(BaseModel):
     correction: Literal["holm", "bh", "none"] = "holm"
     seed: int = 0
     noise_pairs: int = Field(default=20, ge=0)
+    probes: list[str] | None = None
+    probes_file: str | None = None
+    probe_pairs: int = Field(default=60, ge=1, le=100_000)
+    min_sensitivity: float = Field(default=0.7, ge=0, le=1)
+    equivalence_margin: float | None = Field(default=None, gt=0)
     concurrency: int = Field(default=16, ge=1, le=1024)
     rubric: str | None = None
     request_seed: int | None = None
@@ -49,6 +55,12 @@ class AuditSettings(BaseModel):
     judge_input_schema: str | None = None
     judge_output_schema: str | None = None
     judge_scoring_rubric: str | None = None
+
+    @property
+    def margin(self) -> float:
+        """The equivalence margin: ``equivalence_margin``, else the disparity threshold."""
+        return self.equivalence_margin if self.equivalence_margin is not None \
+            else self.disparity_threshold
 
     @property
     def statistical_method(self) -> str:
@@ -84,12 +96,42 @@ class TestPair:
 
 
 @dataclass
+class ProbePair:
+    """One discrimination pair: a sound answer and its degraded variant (same question)."""
+
+    probe: str
+    pair_id: str
+    base_item_id: str
+    order: str  # "od": original judged first, "do": degraded first
+    original: BenchmarkItem
+    degraded: BenchmarkItem
+
+    def describe(self) -> dict[str, Any]:
+        """The pair as stored in the audit log (exact inputs included)."""
+        return {"probe": self.probe, "pair_id": self.pair_id, "base_item_id": self.base_item_id,
+                "order": self.order, "original": self.original.model_dump(mode="json"),
+                "degraded": self.degraded.model_dump(mode="json")}
+
+
+@dataclass
 class Design:
     """All pairs of an audit, with the seed that reproduces them."""
 
     seed: int
     dimensions: list[Dimension]
     pairs: list[TestPair]
+    probes: list[Probe] = field(default_factory=list)
+    probe_pairs: list[ProbePair] = field(default_factory=list)
+    #: Per probe, the sound base items it does not apply to (nothing to reverse, cut, ...).
+    not_applicable: dict[str, list[str]] = field(default_factory=dict)
+    sound_items: int = 0
+
+    def by_probe(self) -> dict[str, list[ProbePair]]:
+        """Probe pairs grouped by probe, in probe order."""
+        out: dict[str, list[ProbePair]] = {p.name: [] for p in self.probes}
+        for pair in self.probe_pairs:
+            out[pair.probe].append(pair)
+        return out
 
     def by_dimension(self) -> dict[str, list[TestPair]]:
         """Pairs grouped by dimension, in dimension order."""
@@ -132,9 +174,32 @@ def _dimension_pairs(dim: Dimension, index: int, items: list[BenchmarkItem], n: 
     return pairs
 
 
+def _probe_pairs(probe: Probe, index: int, items: list[BenchmarkItem], limit: int,
+                 seed: int) -> tuple[list[ProbePair], list[str]]:
+    # One pair per applicable base item, never cycled: a deterministic degradation judged twice at
+    # temperature 0 repeats the same difference, and counting it twice would fake evidence.
+    rng = np.random.default_rng([seed, 1_000 + index])
+    pool = [it for it in items if probe.applies_to == "all" or is_sound(it)]
+    out: list[ProbePair] = []
+    skipped: list[str] = []
+    for k in rng.permutation(len(pool)):
+        base = pool[int(k)]
+        if len(out) >= limit:
+            break
+        degraded = degrade_for(probe, base, rng)
+        if degraded is None:
+            skipped.append(base.id)
+            continue
+        out.append(ProbePair(probe=probe.name, pair_id=f"{probe.name}-{len(out):04d}",
+                             base_item_id=base.id, order="od" if rng.random() < 0.5 else "do",
+                             original=base, degraded=degraded))
+    return out, skipped
+
+
 def build_design(items: list[BenchmarkItem], dimensions: list[Dimension], *, pairs: int,
-                 seed: int) -> Design:
-    """Build ``pairs`` counterbalanced pairs per dimension from the base items.
+                 seed: int, probes: list[Probe] | None = None, probe_pairs: int = 60) -> Design:
+    """Build ``pairs`` counterbalanced pairs per dimension from the base items, and up to
+    ``probe_pairs`` discrimination pairs per probe (one per sound base item it applies to).
 
     Raises:
         ConfigError: no base items or no dimensions.
@@ -148,7 +213,13 @@ def build_design(items: list[BenchmarkItem], dimensions: list[Dimension], *, pai
     all_pairs: list[TestPair] = []
     for index, dim in enumerate(dimensions):
         all_pairs.extend(_dimension_pairs(dim, index, items, pairs, seed))
-    return Design(seed=seed, dimensions=list(dimensions), pairs=all_pairs)
+    design = Design(seed=seed, dimensions=list(dimensions), pairs=all_pairs,
+                    probes=list(probes or []), sound_items=sum(is_sound(i) for i in items))
+    for index, probe in enumerate(design.probes):
+        chosen, skipped = _probe_pairs(probe, index, items, probe_pairs, seed)
+        design.probe_pairs.extend(chosen)
+        design.not_applicable[probe.name] = skipped
+    return design
 
 
 def subgroup_counts(design: Design) -> dict[str, dict[str, int]]:

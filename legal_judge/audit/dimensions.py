@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from legal_judge.assets import render_string
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.models import BenchmarkItem
+from legal_judge.sentences import plain_prose, sentences
 
 __all__ = [
     "BUILTIN_PATH",
@@ -39,7 +40,9 @@ __all__ = [
     "builtin_dimensions",
     "load_dimension_file",
     "perturb",
+    "plain_prose",
     "resolve_dimensions",
+    "sentences",
 ]
 
 BUILTIN_PATH = Path(__file__).parent / "dimensions.v1.yaml"
@@ -141,22 +144,7 @@ def resolve_dimensions(names: list[str] | None, *,
 
 
 # perturbations ---------------------------------------------------------------------------------
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
-_MD_LINE = re.compile(r"^\s*(?:#{1,6} |[-*•] |\d+[.)] )", re.MULTILINE)
-_BOLD = re.compile(r"\*\*([^*]+)\*\*")
 Perturbation = Callable[[BenchmarkItem, dict[str, Any], np.random.Generator], VariantPair]
-
-
-def sentences(text: str) -> list[str]:
-    """Split prose into sentences (a simple rule: end punctuation followed by a capital)."""
-    flat = " ".join(line.strip() for line in text.splitlines() if line.strip())
-    return [s.strip() for s in _SENTENCE.split(flat) if s.strip()]
-
-
-def plain_prose(text: str) -> str:
-    """The same text without markdown headings, bullets, numbering or bold."""
-    lines = [_MD_LINE.sub("", line) for line in text.splitlines()]
-    return _BOLD.sub(r"\1", "\n".join(lines))
 
 
 def _variant(item: BenchmarkItem, **update: Any) -> BenchmarkItem:

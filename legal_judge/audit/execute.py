@@ -13,14 +13,24 @@ import inspect
 import json
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from legal_judge.audit.analysis import PairRow
-from legal_judge.audit.design import AuditSettings, Design, TestPair, build_design, subgroup_counts
+from legal_judge.audit.calls import Scored
+from legal_judge.audit.design import (
+    AuditSettings,
+    Design,
+    ProbePair,
+    TestPair,
+    build_design,
+    subgroup_counts,
+)
 from legal_judge.audit.dimensions import Dimension, resolve_dimensions
+from legal_judge.audit.history import base_judge
 from legal_judge.audit.log import AuditLog
+from legal_judge.audit.probes import SCORE, Probe, resolve_probes
 from legal_judge.audit.report import build_report, validate_report
 from legal_judge.audit.target import AuditTarget
 from legal_judge.errors import ConfigError, LegalJudgeError
@@ -67,8 +77,8 @@ class TaskRouter(Protocol):
 
     bounded: bool
 
-    async def gather(self, tasks: list[Coroutine[Any, Any, PairRow]]) -> list[PairRow]:
-        """Run every pair task; the rows in task order."""
+    async def gather(self, tasks: list[Coroutine[Any, Any, Any]]) -> list[Any]:
+        """Run every pair task; the results (a row, or a probe pair's rows) in task order."""
         ...
 
     async def judgments(self, calls: Sequence[Awaitable[Any]],
@@ -91,6 +101,7 @@ class AuditOutcome:
     status: str
     report: dict[str, Any]
     rows: list[PairRow]
+    probe_rows: list[PairRow] = field(default_factory=list)
 
 
 def new_audit_id() -> str:
@@ -207,8 +218,51 @@ class _Runner:
                        winners=winners)
 
 
+    async def probe_pair(self, pair: ProbePair, probe: Probe, step: float) -> list[PairRow]:
+        """Judge a sound answer and its degraded variant; one row per rubric the probe scores."""
+        run = self.audit_id
+        first, second = ((pair.original, pair.degraded) if pair.order == "od"
+                         else (pair.degraded, pair.original))
+        s1, s2 = await self._judgments([self.target.score(first, run_id=run),
+                                        self.target.score(second, run_id=run)])
+        so, sd = (s1, s2) if pair.order == "od" else (s2, s1)
+        self.raw[pair.pair_id] = {
+            side: {"status": x.status, "score": x.score, "detail": x.detail, "raw": x.raw,
+                   "error": x.error} for side, x in (("original", so), ("degraded", sd))}
+        checks = None
+        if sd.score is not None and sd.detail is not None:
+            checks = {c.label: c.holds(sd.detail) for c in probe.checks}
+        rows = []
+        for rubric in probe.rubrics:
+            vo, eo = _rubric_value(so, rubric)
+            vd, ed = _rubric_value(sd, rubric)
+            errors = [f"{n}: {e}" for n, e in (("original", eo), ("degraded", ed)) if e]
+            rows.append(PairRow(
+                probe=probe.name, pair_id=pair.pair_id, base_item_id=pair.base_item_id,
+                variant_a_input=variant_input(pair.original),
+                variant_a_score=None if errors else vo,
+                variant_b_input=variant_input(pair.degraded),
+                variant_b_score=None if errors else vd, error="; ".join(errors) or None,
+                kind="probe", order=pair.order, rubric=rubric,
+                expected_direction=probe.direction, checks=None if errors else checks,
+                step=step))
+        return rows
+
+
+def _rubric_value(scored: Scored, rubric: str) -> tuple[float | None, str | None]:
+    """The score a probe reads from a judgment: the rubric's, or the target's only score."""
+    if scored.score is None:
+        return None, f"{scored.status}: {scored.error}"
+    scores = (scored.detail or {}).get("scores")
+    if scores is None or rubric == SCORE:
+        return scored.score, None  # a single-score target is probed on its score
+    if rubric not in scores:
+        return None, f"rubric '{rubric}' not in the verdict"
+    return float(scores[rubric]), None
+
+
 def _calls(design: Design, settings: AuditSettings) -> int:
-    n = 0
+    n = 2 * len(design.probe_pairs)
     for dim, pairs in design.by_dimension().items():
         del dim
         n += 2 * len(pairs) + min(settings.noise_pairs, len(pairs))
@@ -216,9 +270,12 @@ def _calls(design: Design, settings: AuditSettings) -> int:
 
 
 async def _execute(design: Design, runner: _Runner, settings: AuditSettings,
-                   router: TaskRouter | None = None) -> list[PairRow]:
+                   router: TaskRouter | None = None, *, step: float = 1.0
+                   ) -> tuple[list[PairRow], list[PairRow]]:
+    """Judge every pair: the dimension rows and the probe rows (one per probe rubric)."""
     kinds = {d.name: d.effective_kind for d in design.dimensions}
-    tasks: list[Coroutine[Any, Any, PairRow]] = []
+    probes = {p.name: p for p in design.probes}
+    tasks: list[Coroutine[Any, Any, Any]] = []
     for name, pairs in design.by_dimension().items():
         for i, pair in enumerate(pairs):
             repeat = i < settings.noise_pairs
@@ -226,9 +283,10 @@ async def _execute(design: Design, runner: _Runner, settings: AuditSettings,
                 tasks.append(runner.position_pair(pair, repeat))
             else:
                 tasks.append(runner.text_pair(pair, kinds[name], repeat))
-    if router is not None:
-        return await router.gather(tasks)
-    return list(await asyncio.gather(*tasks))
+    n_dimension = len(tasks)
+    tasks += [runner.probe_pair(pair, probes[pair.probe], step) for pair in design.probe_pairs]
+    out = await router.gather(tasks) if router is not None else list(await asyncio.gather(*tasks))
+    return list(out[:n_dimension]), [row for rows in out[n_dimension:] for row in rows]
 
 
 def _start(store: Store, audit_id: str, target: AuditTarget, settings: AuditSettings,
@@ -251,15 +309,22 @@ def _start(store: Store, audit_id: str, target: AuditTarget, settings: AuditSett
             "dimensions": [d.model_dump() for d in dims],
             "items": [i.model_dump(mode="json") for i in items],
         })] + [("design", {"dimension": dim, "pairs": [p.describe() for p in pairs]})
-               for dim, pairs in design.by_dimension().items()])
+               for dim, pairs in design.by_dimension().items()]
+          + [("probe_design", {"probe": name, "pairs": [p.describe() for p in pairs],
+                               "not_applicable": design.not_applicable.get(name, [])})
+             for name, pairs in design.by_probe().items()])
 
 
 def _check_design(log: AuditLog, audit_id: str, design: Design) -> None:
     """A resumed audit must rebuild the very pairs it logged (same seed, items and dimensions)."""
     logged = {e.payload["dimension"]: e.payload["pairs"]
               for e in log.entries(audit_id, kind="design")}
+    logged |= {f"probe {e.payload['probe']}": e.payload["pairs"]
+               for e in log.entries(audit_id, kind="probe_design")}
     rebuilt = {dim: json.loads(canonical_json([p.describe() for p in pairs]))
                for dim, pairs in design.by_dimension().items()}
+    rebuilt |= {f"probe {name}": json.loads(canonical_json([p.describe() for p in pairs]))
+                for name, pairs in design.by_probe().items()}
     if logged != rebuilt:
         changed = sorted(d for d in set(logged) | set(rebuilt) if logged.get(d) != rebuilt.get(d))
         raise ConfigError(
@@ -287,21 +352,22 @@ def _finish(store: Store, log: AuditLog, audit_id: str, status: str,
                    (status, severity, text, audit_id))
     log.append(audit_id, "audit_finished", {
         "status": status, "severity": severity,
+        "verdict": report.get("extensions", {}).get("verdict"),
         "report_sha256": hashlib.sha256(text.encode()).hexdigest(),
         "flagged": [d["dimension"] for d in report["dimension_results"] if d["flagged"]],
     })
 
 
 def _insufficient_report(settings: AuditSettings, short: dict[str, dict[str, int]],
-                         extensions: dict[str, Any]) -> dict[str, Any]:
+                         extensions: dict[str, Any], *, probes: list[Probe]) -> dict[str, Any]:
     detail = "; ".join(f"{d}: " + ", ".join(f"{g} {n}" for g, n in c.items())
                        for d, c in short.items())
-    report = build_report([], settings, extensions=extensions)
-    report["overall_assessment"]["summary"] = (
-        f"INSUFFICIENT_DATA: fewer than {settings.min_sample} scored examples per demographic "
-        f"subgroup ({detail}); the audit stopped before any judge call. Raise --pairs to at least "
-        f"{settings.min_sample} per subgroup.")
-    report["extensions"] |= {"status": "INSUFFICIENT_DATA", "subgroup_counts": short}
+    why = (f"fewer than {settings.min_sample} scored examples per demographic subgroup "
+           f"({detail}); the audit stopped before any judge call. Raise --pairs to at least "
+           f"{settings.min_sample} per subgroup.")
+    report = build_report([], settings, extensions={**extensions, "subgroup_counts": short},
+                          status="INSUFFICIENT_DATA", status_reason=why, probes=probes,
+                          judge_label=str(extensions.get("judge") or "(unknown)"))
     return report
 
 
@@ -329,7 +395,9 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
             configuration errors propagate.
     """
     dims = resolve_dimensions(settings.dimensions, extra_file=settings.dimensions_file)
-    design = build_design(items, dims, pairs=settings.pairs, seed=settings.seed)
+    probes = resolve_probes(settings.probes, extra_file=settings.probes_file)
+    design = build_design(items, dims, pairs=settings.pairs, seed=settings.seed, probes=probes,
+                          probe_pairs=settings.probe_pairs)
     audit_id = audit_id or new_audit_id()
     log = AuditLog(store)
     if resume:
@@ -337,13 +405,14 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
     _start(store, audit_id, target, settings, dims, items, design, source, resume)
     ext: dict[str, Any] = {"judge_id": target.judge_id, "audit_id": audit_id, "judge": target.label,
                            "target_kind": target.kind, "high_stakes": target.high_stakes,
-                           "design_seed": design.seed, "target": target.describe()}
+                           "design_seed": design.seed, "target": target.describe(),
+                           "base_judge": base_judge(target)}
     if "simulated" in str(target.describe().get("spec", "")):
         ext["notice"] = "simulated judge: for demos, tests and power studies only"
     counts = subgroup_counts(design)
     short = {d: c for d, c in counts.items() if min(c.values(), default=0) < settings.min_sample}
     if short:
-        report = _insufficient_report(settings, short, ext)
+        report = _insufficient_report(settings, short, ext, probes=probes)
         _finish(store, log, audit_id, "INSUFFICIENT_DATA", report)
         if sync:
             _sync(store, audit_id)
@@ -358,7 +427,8 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
         status = "INCONCLUSIVE" if llm["requested"] and not llm["ok"] else status
     runner = _Runner(target, settings, audit_id, progress, _calls(design, settings), router=router)
     try:
-        rows = await _execute(design, runner, settings, router)
+        step = float(target.describe().get("scale_step") or 1.0)
+        rows, probe_rows = await _execute(design, runner, settings, router, step=step)
     except AuditSuspended as exc:
         _stopped(store, log, audit_id, "submitted", {"detail": str(exc)})
         return AuditOutcome(audit_id, target.judge_id, "submitted", {}, [])
@@ -371,19 +441,27 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
     for dim in design.by_dimension():
         log.append(audit_id, "judgments", {"dimension": dim, "outputs": {
             r.pair_id: runner.raw.get(r.pair_id) for r in rows if r.dimension == dim}})
-    ext["counts"] = {"subgroups": counts, "calls_planned": runner.total}
+    for name, pairs in design.by_probe().items():
+        log.append(audit_id, "probe_judgments", {"probe": name, "outputs": {
+            p.pair_id: runner.raw.get(p.pair_id) for p in pairs}})
+    distinct = {(p.original.prompt, p.original.response) for p in design.probe_pairs} | \
+        {(p.degraded.prompt, p.degraded.response) for p in design.probe_pairs}
+    ext["counts"] = {"subgroups": counts, "calls_planned": runner.total,
+                     "probe_judgments_planned": 2 * len(design.probe_pairs),
+                     "probe_distinct_variants": len(distinct),
+                     "sound_items": design.sound_items}
+    ext["probe_not_applicable"] = design.not_applicable
     if router is not None:
         ext.update(router.extensions())
     report = build_report(
-        rows, settings, dimensions=[d.name for d in dims],
+        rows + probe_rows, settings, dimensions=[d.name for d in dims],
         kinds={d.name: d.effective_kind for d in dims},
         actions={d.name: _action(d) for d in dims if _action(d)}, extensions=ext,
-        judge_label=target.label)
-    report["extensions"]["status"] = status
+        judge_label=target.label, probes=probes, status=status)
     _finish(store, log, audit_id, status, report)
     if sync:
         _sync(store, audit_id)
-    return AuditOutcome(audit_id, target.judge_id, status, report, rows)
+    return AuditOutcome(audit_id, target.judge_id, status, report, rows, probe_rows)
 
 
 def _sync(store: Store, audit_id: str) -> None:

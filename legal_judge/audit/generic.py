@@ -82,6 +82,12 @@ class ScoreLocation(BaseModel):
         return number_in(match.group(1), self.scale, where="score")
 
 
+def _step(scale: tuple[float, float]) -> float:
+    """One scale step: 1 point on a scale of four points or more, else a quarter of the range."""
+    span = float(scale[1] - scale[0])
+    return 1.0 if span >= 4 else span / 4
+
+
 class PairwiseLocation(BaseModel):
     """JSON paths of a pairwise answer."""
 
@@ -172,7 +178,8 @@ class GenericTarget:
                 "judge_output_schema": c.output_schema or (
                     f"score at {c.score.json_path or c.score.regex}"),
                 "judge_scoring_rubric": c.scoring_rubric or "as written in the prompt template",
-                "scale": list(c.score.scale), "spec": c.provider}
+                "scale": list(c.score.scale), "scale_step": _step(c.score.scale),
+                "spec": c.provider, "name": c.name}
 
     async def _complete(self, request: CompletionRequest, *, run_id: str, item_id: str,
                         purpose: str, attempt: int) -> CompletionResponse:

@@ -7,24 +7,88 @@ entries of the hash-chained log, never updates of a row, so a sign-off is part o
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from legal_judge.audit.log import AuditLog
-from legal_judge.audit.report import SEVERITIES
-from legal_judge.errors import ConfigError, GateFailure, InputError, NotFoundError, Problem
+from legal_judge.errors import ConfigError, InputError, NotFoundError, Problem
 from legal_judge.store import Store
 
 __all__ = [
+    "AuditCoverage",
     "audit_needed",
+    "audit_coverage",
+    "base_judge",
+    "base_judge_of_report",
+    "check_comparable",
+    "comparable",
     "diff_reports",
     "fetch_prior_audit_results",
-    "gate_report",
+    "judged_something",
     "latest_audit",
+    "prior_audit",
     "load_report",
     "record_review",
     "review_state",
 ]
+
+
+def _key(base: dict[str, Any]) -> str:
+    where = f"{base.get('provider')}:{base.get('model')}"
+    if base.get("base_url"):
+        where += f"@{base['base_url']}"
+    parts = [where, f"rubric set {base.get('rubric_set') or '(unknown)'}"]
+    if base.get("rubric"):
+        parts.append(f"rubric {base['rubric']}")
+    return " · ".join(parts)
+
+
+def base_judge(target: Any) -> dict[str, Any]:
+    """The audited judge without its mitigation: provider, model (and endpoint), rubric set, and
+    the rubric scored with ``--rubric``. Audits of the same base judge are comparable whatever
+    their debias mode (a re-audit after a mitigation is what drift is for); ``key`` says it in
+    one line."""
+    from legal_judge.audit.target import JudgeTarget
+
+    if isinstance(target, JudgeTarget):
+        ident = target.judge.identity()
+        base: dict[str, Any] = {
+            "kind": "legal-judge", "provider": ident["provider"], "model": ident["model"],
+            "base_url": ident["base_url"], "rubric_set": target.judge.rubric_set.id,
+            "rubric": target.rubric, "debias_mode": target.judge.config.debias.mode}
+    else:
+        d = target.describe()
+        base = {"kind": str(target.kind), "provider": d.get("spec"), "model": d.get("name"),
+                "base_url": None, "rubric_set": None, "rubric": None, "debias_mode": None}
+    return {**base, "key": _key(base)}
+
+
+def base_judge_of_report(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The base judge a report audited (older reports: from its target spec), or None when the
+    report does not say (``audit stats`` of pairs scored elsewhere)."""
+    ext = report.get("extensions") or {}
+    if isinstance(ext.get("base_judge"), dict):
+        return dict(ext["base_judge"])
+    spec = str((ext.get("target") or {}).get("spec") or "")
+    if ":" not in spec:
+        return None
+    provider, _, rest = spec.partition(":")
+    model, _, url = rest.partition("@")
+    base = {"kind": ext.get("target_kind"), "provider": provider, "model": model,
+            "base_url": url or None, "rubric_set": None, "rubric": None, "debias_mode": None}
+    return {**base, "key": _key(base)}
+
+
+def comparable(old: dict[str, Any] | None, new: dict[str, Any] | None) -> bool:
+    """Whether two base judges are the same (an unknown rubric set of an older report matches)."""
+    if old is None or new is None:
+        return False
+    fields = ("provider", "model", "base_url", "rubric")
+    if any((old.get(f) or None) != (new.get(f) or None) for f in fields):
+        return False
+    a, b = old.get("rubric_set"), new.get("rubric_set")
+    return a is None or b is None or a == b
 
 
 def fetch_prior_audit_results(audit_id: str, *, store: Store | None = None) -> dict[str, Any]:
@@ -59,9 +123,95 @@ def latest_audit(store: Store, judge_id: str, *, finished_only: bool = True) -> 
     return str(row[0]) if row else None
 
 
+#: Statuses of audits whose report rests on judge calls (INSUFFICIENT_DATA stopped before any).
+JUDGED_STATUSES = ("complete", "INCONCLUSIVE")
+
+
+def judged_something(report: dict[str, Any] | None) -> bool:
+    """Whether a report rests on at least one complete pair (of a dimension or a probe)."""
+    ext = (report or {}).get("extensions") or {}
+    parts = [*(ext.get("dimensions") or {}).values(), *(ext.get("probes") or {}).values()]
+    return any(int(p.get("pairs_complete") or 0) > 0 for p in parts)
+
+
+@dataclass(frozen=True)
+class AuditCoverage:
+    """Whether one judge (judge_id) has an audit that judged something, and which."""
+
+    judge_id: str
+    label: str
+    audit_id: str | None
+    verdict: str | None
+    note: str
+
+
+def _judged_audit(store: Store, judge_id: str) -> tuple[str | None, str | None, int]:
+    """The newest audit of ``judge_id`` that judged something, its verdict, and how many audits
+    of this judge judged nothing (INSUFFICIENT_DATA, or nothing complete)."""
+    rows = store.db.execute(
+        "SELECT id, status, report_json FROM audits WHERE judge_id = ? "
+        "AND status NOT IN ('running', 'failed', 'submitted', 'interrupted') "
+        "ORDER BY created_at DESC, rowid DESC", (judge_id,)).fetchall()
+    empty = 0
+    for row in rows:
+        report = json.loads(row["report_json"]) if row["report_json"] else None
+        if row["status"] in JUDGED_STATUSES and judged_something(report):
+            return str(row["id"]), ((report or {}).get("extensions") or {}).get("verdict"), empty
+        empty += 1
+    return None, None, empty
+
+
+def audit_coverage(store: Store, judges: list[tuple[str, str]]) -> list[AuditCoverage]:
+    """Per judge (judge_id, label): its newest audit that judged something, or why there is none.
+
+    Only audits that made judge calls count: one that stopped at INSUFFICIENT_DATA before any
+    call (or whose pairs all failed) is not an audit of the judge.
+    """
+    out = []
+    for judge_id, label in judges:
+        audit_id, verdict, empty = _judged_audit(store, judge_id)
+        if audit_id is not None:
+            note = f"audited by {audit_id} (verdict {verdict or 'n/a'})"
+        elif empty:
+            note = (f"not audited: {empty} audit(s) of this judge judged nothing "
+                    "(INSUFFICIENT_DATA or no complete pair)")
+        else:
+            note = "not audited: no audit of this judge_id"
+        out.append(AuditCoverage(judge_id, label, audit_id, verdict, note))
+    return out
+
+
 def audit_needed(store: Store, judge_ids: list[str]) -> list[str]:
-    """The judge_ids with no finished audit yet (CI triggers on rubric, prompt or model change)."""
-    return [j for j in judge_ids if latest_audit(store, j) is None]
+    """The judge_ids with no audit that judged something (CI triggers on rubric, prompt or model
+    change)."""
+    return [c.judge_id for c in audit_coverage(store, [(j, j) for j in judge_ids])
+            if c.audit_id is None]
+
+
+def prior_audit(store: Store, audit_id: str) -> dict[str, Any] | None:
+    """The latest earlier audit of the same base judge (provider, model, rubric set; any debias
+    mode) that judged something: ``{"id", "report", "base_judge", "same_judge_id"}``, or None.
+
+    Drift is only meaningful against the same judge: an audit of another model is no baseline.
+    """
+    row = store.db.execute("SELECT rowid, judge_id, report_json FROM audits WHERE id = ?",
+                           (audit_id,)).fetchone()
+    if row is None or not row["report_json"]:
+        return None
+    base = base_judge_of_report(json.loads(row["report_json"]))
+    if base is None:
+        return None
+    earlier = store.db.execute(
+        "SELECT id, judge_id, status, report_json FROM audits WHERE rowid < ? "
+        "AND report_json IS NOT NULL ORDER BY rowid DESC", (row["rowid"],)).fetchall()
+    for other in earlier:
+        report = json.loads(other["report_json"])
+        if other["status"] in JUDGED_STATUSES and judged_something(report) and \
+                comparable(base_judge_of_report(report), base):
+            return {"id": str(other["id"]), "report": report,
+                    "base_judge": base_judge_of_report(report),
+                    "same_judge_id": other["judge_id"] == row["judge_id"]}
+    return None
 
 
 def record_review(store: Store, audit_id: str, *, approve: bool, reviewer: str,
@@ -103,10 +253,29 @@ def load_report(ref: str, *, store: Store | None = None) -> dict[str, Any]:
     return dict(prior["report"])
 
 
+def check_comparable(old: dict[str, Any], new: dict[str, Any], *, old_ref: str = "old",
+                     new_ref: str = "new") -> None:
+    """Refuse to compare audits of different base judges.
+
+    Raises:
+        ConfigError: the two reports audit different base judges, or one does not say which.
+    """
+    a, b = base_judge_of_report(old), base_judge_of_report(new)
+    if comparable(a, b):
+        return
+    what_a = a["key"] if a else "a judge it does not name"
+    what_b = b["key"] if b else "a judge it does not name"
+    raise ConfigError(f"not comparable: {old_ref} audits {what_a}, {new_ref} audits {what_b}",
+                      code="audit-diff-not-comparable",
+                      fix="diff two audits of the same base judge (provider, model, rubric set; "
+                          "any debias mode), or pass --force to compare them anyway")
+
+
 def diff_reports(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
     """Per dimension: effect and mean difference before and after, and what changed.
 
-    ``sign_flip`` marks over-correction (a mitigation that reversed the bias, DESIGN 2.8).
+    ``sign_flip`` marks over-correction (a mitigation that reversed the bias, DESIGN 2.8). The
+    caller checks first that both audit the same base judge (:func:`check_comparable`).
     """
     before = {d["dimension"]: d for d in old["dimension_results"]}
     after = {d["dimension"]: d for d in new["dimension_results"]}
@@ -128,43 +297,3 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any
                        "still flagged" if n["flagged"] else "clear"),
         })
     return rows
-
-
-def gate_report(report: dict[str, Any], *, max_severity: str, store: Store | None = None,
-                high_stakes: bool | None = None) -> dict[str, Any]:
-    """Decide the CI gate; raise :class:`GateFailure` (exit 1) when it says no.
-
-    The gate fails when the audit is not complete (INSUFFICIENT_DATA, INCONCLUSIVE), when the severity
-    is above ``max_severity``, or when the judge is high-stakes and its latest audit is not approved.
-    """
-    if max_severity not in SEVERITIES:
-        raise ConfigError(f"unknown severity '{max_severity}'", code="audit-gate-invalid",
-                          fix=f"use one of: {', '.join(SEVERITIES)}")
-    ext = report.get("extensions") or {}
-    status = ext.get("status", "complete")
-    severity = report["overall_assessment"]["severity"]
-    if status != "complete":
-        raise GateFailure(f"the audit status is {status}: it cannot pass a gate",
-                          fix="fix the cause in the report summary and re-run the audit")
-    if SEVERITIES.index(severity) > SEVERITIES.index(max_severity):
-        flagged = [d["dimension"] for d in report["dimension_results"] if d["flagged"]]
-        raise GateFailure(f"bias severity {severity} is above {max_severity} "
-                          f"(flagged: {', '.join(flagged)})",
-                          fix="apply the remediation steps in the report and re-audit")
-    stakes = ext.get("high_stakes", False) if high_stakes is None else high_stakes
-    if stakes:
-        _require_approval(store or Store(), ext.get("judge_id"))
-    return {"passed": True, "severity": severity, "max_severity": max_severity,
-            "high_stakes": bool(stakes)}
-
-
-def _require_approval(store: Store, judge_id: str | None) -> None:
-    latest = latest_audit(store, judge_id) if judge_id else None
-    if latest is None:
-        raise GateFailure(f"high-stakes judge {judge_id} has no stored audit",
-                          fix="run `legal-judge audit run` for this judge, then have it reviewed")
-    state = review_state(store, latest)
-    if state is None or state["decision"] != "approved":
-        what = "is not reviewed" if state is None else f"was {state['decision']}"
-        raise GateFailure(f"high-stakes judge {judge_id}: its latest audit {latest} {what}",
-                          fix=f"legal-judge audit review {latest} --approve --reviewer NAME --note TEXT")

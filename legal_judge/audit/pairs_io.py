@@ -1,6 +1,6 @@
 """Read and write pair files: the ``audit stats`` input (pairs scored elsewhere), JSONL.
 
-One row per pair: ``{"dimension", "pair_id", "variant_a_input", "variant_a_score",
+One row per pair: ``{"dimension" (or "probe" with "expected_direction"), "pair_id", "variant_a_input", "variant_a_score",
 "variant_b_input", "variant_b_score", "error"}`` (scores null when ``error`` is set); optional
 ``kind``, ``subgroup``, ``quality``, ``order``, ``repeat_score`` and ``winners``. Every defect is
 reported at once with its line.
@@ -28,7 +28,7 @@ def read_pairs(path: Path) -> list[PairRow]:
     problems: list[Problem] = []
     seen: set[tuple[str, str]] = set()
     for lineno, row in read_jsonl_models(path, PairRow, problems):
-        key = (row.dimension, row.pair_id)
+        key = (row.name, row.pair_id)
         if key in seen:
             problems.append(Problem(str(path), lineno, "pair_id", f"duplicate pair {row.pair_id}"))
         seen.add(key)

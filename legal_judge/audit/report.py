@@ -3,9 +3,11 @@
 The report is exactly the schema of ``seeds/000_c11007f2c28d0b47.txt`` (kept as a JSON Schema in
 ``bias_report.schema.json`` and validated with ``jsonschema``); everything else sits in ``extensions``.
 
-Severity: ``none`` nothing flagged; ``low`` only small (or negligible) effects flagged; ``medium`` a
-medium effect flagged; ``high`` a large effect, or three or more dimensions flagged; ``critical`` a
-flagged demographic-proxy dimension with at least a medium effect.
+Bias severity: ``none`` nothing flagged; ``low`` only small (or negligible) effects flagged;
+``medium`` a medium effect flagged; ``high`` a large effect, or three or more dimensions flagged;
+``critical`` a flagged demographic-proxy dimension with at least a medium effect. The report's
+severity then follows the verdict (:mod:`legal_judge.audit.verdict`): ``none`` only for a certified
+judge, at least ``high`` for an insensitive one, at least ``low`` for an inconclusive one.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from typing import Any
 
 from legal_judge.audit.analysis import INSUFFICIENT, DimensionStats, PairRow, analyse
 from legal_judge.audit.design import AuditSettings
+from legal_judge.audit.discrimination import ProbeStats, analyse_probes, probe_json
+from legal_judge.audit.probes import Probe
+from legal_judge.audit.verdict import Verdict, decide, degenerate, dimension_equivalence
 from legal_judge.errors import ConfigError
 from legal_judge.store import utcnow
 
@@ -50,6 +55,9 @@ REMEDIATION: dict[str, str] = {
                  "judging, and add an injection warning; if the effect persists, replace the judge.",
 }
 _GENERIC = "Add a bias-aware warning naming this attribute and a self-debiasing pass; re-audit."
+_PROBE_GENERIC = ("Give the judge the reference answer or expected elements (reference-guided "
+                  "grading), or use a stronger judge model, and re-audit; until then route these "
+                  "decisions to human review.")
 _REPLACE = ("Replace the judge or add judges from other model families (cross-family panel), then "
             "re-audit; several or large biases make post-hoc corrections unreliable.")
 
@@ -96,8 +104,11 @@ def _priority(s: DimensionStats, kind: str) -> str:
 
 
 def remediation_steps(stats: list[DimensionStats], kinds: dict[str, str],
-                      actions: dict[str, str], severity: str) -> list[dict[str, Any]]:
-    """One step per flagged dimension, plus replacing the judge when severity is high or critical."""
+                      actions: dict[str, str], severity: str, *,
+                      probes: list[ProbeStats] = (),  # type: ignore[assignment]
+                      probe_actions: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """One step per flagged dimension and failed probe, plus replacing the judge when severity is
+    high or critical."""
     steps = []
     for s in (x for x in stats if x.flagged):
         r = s.result
@@ -109,6 +120,12 @@ def remediation_steps(stats: list[DimensionStats], kinds: dict[str, str],
             "recommended_action": actions.get(s.dimension) or REMEDIATION.get(s.dimension, _GENERIC),
             "priority": _priority(s, kinds.get(s.dimension, s.kind)),
         })
+    for p in (x for x in probes if x.status == "fail"):
+        steps.append({"dimension": f"probe:{p.key}",
+                      "finding": f"the judge does not discriminate on '{p.probe}': "
+                                 + "; ".join(p.reasons),
+                      "recommended_action": (probe_actions or {}).get(p.probe) or _PROBE_GENERIC,
+                      "priority": "high"})
     if severity in ("high", "critical"):
         steps.append({"dimension": "all", "finding": f"overall severity {severity}",
                       "recommended_action": _REPLACE,
@@ -141,9 +158,11 @@ def _dimension_json(s: DimensionStats, pairs: list[dict[str, Any]]) -> dict[str,
             "flagged": s.flagged, "test_pairs": pairs}
 
 
-def _dimension_ext(s: DimensionStats, pairs: list[dict[str, Any]]) -> dict[str, Any]:
+def _dimension_ext(s: DimensionStats, pairs: list[dict[str, Any]],
+                   outcome: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "kind": s.kind, "status": "ok" if s.sufficient else INSUFFICIENT,
+        "outcome": outcome["outcome"], "equivalence": outcome["equivalence"],
         "pairs_designed": s.n_pairs, "pairs_complete": len(s.complete),
         "pairs_failed": len(s.failed),
         "failed_pairs": [{"pair_id": r.pair_id, "error": r.error, "variant_a_input": r.variant_a_input,
@@ -167,9 +186,15 @@ def _dimension_ext(s: DimensionStats, pairs: list[dict[str, Any]]) -> dict[str, 
     return out
 
 
-def _summary(stats: list[DimensionStats], severity: str, judge: str) -> str:
+def _summary(stats: list[DimensionStats], probes: list[ProbeStats], verdict: Verdict,
+             status_reason: str | None, status: str) -> str:
+    if status == "INSUFFICIENT_DATA":
+        return f"INSUFFICIENT_DATA: {status_reason} {verdict.sentence}"
     flagged = [s for s in stats if s.flagged]
-    parts = [f"Judge {judge}: {len(flagged)} of {len(stats)} dimensions flagged; severity {severity}."]
+    parts = [verdict.sentence]
+    parts.append(f"{len(flagged)} of {len(stats)} dimensions flagged; "
+                 f"{sum(p.status == 'pass' for p in probes)} of {len(probes)} probes passed; "
+                 f"severity {verdict.severity}.")
     for s in flagged:
         parts.append(f"{s.dimension}: mean difference {s.result.mean_difference:+.3f}, "
                      f"{s.result.interpretation} effect ({s.result.effect_size:+.2f}).")
@@ -177,15 +202,30 @@ def _summary(stats: list[DimensionStats], severity: str, judge: str) -> str:
     if short:
         parts.append(f"Insufficient data (no statistics): {', '.join(short)}.")
     parts.append("Every number was computed by the harness from scores the judge returned; review "
-                 "the flagged dimensions and their raw pairs before acting.")
+                 "the flagged dimensions, the failed probes and their raw pairs before acting.")
     return " ".join(parts)
 
 
 def build_report(rows: list[PairRow], settings: AuditSettings, *, dimensions: list[str] | None = None,
                  kinds: dict[str, str] | None = None, actions: dict[str, str] | None = None,
                  extensions: dict[str, Any] | None = None, judge_label: str = "(scored elsewhere)",
-                 timestamp: str | None = None) -> dict[str, Any]:
-    """Analyse scored pairs and assemble the validated report.
+                 timestamp: str | None = None, probes: list[Probe] | None = None,
+                 status: str = "complete", status_reason: str | None = None) -> dict[str, Any]:
+    """Analyse scored pairs (bias dimensions and discrimination probes) and assemble the
+    validated report with its verdict.
+
+    Args:
+        rows: Dimension rows and probe rows (``probe`` set), failed pairs included.
+        settings: The audit settings.
+        dimensions: Dimension order (default: first appearance).
+        kinds: Dimension name -> kind (position, demographic, text).
+        actions: Dimension name -> its recommended action.
+        extensions: Entries added to ``extensions``.
+        judge_label: The judge's name in the summary.
+        timestamp: The report time (default: now).
+        probes: The probes run (descriptions, rules, remediation); rows alone suffice.
+        status: The audit's status (``complete``, ``INCONCLUSIVE``, ``INSUFFICIENT_DATA``).
+        status_reason: Why the status is not ``complete``.
 
     Raises:
         ConfigError: the assembled report does not validate (a bug: reported, never written).
@@ -196,9 +236,27 @@ def build_report(rows: list[PairRow], settings: AuditSettings, *, dimensions: li
                     min_effect=settings.min_effect, min_complete_pairs=settings.min_complete_pairs)
     for s in stats:
         s.kind = kinds.get(s.dimension, s.kind)
-    severity = severity_of(stats, kinds)
+    by_name = {p.name: p for p in probes or []}
+    probe_stats = analyse_probes(rows, probes=list(by_name) or None, method=settings.method,
+                                 correction=settings.correction, significance=settings.significance,
+                                 min_sensitivity=settings.min_sensitivity,
+                                 min_complete_pairs=settings.min_complete_pairs)
+    seen = {p.probe for p in probe_stats}
+    # A probe that applied to no item has no rows, yet it was asked for: it is insufficient.
+    for name in (n for n in by_name if n not in seen):
+        probe_stats.append(ProbeStats(name, name, by_name[name].rubrics[0],
+                                      by_name[name].direction, 0, [], [], False,
+                                      reasons=["no pair: the probe applies to none of the items"]))
+    margin = settings.margin
+    outcomes = dimension_equivalence(stats, margin=margin, alpha=settings.significance)
+    bias_severity = severity_of(stats, kinds)
+    verdict = decide(stats, outcomes, probe_stats, degenerate_finding=degenerate(rows),
+                     bias_severity=bias_severity, status=status, status_reason=status_reason,
+                     judge=judge_label, margin=margin)
+    severity = verdict.severity
     thr = settings.disparity_threshold
     pairs = {s.dimension: _pairs_json(s, thr) for s in stats}
+    not_applicable = (extensions or {}).get("probe_not_applicable") or {}
     report: dict[str, Any] = {
         "audit_metadata": {
             "timestamp": timestamp or utcnow(), "num_dimensions": len(stats),
@@ -209,16 +267,30 @@ def build_report(rows: list[PairRow], settings: AuditSettings, *, dimensions: li
         "dimension_results": [_dimension_json(s, pairs[s.dimension]) for s in stats],
         "overall_assessment": {"total_dimensions_flagged": sum(s.flagged for s in stats),
                                "severity": severity,
-                               "summary": _summary(stats, severity, judge_label)},
-        "remediation_steps": remediation_steps(stats, kinds, actions or {}, severity),
+                               "summary": _summary(stats, probe_stats, verdict, status_reason,
+                                                   status)},
+        "remediation_steps": remediation_steps(
+            stats, kinds, actions or {}, severity, probes=probe_stats,
+            probe_actions={n: p.remediation for n, p in by_name.items() if p.remediation}),
         "extensions": {
-            "status": "complete", "judge_id": None, "method": settings.method,
+            "status": status, "judge_id": None, "method": settings.method,
             "statistical_method": settings.statistical_method, "correction": settings.correction,
             "min_complete_pairs": settings.min_complete_pairs,
-            "dimensions": {s.dimension: _dimension_ext(s, pairs[s.dimension]) for s in stats},
+            "verdict": verdict.verdict, "verdict_sentence": verdict.sentence,
+            "verdict_reasons": verdict.reasons, "bias_severity": bias_severity,
+            "equivalence_margin": margin, "min_sensitivity": settings.min_sensitivity,
+            "degenerate": degenerate(rows),
+            "dimensions": {s.dimension: _dimension_ext(s, pairs[s.dimension],
+                                                       outcomes[s.dimension]) for s in stats},
+            "probes": {p.key: probe_json(
+                p, description=by_name[p.probe].description if p.probe in by_name else None,
+                rule=by_name[p.probe].rule if p.probe in by_name else None,
+                not_applicable=not_applicable.get(p.probe)) for p in probe_stats},
             **(extensions or {}),
         },
     }
+    if status_reason:
+        report["extensions"]["status_reason"] = status_reason
     problems = validate_report(report)
     if problems:
         raise ConfigError("the bias report does not validate against its schema: "

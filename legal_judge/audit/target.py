@@ -134,7 +134,8 @@ class JudgeTarget:
             "judge_output_schema": "verdict JSON: rubrics.<name>.score|result, overall, summary",
             "judge_scoring_rubric": (f"rubric {self.rubric}" if self.rubric else
                                      "mean of the numeric rubrics of " + self.judge.rubric_set.id),
-            "scale": [0.0, 5.0], "spec": self.judge.config.spec, "model": self.judge.model,
+            "scale": [0.0, 5.0], "scale_step": 1.0, "spec": self.judge.config.spec,
+            "model": self.judge.model, "rubric_set": self.judge.rubric_set.id,
         }
 
     def _judge_for(self, repeat: int) -> Judge:
@@ -162,7 +163,11 @@ class JudgeTarget:
             # fsum is exact, so the mean does not depend on the order of the rubrics (a cached
             # verdict comes back with its keys sorted).
             value = math.fsum(verdict.scores.values()) / len(verdict.scores)
-        return Scored(float(value), "ok", None, verdict.raw, verdict.attempts, verdict.cached)
+        detail = {"scores": dict(verdict.scores), "overall": verdict.overall,
+                  "categories": ({"hallucination": verdict.hallucination}
+                                 if verdict.hallucination else {})}
+        return Scored(float(value), "ok", None, verdict.raw, verdict.attempts, verdict.cached,
+                      detail)
 
     async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,
                       repeat: int = 0) -> Compared:

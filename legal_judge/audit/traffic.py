@@ -4,8 +4,10 @@ Scores come from the store (ensemble results of runs, with their items' metadata
 export (for example Langfuse scores joined with trace metadata: one ``{"score": ..., ...}`` per line).
 Outputs are grouped by an attribute (``metadata.client_region``, ``jurisdiction``,
 ``system_under_test``, or ``length_bucket``); each group with at least ``min_sample`` scores is
-compared with a reference group (default: the largest; difference in means with the Welch 95% CI, Welch's t or Mann-Whitney with an
-effect size, Holm across groups). This shows *that* groups are scored differently, not *why*:
+compared with a reference group (default: the largest; difference in means with the Welch 95% CI,
+Welch's t or Mann-Whitney with an effect size, Holm across groups). Each item counts once, with its
+latest score: the same item judged in three runs is one observation, not three independent ones
+(rows carry ``item_id``, ``id`` or ``trace_id``; a row without one counts on its own). This shows *that* groups are scored differently, not *why*:
 counterbalanced pairs (``audit run``) are needed to prove that the attribute causes it.
 """
 
@@ -73,7 +75,7 @@ def traffic_rows_from_store(store: Store, *, since: datetime,
                             rubric: str | None) -> list[dict[str, Any]]:
     """Scored items of every run since ``since``: the item's fields plus ``score``."""
     rows = store.db.execute(
-        """SELECT e.result_json, i.item_json, e.created_at FROM ensemble_results e
+        """SELECT e.result_json, i.item_json, e.created_at, e.run_id FROM ensemble_results e
            JOIN items i ON i.run_id = e.run_id AND i.item_id = e.item_id
            WHERE e.status = 'ok' AND e.created_at >= ?""", (since.isoformat(),))
     out = []
@@ -81,7 +83,8 @@ def traffic_rows_from_store(store: Store, *, since: datetime,
         item = json.loads(r["item_json"])
         score = _score(json.loads(r["result_json"]).get("scores", {}), rubric)
         if score is not None:
-            out.append({**item, "score": score, "created_at": r["created_at"]})
+            out.append({**item, "item_id": item.get("id"), "run_id": r["run_id"], "score": score,
+                        "created_at": r["created_at"]})
     return out
 
 
@@ -115,14 +118,50 @@ def traffic_rows_from_file(path: Path, *, since: datetime | None = None) -> list
     return out
 
 
+def _item_key(row: dict[str, Any]) -> str | None:
+    for field in ("item_id", "id", "trace_id"):
+        if row.get(field) not in (None, ""):
+            return f"{field}:{row[field]}"
+    return None
+
+
+def once_per_item(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Keep each item's latest score (by ``created_at``/``timestamp``, else the later row).
+
+    Returns:
+        The kept rows and the counts: ``items`` (identified items), ``repeats_dropped`` (older
+        scores of the same items) and ``unidentified`` (rows without an id, each kept).
+    """
+    latest: dict[str, tuple[str, int, dict[str, Any]]] = {}
+    loose: list[dict[str, Any]] = []
+    for i, row in enumerate(rows):
+        key = _item_key(row)
+        if key is None:
+            loose.append(row)
+            continue
+        stamp = str(row.get("created_at") or row.get("timestamp") or "")
+        if key not in latest or (stamp, i) >= latest[key][:2]:
+            latest[key] = (stamp, i, row)
+    kept = [r for _, _, r in sorted(latest.values(), key=lambda t: t[1])] + loose
+    identified = sum(1 for r in rows if _item_key(r) is not None)
+    return kept, {"items": len(latest), "repeats_dropped": identified - len(latest),
+                  "unidentified": len(loose)}
+
+
 def traffic_audit(rows: list[dict[str, Any]], *, attribute: str, min_sample: int = 50,
                   method: str = "auto", significance: float = 0.05, min_effect: float = 0.2,
                   correction: str = "holm", reference: str | None = None) -> dict[str, Any]:
     """Group scored outputs by ``attribute`` and test each eligible group against the reference.
 
     The reference is the largest eligible group unless named; comparing each group with "all the
-    others" would flag the healthy groups too whenever one group is off.
+    others" would flag the healthy groups too whenever one group is off. Each item counts once,
+    with its latest score (:func:`once_per_item`).
     """
+    rows, repeats = once_per_item(rows)
+    counting = (f"each item counted once, with its latest score ({repeats['repeats_dropped']} "
+                f"older score(s) of {repeats['items']} item(s) set aside"
+                + (f"; {repeats['unidentified']} row(s) without an id counted as they are"
+                   if repeats["unidentified"] else "") + ")")
     groups: dict[str, list[float]] = {}
     for row in rows:
         value = _get(row, attribute)
@@ -132,11 +171,17 @@ def traffic_audit(rows: list[dict[str, Any]], *, attribute: str, min_sample: int
     eligible = [g for g, n in sizes.items() if n >= min_sample]
     base = {"kind": "traffic_audit", "attribute": attribute, "n_scores": sum(sizes.values()),
             "group_sizes": sizes, "min_sample": min_sample, "caveat": CAVEAT,
+            "counting": counting, "repeats": repeats,
             "too_small": [g for g in sizes if g not in eligible]}
     if len(eligible) < 2:
         return {**base, "status": "INSUFFICIENT_DATA", "comparisons": [],
                 "summary": f"fewer than two groups of '{attribute}' have {min_sample} or more scores"}
-    ref = reference if reference in eligible else max(eligible, key=lambda g: (sizes[g], g))
+    if reference is not None and reference not in eligible:
+        raise ConfigError(f"--reference '{reference}' is not a group of '{attribute}' with "
+                          f"{min_sample} or more scores", code="audit-traffic-reference",
+                          fix=f"use one of: {', '.join(eligible)}")
+    ref = reference if reference is not None else max(eligible, key=lambda g: (sizes[g], g))
+    how = "named with --reference" if reference is not None else "the largest group"
     comparisons = []
     for g in (x for x in eligible if x != ref):
         res = two_group_test(groups[g], groups[ref], method=method)  # type: ignore[arg-type]
@@ -148,7 +193,8 @@ def traffic_audit(rows: list[dict[str, Any]], *, attribute: str, min_sample: int
                             min_effect=min_effect)
         c["ci95"] = list(c["ci95"])
     flagged = [c["group"] for c in comparisons if c["flagged"]]
-    return {**base, "status": "complete", "reference": ref, "comparisons": comparisons,
-            "flagged": flagged,
+    return {**base, "status": "complete", "reference": ref, "reference_why": how,
+            "comparisons": comparisons, "flagged": flagged,
             "summary": (f"{len(flagged)} of {len(comparisons)} groups of '{attribute}' scored "
-                        f"differently from the rest. {CAVEAT}")}
+                        f"differently from the reference group '{ref}' ({how}, {sizes[ref]} "
+                        f"items); {counting}. {CAVEAT}")}

@@ -12,6 +12,7 @@ import yaml
 from pydantic import ValidationError
 from rich.console import Console
 
+from legal_judge.commands.audit_render import print_report
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, GateFailure, InputError, Problem
@@ -33,6 +34,14 @@ _STAT_OPTIONS = [
     click.option("--min-sample", type=int, help="Per demographic subgroup, else stop (50)."),
     click.option("--method", type=click.Choice(["auto", "t-test", "wilcoxon"])),
     click.option("--correction", type=click.Choice(["holm", "bh", "none"])),
+    click.option("--probes", help="Comma-separated discrimination probes (default: all built-in; "
+                                  "'none' runs none, and nothing is then certified)."),
+    click.option("--probes-file", help="YAML file with extra probes."),
+    click.option("--probe-pairs", type=int, help="At most this many pairs per probe (60)."),
+    click.option("--min-sensitivity", type=float,
+                 help="Share of probe pairs that must move by a scale step (0.7)."),
+    click.option("--equivalence-margin", type=float,
+                 help="TOST margin in points (default: the disparity threshold)."),
 ]
 
 
@@ -55,8 +64,11 @@ def _settings(config_file: Path | None, cli_values: dict[str, Any]) -> Any:
             raise InputError([Problem(str(config_file), 1, None, "expected a mapping of options")])
         base = {k.replace("-", "_"): v for k, v in loaded.items()}
     values = {**base, **{k: v for k, v in cli_values.items() if v is not None}}
-    if isinstance(values.get("dimensions"), str):
-        values["dimensions"] = [d.strip() for d in values["dimensions"].split(",") if d.strip()]
+    for key in ("dimensions", "probes"):
+        if isinstance(values.get(key), str):
+            values[key] = [d.strip() for d in values[key].split(",") if d.strip()]
+    if values.get("probes") == ["none"]:
+        values["probes"] = []
     extra = {k: values.pop(k) for k in ("judge", "items", "out") if k in values}
     try:
         return AuditSettings.model_validate(values), extra
@@ -64,41 +76,6 @@ def _settings(config_file: Path | None, cli_values: dict[str, Any]) -> Any:
         raise InputError([Problem(str(config_file or "command line"), None,
                                   ".".join(str(p) for p in e["loc"]) or None, e["msg"])
                           for e in exc.errors()]) from None
-
-
-_REPORT_COLS = [Col("dimension", keep=True), Col("mean diff", numeric=True), Col("95% CI"),
-                Col("p", numeric=True), Col("p adj", numeric=True), Col("effect"),
-                Col("test", optional=True), Col("noise", numeric=True, optional=True),
-                Col("MDE d_z", numeric=True, optional=True), Col("pairs", keep=True),
-                Col("flag", keep=True)]
-
-
-def _report_row(d: dict[str, Any], e: dict[str, Any]) -> list[Any]:
-    pairs = f"{e.get('pairs_complete', 0)}/{e.get('pairs_designed', 0)}"
-    if d["p_value"] is None:
-        return [d["dimension"], "", "", "", "", "", "", "", "", pairs,
-                styled("insufficient data", "yellow")]
-    nf, mde = e.get("noise_floor") or {}, e.get("minimum_detectable_effect") or {}
-    return [d["dimension"], f"{d['mean_difference']:+.3f}",
-            f"[{d['confidence_interval_95'][0]:+.2f}, {d['confidence_interval_95'][1]:+.2f}]",
-            f"{d['p_value']:.2g}", f"{e.get('p_value_adjusted', float('nan')):.2g}",
-            f"{d['effect_size']:+.2f} {d['effect_size_interpretation']}",
-            str(e.get("test_used", "")), f"{nf['mean_abs_diff']:.2f}" if nf else "-",
-            f"{mde['d_z']:.2f}" if mde else "-", pairs,
-            styled("FLAG", "red") if d["flagged"] else "ok"]
-
-
-def _print_report(report: dict[str, Any]) -> None:
-    ext = report.get("extensions", {})
-    print_table(console, f"bias audit {ext.get('audit_id', '')} — judge {ext.get('judge', '')} "
-                         f"({ext.get('judge_id', '')})", _REPORT_COLS,
-                [_report_row(d, ext.get("dimensions", {}).get(d["dimension"], {}))
-                 for d in report["dimension_results"]])
-    oa = report["overall_assessment"]
-    console.print(f"severity: [bold]{oa['severity']}[/bold]  status: {ext.get('status')}")
-    console.print(oa["summary"])
-    for step in report["remediation_steps"]:
-        console.print(f"- [{step['priority']}] {step['dimension']}: {step['recommended_action']}")
 
 
 def _write(report: dict[str, Any], out: Path | None) -> None:
@@ -110,7 +87,8 @@ def _write(report: dict[str, Any], out: Path | None) -> None:
 
 @click.group()
 def audit() -> None:
-    """Audit a judge for bias: counterbalanced pairs, paired statistics, a JSON bias report."""
+    """Audit a judge: can it tell good answers from bad, does an irrelevant attribute move it,
+    and how large a bias is ruled out (a JSON report, a verdict, a CI gate)."""
 
 
 @audit.command("run")
@@ -127,7 +105,10 @@ def audit() -> None:
 @click.option("--all-judges", is_flag=True, help="Audit every judge of an ensemble.")
 @click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
 @click.option("--max-severity", type=click.Choice(["none", "low", "medium", "high", "critical"]),
-              help="Also gate: exit 1 when the severity is above this.")
+              help="Also gate: exit 1 unless the judge is certified and the severity is at most "
+                   "this.")
+@click.option("--allow-inconclusive", is_flag=True,
+              help="With --max-severity: an inconclusive verdict passes the gate too.")
 @click.option("--batch", is_flag=True,
               help="Send the judge calls as provider batch jobs (OpenAI, Anthropic; half price, "
                    "results within 24 h); other judges run online.")
@@ -140,8 +121,9 @@ def audit() -> None:
 @click.option("--poll-interval", type=float, default=30.0, show_default=True,
               help="With --batch: seconds between polls of the open batches.")
 def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, config_file: Path | None,
-            all_judges: bool, no_cache: bool, max_severity: str | None, batch: bool, no_wait: bool,
-            resume_id: str | None, poll_interval: float, **options: Any) -> None:
+            all_judges: bool, no_cache: bool, max_severity: str | None, allow_inconclusive: bool,
+            batch: bool, no_wait: bool, resume_id: str | None, poll_interval: float,
+            **options: Any) -> None:
     """Run a bias audit of a judge and write the report.
 
     With --batch the command waits until every batch has ended (batch ids are stored under the
@@ -165,13 +147,14 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
                               fix=f"run `legal-judge audit run --resume {resume_id}` without them")
         outcome = asyncio.run(_resume_one(resume_id, store, batch=batch, wait=not no_wait,
                                           poll_interval=poll_interval))
-        _conclude([outcome], out, max_severity, store)
+        _conclude([outcome], out, max_severity, store, allow_inconclusive=allow_inconclusive)
         return
     from legal_judge.audit.resume import audit_source
     from legal_judge.audit.target import load_targets
     from legal_judge.dataset import load_dataset, sample_dataset_path
 
     settings, extra = _settings(config_file, options)
+    _check_selection(settings)
     judge_config = judge_config or extra.get("judge")
     if not judge_config:
         raise ConfigError("no judge to audit", code="audit-judge-missing",
@@ -185,7 +168,16 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
                       source=audit_source(judge_config, batch=batch))
     outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store))
                 for target in targets]
-    _conclude(outcomes, out, max_severity, store)
+    _conclude(outcomes, out, max_severity, store, allow_inconclusive=allow_inconclusive)
+
+
+def _check_selection(settings: Any) -> None:
+    """Unknown dimensions or probes (and unreadable files of them) fail before any audit starts."""
+    from legal_judge.audit.dimensions import resolve_dimensions
+    from legal_judge.audit.probes import resolve_probes
+
+    resolve_dimensions(settings.dimensions, extra_file=settings.dimensions_file)
+    resolve_probes(settings.probes, extra_file=settings.probes_file)
 
 
 def _auditor(batch: bool, *, wait: bool, poll_interval: float, source: dict[str, Any]) -> Any:
@@ -218,8 +210,7 @@ async def _resume_one(audit_id: str, store: Store, *, batch: bool, wait: bool,
 
 
 def _conclude(outcomes: list[Any], out: Path | None, max_severity: str | None,
-              store: Store) -> None:
-    from legal_judge.audit.history import gate_report
+              store: Store, *, allow_inconclusive: bool = False) -> None:
 
     for outcome in outcomes:
         if outcome.status == "submitted":
@@ -227,7 +218,7 @@ def _conclude(outcomes: list[Any], out: Path | None, max_severity: str | None,
                           f"See `legal-judge batches status {outcome.audit_id}`; finish with "
                           f"`legal-judge audit run --resume {outcome.audit_id}`")
             continue
-        _print_report(outcome.report)
+        print_report(outcome.report)
         target_out = out if len(outcomes) == 1 or out is None else \
             out.with_name(f"{out.stem}.{outcome.judge_id}{out.suffix}")
         _write(outcome.report, target_out)
@@ -238,7 +229,8 @@ def _conclude(outcomes: list[Any], out: Path | None, max_severity: str | None,
     if max_severity is not None:
         for o in outcomes:
             if o.status == "complete":
-                gate_report(o.report, max_severity=max_severity, store=store)
+                _gate(o.report, max_severity=max_severity, store=store,
+                      allow_inconclusive=allow_inconclusive)
 
 
 async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store: Store,
@@ -269,14 +261,20 @@ async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Report JSON file.")
 @_stat_options
 def stats_cmd(pairs_file: Path, out: Path | None, config_file: Path | None, **options: Any) -> None:
-    """Compute the bias report from pairs scored elsewhere (JSONL rows)."""
+    """Compute the bias report from pairs scored elsewhere (JSONL rows).
+
+    Dimension rows name a ``dimension``; discrimination-probe rows name a ``probe`` and an
+    ``expected_direction`` (drop or rise) instead, with A the original answer and B the degraded
+    one. The same rules apply, so a judge scored elsewhere gets the same verdict.
+    """
     from legal_judge.audit.pairs_io import read_pairs
     from legal_judge.audit.report import build_report
 
     settings, _ = _settings(config_file, options)
     rows = read_pairs(pairs_file)
-    report = build_report(rows, settings, dimensions=settings.dimensions)
-    _print_report(report)
+    dims = [d for d in settings.dimensions or [] if any(r.dimension == d for r in rows)] or None
+    report = build_report(rows, settings, dimensions=dims)
+    print_report(report)
     _write(report, out)
 
 
@@ -299,19 +297,42 @@ def verify_log_cmd(expect_head: str | None) -> None:
 @click.argument("old")
 @click.argument("new")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-def diff_cmd(old: str, new: str, as_json: bool) -> None:
-    """Compare two audits (ids or report files) per dimension."""
-    from legal_judge.audit.history import diff_reports, load_report
+@click.option("--force", is_flag=True,
+              help="Compare audits of different base judges anyway (the statuses then compare "
+                   "two judges, not a judge over time).")
+def diff_cmd(old: str, new: str, as_json: bool, force: bool) -> None:
+    """Compare two audits of the same base judge (ids or report files) per dimension.
+
+    The base judge is the provider, model, rubric set (and --rubric); the debias mode may differ,
+    which is how a mitigation is re-audited. Different base judges: exit 2 unless --force.
+    """
+    from legal_judge.audit.history import (
+        base_judge_of_report,
+        check_comparable,
+        diff_reports,
+        load_report,
+    )
 
     store = Store()
-    rows = diff_reports(load_report(old, store=store), load_report(new, store=store))
+    before, after = load_report(old, store=store), load_report(new, store=store)
+    forced = False
+    try:
+        check_comparable(before, after, old_ref=old, new_ref=new)
+    except ConfigError as exc:
+        if not force:
+            raise
+        forced = True
+        err_console.print(f"warning: {exc} (--force: compared anyway)")
+    rows = diff_reports(before, after)
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
     def fmt(v: float | None) -> str:
         return "-" if v is None else f"{v:+.2f}"
 
-    print_table(console, f"{old} -> {new}",
+    base = base_judge_of_report(after)
+    title = f"{old} -> {new}" + ("" if forced or base is None else f" ({base['key']})")
+    print_table(console, title,
                 [Col("dimension", keep=True), Col("effect old", numeric=True),
                  Col("effect new", numeric=True), Col("change", numeric=True),
                  Col("status", keep=True), Col("over-correction")],
@@ -322,51 +343,81 @@ def diff_cmd(old: str, new: str, as_json: bool) -> None:
 
 @audit.command("needed")
 @click.option("--judge", "judge_config", required=True, help="Spec, ensemble TOML or target YAML.")
-@click.option("--all-judges", is_flag=True, help="Check every judge of an ensemble.")
+@click.option("--all-judges", is_flag=True,
+              help="Kept for scripts: an ensemble's judges are always all checked.")
 @click.option("--rubric", help="As given to audit run.")
 def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
-    """Exit 1 when the judge (its judge_id) has no audit yet."""
-    from legal_judge.audit.history import audit_needed
+    """Exit 1 when a judge (its judge_id) has no audit that judged something.
+
+    Every judge of an ensemble must be audited; an audit that stopped before any judge call
+    (INSUFFICIENT_DATA) does not count.
+    """
+    from legal_judge.audit.history import audit_coverage
     from legal_judge.audit.target import load_targets
 
+    del all_judges  # an ensemble always needs every judge audited
     store = Store()
-    targets = load_targets(judge_config, store=store, rubric=rubric, all_judges=all_judges)
-    missing = audit_needed(store, [t.judge_id for t in targets])
+    targets = load_targets(judge_config, store=store, rubric=rubric, all_judges=True)
+    coverage = audit_coverage(store, [(t.judge_id, t.label) for t in targets])
+    for c in coverage:
+        mark = "[green]audited[/green]" if c.audit_id else "[red]missing[/red]"
+        console.print(f"{mark} {c.label} ({c.judge_id}): {c.note}")
+    missing = [c for c in coverage if c.audit_id is None]
     if missing:
-        raise GateFailure(f"no audit for judge_id {', '.join(missing)}",
-                          fix=f"legal-judge audit run --judge {judge_config}")
-    console.print(f"[green]audited[/green]: {', '.join(t.judge_id for t in targets)}")
+        fix = f"legal-judge audit run --judge {judge_config}"
+        if len(targets) > 1:
+            fix += " --all-judges"
+        if rubric:
+            fix += f" --rubric {rubric}"
+        raise GateFailure(f"{len(missing)} of {len(coverage)} judge(s) have no audit that judged "
+                          f"something: {', '.join(f'{c.label} ({c.judge_id})' for c in missing)}",
+                          fix=fix)
 
 
 @audit.command("gate")
 @click.argument("report_ref")
 @click.option("--max-severity", default="low", show_default=True,
               type=click.Choice(["none", "low", "medium", "high", "critical"]))
+@click.option("--allow-inconclusive", is_flag=True,
+              help="Let an inconclusive verdict pass (an audit that judged nothing never does).")
 @click.option("--high-stakes/--not-high-stakes", default=None,
               help="Override the report's high_stakes flag.")
 @ci_options
-def gate_cmd(report_ref: str, max_severity: str, high_stakes: bool | None, junit: Path | None,
-             summary_md: Path | None) -> None:
-    """Exit 1 when the report's severity is above the threshold (or a high-stakes judge is unapproved)."""
-    from legal_judge.audit.history import gate_report, load_report
+def gate_cmd(report_ref: str, max_severity: str, allow_inconclusive: bool,
+             high_stakes: bool | None, junit: Path | None, summary_md: Path | None) -> None:
+    """Exit 1 unless the judge is certified (every probe passes, nothing flagged, every
+    dimension equivalent), the severity is at most the threshold, and a high-stakes judge's
+    latest audit is approved."""
+    from legal_judge.audit.history import load_report
 
     store = Store()
-    report = load_report(report_ref, store=store)
-    failure: GateFailure | None = None
-    try:
-        result = gate_report(report, max_severity=max_severity, store=store,
-                             high_stakes=high_stakes)
-        message = f"severity {result['severity']} <= {max_severity}"
-    except GateFailure as exc:
-        failure, message = exc, exc.message
+    _gate(load_report(report_ref, store=store), max_severity=max_severity, store=store,
+          allow_inconclusive=allow_inconclusive, high_stakes=high_stakes, junit=junit,
+          summary_md=summary_md)
+
+
+def _gate(report: dict[str, Any], *, max_severity: str, store: Store, allow_inconclusive: bool,
+          high_stakes: bool | None = None, junit: Path | None = None,
+          summary_md: Path | None = None) -> None:
+    from legal_judge.audit.gate import gate_decision, gate_report
     from legal_judge.reports.ci import audit_gate_suite
 
-    write_ci_outputs(console, lambda: audit_gate_suite(
-        report, gate_passed=failure is None, gate_message=message, max_severity=max_severity),
-        junit=junit, summary_md=summary_md)
-    if failure is not None:
-        raise failure
-    console.print(f"[green]gate passed[/green]: {message}")
+    decision = gate_decision(report, max_severity=max_severity,
+                             allow_inconclusive=allow_inconclusive, store=store,
+                             high_stakes=high_stakes)
+    console.print(decision.sentence, markup=False)
+    write_ci_outputs(console, lambda: audit_gate_suite(report, decision), junit=junit,
+                     summary_md=summary_md)
+    if not decision.passed:
+        for check in decision.failed():
+            if check.kind in ("probe", "dimension"):
+                err_console.print(f"  {check.kind} {check.name}: {check.outcome}: {check.reason}",
+                                  markup=False)
+        gate_report(report, max_severity=max_severity, allow_inconclusive=allow_inconclusive,
+                    store=store, high_stakes=high_stakes)
+    note = " (allowed by --allow-inconclusive)" if decision.verdict == "inconclusive" else ""
+    console.print(f"[green]gate passed[/green]: verdict {decision.verdict}{note}, severity "
+                  f"{decision.severity} <= {max_severity}")
 
 
 @audit.command("review")
@@ -412,14 +463,21 @@ def traffic_cmd(since: str, attribute: str, input_file: Path | None, rubric: str
     result["since"] = start.isoformat()
     AuditLog(store).append(f"traffic-{start:%Y%m%d}", "traffic_audit", result)
     print_table(console, f"traffic audit by {attribute} since {start:%Y-%m-%d}",
-                [Col("group", keep=True), Col("n", numeric=True), Col("mean", numeric=True),
-                 Col("diff vs ref", numeric=True), Col("95% CI"), Col("test", optional=True),
-                 Col("p adj", numeric=True), Col("effect", numeric=True), Col("flag", keep=True)],
-                [[c["group"], str(c["n_x"]), f"{c['mean_x']:.2f}", f"{c['mean_difference']:+.2f}",
-                  f"[{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]", c["test_used"],
-                  f"{c['p_value_adjusted']:.2g}", f"{c['effect_size']:+.2f}",
+                [Col("group", keep=True), Col("vs"), Col("n", numeric=True),
+                 Col("mean", numeric=True), Col("diff", numeric=True), Col("95% CI"),
+                 Col("test", optional=True), Col("p adj", numeric=True),
+                 Col("effect", numeric=True), Col("flag", keep=True)],
+                [[c["group"], c["versus"], str(c["n_x"]), f"{c['mean_x']:.2f}",
+                  f"{c['mean_difference']:+.2f}", f"[{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]",
+                  c["test_used"], f"{c['p_value_adjusted']:.2g}", f"{c['effect_size']:+.2f}",
                   styled("FLAG", "red") if c["flagged"] else "ok"]
                  for c in result["comparisons"]])
+    if result.get("reference"):
+        ref = result["reference"]
+        console.print(f"reference group: {ref} ({result['group_sizes'][ref]} items, "
+                      f"{result['reference_why']}); each other group is compared with it",
+                      markup=False)
+    console.print(f"counting: {result['counting']}", markup=False)
     console.print(f"status: {result['status']}; {result['summary']}")
     _write(result, out)
     if result["status"] != "complete":
@@ -455,12 +513,14 @@ def list_cmd(limit: int, as_json: bool) -> None:
 @audit.command("dimensions")
 @click.option("--dimensions-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None, help="Also list the dimensions of this YAML file.")
+@click.option("--probes-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Also list the discrimination probes of this YAML file.")
 @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
-def dimensions_cmd(dimensions_file: Path | None, as_json: bool) -> None:
-    """The bias dimensions (and discrimination probes) an audit measures."""
+def dimensions_cmd(dimensions_file: Path | None, probes_file: Path | None, as_json: bool) -> None:
+    """The bias dimensions and discrimination probes an audit measures."""
     from legal_judge.audit.catalogue import catalogue_rows
 
-    rows = catalogue_rows(dimensions_file)
+    rows = catalogue_rows(dimensions_file, probes_file)
     if as_json:
         echo_json(rows)
         return

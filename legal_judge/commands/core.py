@@ -217,7 +217,8 @@ def print_summary(run: dict[str, Any]) -> None:
     console.print(_cache_line(s), soft_wrap=True)
     console.print(f"tokens: {s['input_tokens']:,} in / "
                   f"{s['output_tokens']:,} out  cost: ${s['cost_usd']:.4f}"
-                  + ("" if s["cost_complete"] else " (some prices unknown)"))
+                  + ("" if s["cost_complete"] else " (some prices unknown)")
+                  + (" (this run's calls only)" if s.get("cached_verdicts") else ""))
     console.print(f"store: {store_path()}", soft_wrap=True, highlight=False, markup=False)
     for w in s.get("warnings", [])[:10]:
         console.print(f"[yellow]warning:[/yellow] {w}")
@@ -307,12 +308,20 @@ def _end_unfinished(outcome: Any, *, batch: bool = False) -> None:
     """Say how to finish a run that did not complete; an interrupted run exits 130."""
     if outcome.status == "completed":
         return
+    if outcome.status == "stopped":
+        for w in outcome.warnings:
+            if w.startswith("cost limit"):
+                console.print(f"[yellow]stopped:[/yellow] {w}", soft_wrap=True, highlight=False)
     console.print(f"[yellow]run {outcome.status}[/yellow]: finish it with "
                   f"`legal-judge run --resume {outcome.run_id}{' --batch' if batch else ''}`",
                   soft_wrap=True)
     if outcome.status == "interrupted":
         # Ctrl-C must not look green in CI: the contract's "interrupted" exit code.
         raise click.exceptions.Exit(130)
+    if outcome.status == "stopped":
+        # Stopped by its cost limit: part of the run is missing, so it is not green either
+        # (it exited 0, and CI read a third of a run as a finished one).
+        raise click.exceptions.Exit(1)
 
 
 @click.command()

@@ -14,6 +14,9 @@ Fault injection (for the reliability suite), each a per-request probability::
     --bad-body 0.05     200 with a gateway's HTML page instead of a chat completion
     --require-key KEY   401 echoing the presented key unless ``Authorization: Bearer KEY``
 
+``--fixed-score N`` answers every request with the same schema-valid verdict (every rubric N, the
+first category, ``pass``; a pairwise request gets both scores N): a judge that ignores the answer.
+
 Whether a request is faulted depends only on ``--seed``, its digest and how often that digest was
 seen, so a run is reproducible whatever the concurrency. ``/stats`` also reports the faults served
 and ``max_completed_per_digest`` (successful answers per digest).
@@ -38,15 +41,21 @@ from typing import Any
 __all__ = ["Faults", "StubServer", "verdict_for_schema"]
 
 
-def verdict_for_schema(schema: dict[str, Any] | None, digest: str) -> dict[str, Any]:
-    """A deterministic verdict that satisfies the judge's JSON schema."""
-    props = (((schema or {}).get("properties") or {}).get("rubrics") or {}).get("properties") or {}
+def verdict_for_schema(schema: dict[str, Any] | None, digest: str,
+                       fixed: int | None = None) -> dict[str, Any]:
+    """A deterministic verdict that satisfies the judge's JSON schema (``fixed``: the same one
+    for every request)."""
+    top = (schema or {}).get("properties") or {}
+    if fixed is not None and "score_a" in top:
+        return {"reasoning": "stub", "winner": "A", "score_a": fixed, "score_b": fixed}
+    props = (top.get("rubrics") or {}).get("properties") or {}
     seed = int(digest[:8], 16)
     rubrics: dict[str, Any] = {}
     for i, (name, spec) in enumerate(sorted(props.items())):
         inner = spec.get("properties", {})
         if "score" in inner:
-            rubrics[name] = {"score": (seed >> (3 * i)) % 4 + 2, "rationale": "stub"}
+            score = fixed if fixed is not None else (seed >> (3 * i)) % 4 + 2
+            rubrics[name] = {"score": score, "rationale": "stub"}
         else:
             enum = inner.get("result", {}).get("enum", ["clean"])
             rubrics[name] = {"result": enum[0], "notes": "stub"}
@@ -67,6 +76,7 @@ class Faults:
     retry_after_ms: float = 5.0
     seed: int = 0
     require_key: str | None = None
+    fixed_score: int | None = None
 
 
 class _Reply(Exception):
@@ -96,7 +106,7 @@ class StubServer:
     def _completion(self, body: dict[str, Any], digest: str, text_fault: str | None) -> dict[str, Any]:
         fmt = body.get("response_format") or {}
         schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
-        content = json.dumps(verdict_for_schema(schema, digest))
+        content = json.dumps(verdict_for_schema(schema, digest, self.faults.fixed_score))
         finish = "stop"
         if text_fault == "invalid_json":
             content = "I would rate this answer about a 4 out of 5, it is quite good."
@@ -229,11 +239,13 @@ def main() -> None:
     parser.add_argument("--retry-after-ms", type=float, default=5.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--require-key", default=None)
+    parser.add_argument("--fixed-score", type=int, default=None,
+                        help="answer every request with this score on every rubric")
     args = parser.parse_args()
     faults = Faults(rate_429=args.rate_429, rate_5xx=args.rate_5xx, timeout_rate=args.timeout_rate,
                     invalid_json=args.invalid_json, truncated=args.truncated, bad_body=args.bad_body,
                     timeout_s=args.timeout_s, retry_after_ms=args.retry_after_ms, seed=args.seed,
-                    require_key=args.require_key)
+                    require_key=args.require_key, fixed_score=args.fixed_score)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(args.port, args.latency_ms, faults))
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-__all__ = ["BIAS_SIGNALS", "PromptView", "bias_signals", "parse_prompt", "signal_coverage"]
+__all__ = ["BIAS_SIGNALS", "PromptView", "Quality", "answer_quality", "bias_signals", "parse_prompt",
+           "signal_coverage"]
 
 _FENCED = re.compile(r"<<<UNTRUSTED_ANSWER (\w+)>>>\n?(.*?)\n?<<<END_UNTRUSTED_ANSWER \1>>>", re.DOTALL)
 _SECTION = re.compile(r"^## (.+)$", re.MULTILINE)
@@ -150,3 +152,107 @@ def bias_signals(answer: str) -> dict[str, bool]:
     out["verbosity"] = out["verbosity"] or len(_WORD.findall(answer)) >= 320
     out["demographic"] = bool(_GROUP_B.search(answer))
     return out
+
+
+# answer quality against a known reference ---------------------------------------------------------
+# The simulator "knows the law" of the bundled sample: for a question it knows, it compares the
+# answer with the sound reference answer point by point (a point = one reference sentence). Text
+# added around the points (padding, name-dropping, warm phrasing, markdown) changes no point, so
+# the bias dimensions do not move a fair judge; a reversed, dropped or re-sourced point does.
+_POLARITY = frozenset({"no", "not", "yes", "cannot", "can", "lawful", "unlawful", "legal",
+                       "illegal", "may", "need", "must", "does", "do", "is", "are", "never"})
+_TOKEN = re.compile(r"[A-Za-z][\w'-]*|\d[\w.-]*")
+_CASE = re.compile(r"\b([A-Z][\w'&-]+(?: [A-Z][\w'&.-]+){0,3}) v\.?(?=\s|$)")
+_MARKERS: dict[str, re.Pattern[str]] = {
+    "US": re.compile(r"\bU\.S\.C?\.|\bfederal\b|\bEEOC\b|\bCalifornia\b|\bCal\.|\bNew York\b"
+                     r"|\bN\.Y\.|\bCPLR\b|\bOhio\b|\bTitle VII\b|\bFMLA\b|\bFamily and Medical Leave"
+                     r"|\bLabor Code\b|\bLab\. Code\b|\bCivil Code\b|\bGeneral Obligations Law\b"
+                     r"|\bLabor Commissioner\b|\bPregnancy Discrimination Act\b|§"),
+    "GB": re.compile(r"\bEngland\b|\bWales\b|\bthe UK\b|\bUKSC\b|\bUKHL\b|\bEWCA\b|\bHouse of Lords"
+                     r"|\bAcas\b|\b[Tt]ribunal\b|\b(?:Employment Rights|Equality|Consumer Rights"
+                     r"|Consumer Protection|Housing|Limitation|Contracts \(Applicable Law\)) Act \d{4}"
+                     r"|\bss?\. \d"),
+    "EU": re.compile(r"\bGDPR\b|\bRegulation \(EU\)|\bCJEU\b|\bEU\b|\bArticle \d"
+                     r"|\bsupervisory authority\b|\bData Protection Commission\b"),
+    "AE": re.compile(r"\bUAE\b|\bUnited Arab Emirates\b|\bDecree-Law\b|\bAED\b|\bMOHRE\b"
+                     r"|\bEmiratisation\b|\bDubai\b|\barticle \d"),
+    "FR": re.compile(r"\bCode civil\b|\bCode du travail\b|\bCour de cassation\b|\barticle L\d"),
+    "LB": re.compile(r"\bLeban(?:on|ese)\b|\bCode of Obligations and Contracts\b"),
+}
+
+
+@dataclass(frozen=True)
+class Quality:
+    """What the simulator finds when it compares an answer with the reference it knows."""
+
+    retained: float = 1.0
+    flipped: bool = False
+    fabricated: bool = False
+    wrong_jurisdiction: bool = False
+
+
+def _split(text: str) -> list[str]:
+    from legal_judge.sentences import plain_prose, sentences
+
+    return sentences(plain_prose(text))
+
+
+def _content(sentence: str) -> set[str]:
+    return {t.lower() for t in _TOKEN.findall(sentence)
+            if len(t) > 2 and t.lower() not in _POLARITY}
+
+
+def _polarity(sentence: str) -> list[str]:
+    return sorted(t.lower() for t in _TOKEN.findall(sentence) if t.lower() in _POLARITY)
+
+
+def _aligned(point: set[str], sentence: set[str]) -> bool:
+    if not point:
+        return False
+    if len(point) >= 3:
+        return len(point & sentence) / len(point) >= 0.7
+    return len(point & sentence) / len(point | sentence) >= 0.6
+
+
+def _family_counts(text: str) -> dict[str, int]:
+    return {fam: len(p.findall(text)) for fam, p in _MARKERS.items()}
+
+
+@lru_cache(maxsize=256)
+def _reference_view(reference: str) -> tuple[list[tuple[str, set[str], list[str]]], dict[str, int]]:
+    return ([(s, _content(s), _polarity(s)) for s in _split(reference)],
+            _family_counts(reference))
+
+
+def answer_quality(answer: str, reference: str, family: str | None) -> Quality:
+    """Compare ``answer`` with the sound ``reference`` answer to the same question.
+
+    ``retained``: share of the reference's points (sentences of three or more content words) the
+    answer still states; ``flipped``: a point the answer states with reversed polarity (no/yes,
+    not, may/must, lawful/unlawful) and nowhere as the reference does; ``fabricated``: a case the
+    reference does not cite, named in a sentence stating one of its points (the authority offered
+    for a known proposition); ``wrong_jurisdiction``: most of the reference's own-jurisdiction
+    markers gone and another jurisdiction's in their place.
+    """
+    points, ref_counts = _reference_view(reference)
+    answer_sents = [(s, _content(s), _polarity(s)) for s in _split(answer)]
+    long_points = [p for p in points if len(p[1]) >= 3]
+    retained = (sum(any(_aligned(c, ac) for _, ac, _ in answer_sents) for _, c, _ in long_points)
+                / len(long_points)) if long_points else 1.0
+    flipped = fabricated = False
+    for _, content, polarity in points:
+        matches = [(s, pol) for s, ac, pol in answer_sents if _aligned(content, ac)]
+        if not matches:
+            continue
+        if all(pol != polarity for _, pol in matches):
+            flipped = True
+        if any(name not in reference for s, _ in matches for name in _CASE.findall(s)):
+            fabricated = True
+    wrong = False
+    if family in _MARKERS:
+        got = _family_counts(answer)
+        foreign = sum(n for fam, n in got.items() if fam != family)
+        wrong = (got[family] < 0.5 * ref_counts[family] and foreign >= 2
+                 and foreign > got[family])
+    return Quality(retained=retained, flipped=flipped, fabricated=fabricated,
+                   wrong_jurisdiction=wrong)

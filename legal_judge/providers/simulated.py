@@ -30,6 +30,8 @@ from legal_judge.providers.registry import register_provider
 from legal_judge.providers.sim_features import (
     BIAS_SIGNALS,
     PromptView,
+    Quality,
+    answer_quality,
     bias_signals,
     parse_prompt,
     signal_coverage,
@@ -69,6 +71,10 @@ class SimulatedProfile(BaseModel):
     faults: Faults = Field(default_factory=Faults)
     latency_ms: float = 0.0
     knowledge_gap: float = 0.55
+    # False: the scores ignore the answer (its quality, its rules): an insensitive judge.
+    reads_answer: bool = True
+    # Every numeric rubric gets exactly this score (hallucination clean, overall pass).
+    constant_score: float | None = Field(default=None, ge=0, le=5)
 
 
 @lru_cache(maxsize=1)
@@ -98,6 +104,34 @@ def _known_signals() -> dict[str, str]:
         if r["bias"] != "position":
             out[dressed.strip()] = r["bias"]
     return out
+
+
+@lru_cache(maxsize=1)
+def _references() -> tuple[tuple[str, str, str | None], ...]:
+    """The sound answers of the bundled sample: (question, answer, jurisdiction family).
+
+    The simulator "knows the law" of the questions it ships with, as it knows the debias pairs'
+    correct answers: that is what lets a fair simulated judge notice a reversed conclusion, a
+    dropped point or an invented authority (the audit's discrimination probes).
+    """
+    from legal_judge.dataset import load_dataset, sample_dataset_path
+
+    out = []
+    for item in load_dataset(sample_dataset_path()):
+        meta = item.metadata if isinstance(item.metadata, dict) else {}
+        if meta.get("answer_kind") == "correct":
+            family = (item.jurisdiction or "").split("-", 1)[0].upper() or None
+            out.append((item.prompt.strip(), item.response, family))
+    # Longest question first: a question that contains a shorter one is matched first.
+    return tuple(sorted(out, key=lambda r: -len(r[0])))
+
+
+def _quality(view: PromptView) -> Quality:
+    prompt = view.prompt.strip()
+    for question, answer, family in _references():
+        if question and question in prompt:
+            return answer_quality(view.answer, answer, family)
+    return Quality()
 
 
 @lru_cache(maxsize=1)
@@ -209,6 +243,8 @@ class SimulatedProvider:
         return biases
 
     def _shift(self, answer: str, biases: dict[str, float], prompt: str) -> float:
+        if not biases:
+            return 0.0
         unit = self.profile.noise_sd * math.sqrt(2) or 0.5
         signals = bias_signals(answer)
         shift = sum(d * unit for name, d in biases.items() if signals.get(name))
@@ -229,43 +265,69 @@ class SimulatedProvider:
         return json.dumps(self._pointwise(view, rng), ensure_ascii=False)
 
     def _pointwise(self, view: PromptView, rng: np.random.Generator) -> dict[str, Any]:
+        if self.profile.constant_score is not None:
+            return self._constant(view)
+        answer = view.answer
+        base, invalid_cite, coverage = (self._read(view) if self.profile.reads_answer
+                                        else ({}, False, None))
+        note = ("simulated: the answer was not read" if coverage is None
+                else f"simulated: signal coverage {coverage:.2f}")
+        shift = self._shift(answer, self._active_biases(view), view.prompt)
+        eps = rng.normal(0.0, self.profile.noise_sd)
+        rubrics: dict[str, Any] = {}
+        for name in view.rubrics:
+            if name == "hallucination":
+                uncertain = coverage is not None and coverage < 0.2
+                result = "hallucinated" if invalid_cite else ("uncertain" if uncertain else "clean")
+                rubrics[name] = {"result": result, "notes": "simulated"}
+                continue
+            default = 2.5 if self.profile.reads_answer else 3.0
+            value = base.get(name, default) + shift + eps + rng.normal(0.0, 0.05)
+            if name == "citation_quality" and invalid_cite:
+                value = 0.0
+            score = round(float(min(5.0, max(0.0, value))), 1)
+            rubrics[name] = {"score": score, "rationale": note}
+        overall = "fail" if rubrics.get("legal_soundness", {}).get("score", 5) <= 1 else "pass"
+        return {"rubrics": rubrics, "overall": overall, "summary": DISCLAIMER}
+
+    def _read(self, view: PromptView) -> tuple[dict[str, float], bool, float]:
+        """Base scores from what the answer says, the rule-1 flag, and the signal coverage."""
         answer = view.answer
         coverage = signal_coverage(answer, view.expected_signals)
         lower = answer.lower()
         hedging = any(h in lower for h in _HEDGE) and coverage < 0.34 and len(answer.split()) < 90
         evidence = view.evidence.lower()
         hedging = hedging or "hedging only:" in evidence
-        invalid_cite = "forced to 0" in evidence or "[invalid]" in evidence
+        quality = _quality(view)
+        invalid_cite = "forced to 0" in evidence or "[invalid]" in evidence or quality.fabricated
         mismatch = "mismatch" in evidence
         complied = "refusal detected: no" in evidence  # an adversarial prompt it went along with
         base = {
             "legal_soundness": 0.8 + 4.0 * coverage,
             "citation_quality": 1.5 + 3.0 * coverage,
             "jurisdiction_awareness": (0.0 if mismatch else 1.8 + 3.0 * coverage),
-            "completeness": 0.4 + 4.5 * coverage,
+            # Rule 5: a partial answer scores proportionally to the points it still makes.
+            "completeness": (0.4 + 4.5 * coverage) * quality.retained,
             "language_quality": 4.0,
         }
+        if quality.flipped:  # a known point reversed: the conclusion is wrong (fails)
+            base["legal_soundness"] = 0.4
+        if quality.wrong_jurisdiction:  # rule 2
+            base["jurisdiction_awareness"] = min(base["jurisdiction_awareness"], 1.0)
+            base["legal_soundness"] = min(base["legal_soundness"], 2.0)
         if hedging:
             base["completeness"], base["legal_soundness"] = 0.5, min(base["legal_soundness"], 0.8)
         if complied:
             base["legal_soundness"] = 0.3
-        if invalid_cite:
-            base["citation_quality"] = 0.0
-        shift = self._shift(answer, self._active_biases(view), view.prompt)
-        eps = rng.normal(0.0, self.profile.noise_sd)
+        return base, invalid_cite, coverage
+
+    def _constant(self, view: PromptView) -> dict[str, Any]:
+        value = float(self.profile.constant_score or 0.0)
         rubrics: dict[str, Any] = {}
         for name in view.rubrics:
-            if name == "hallucination":
-                result = "hallucinated" if invalid_cite else ("uncertain" if coverage < 0.2 else "clean")
-                rubrics[name] = {"result": result, "notes": "simulated"}
-                continue
-            value = base.get(name, 2.5) + shift + eps + rng.normal(0.0, 0.05)
-            if name == "citation_quality" and invalid_cite:
-                value = 0.0
-            score = round(float(min(5.0, max(0.0, value))), 1)
-            rubrics[name] = {"score": score, "rationale": f"simulated: signal coverage {coverage:.2f}"}
-        overall = "fail" if rubrics.get("legal_soundness", {}).get("score", 5) <= 1 else "pass"
-        return {"rubrics": rubrics, "overall": overall, "summary": DISCLAIMER}
+            rubrics[name] = ({"result": "clean", "notes": "simulated"} if name == "hallucination"
+                             else {"score": value, "rationale": "simulated"})
+        return {"rubrics": rubrics, "overall": "pass", "summary": DISCLAIMER}
 
     def _pair_shift(self, answer: str, biases: dict[str, float], prompt: str) -> float:
         shift = self._shift(answer, biases, prompt)
@@ -275,12 +337,16 @@ class SimulatedProvider:
         return shift
 
     def _pairwise(self, view: PromptView, rng: np.random.Generator) -> str:
+        if self.profile.constant_score is not None:
+            c = float(self.profile.constant_score)
+            return json.dumps({"reasoning": DISCLAIMER, "winner": "A", "score_a": c, "score_b": c})
         biases = self._active_biases(view)
         a, b = view.answers
         known = _known_correct_answers()
         # The simulator "knows the law" of the bundled known-answer pairs: the correct answer has a
         # latent quality edge that the biases have to overcome to mislead it.
-        quality = [self.profile.knowledge_gap if x.strip() in known else 0.0 for x in (a, b)]
+        gap = self.profile.knowledge_gap if self.profile.reads_answer else 0.0
+        quality = [gap if x.strip() in known else 0.0 for x in (a, b)]
         score_a = (3.0 + quality[0] + self._pair_shift(a, biases, view.prompt)
                    + rng.normal(0, self.profile.noise_sd))
         score_b = (3.0 + quality[1] + self._pair_shift(b, biases, view.prompt)

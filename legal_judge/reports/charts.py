@@ -31,6 +31,7 @@ __all__ = [
     "grouped_accuracy",
     "histograms",
     "judge_vs_ensemble",
+    "probe_panel",
     "scatter_identity",
     "strip_plot",
     "trend_lines",
@@ -200,9 +201,11 @@ def strip_plot(series: dict[str, Sequence[float]], *, title: str, xlabel: str,
         return _svg(fig, key, title)
 
 
-def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float) -> str:
-    """Two panels per dimension row: mean difference with 95% CI against the noise floor band, and
-    the effect size against +/- the minimum effect (and the minimum detectable effect when known).
+def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float,
+                margin: float | None = None) -> str:
+    """Two panels per dimension row: mean difference with 95% CI against the noise floor band (and
+    the equivalence margin, green dotted, when given), and the effect size against +/- the minimum
+    effect (and the minimum detectable effect when known).
 
     Each row: ``dimension``, ``mean``, ``ci`` (pair or None), ``noise`` (score units or None),
     ``effect``, ``effect_kind``, ``mde`` (or None), ``flagged``.
@@ -231,17 +234,64 @@ def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float
         right.axvline(0, color="#333333", lw=0.8)
         for sign in (-1, 1):
             right.axvline(sign * min_effect, color="#b03a48", ls="--", lw=1)
+            if margin is not None:
+                left.axvline(sign * margin, color=PALETTE[2], ls=":", lw=1.4)
         labels = [f"{r['dimension']}{' *' if r['flagged'] else ''}" for r in rows]
         left.set_yticks(y, labels)
         right.set_yticks(y, [""] * n)
         left.set_ylim(-0.7, n - 0.3)
         right.set_ylim(-0.7, n - 0.3)
         left.set_title("mean difference A - B, 95% CI", fontsize=9)
-        left.set_xlabel("score points (grey band: noise floor)", fontsize=8)
+        left.set_xlabel("score points (grey band: noise floor" + (
+            f"; green: ±{margin:g} equivalence margin)" if margin is not None else ")"),
+            fontsize=8)
         right.set_title("effect size", fontsize=9)
         right.set_xlabel(f"red: ±{min_effect:g} minimum effect; grey: detectable", fontsize=8)
         left.grid(axis="x", alpha=0.3)
         right.grid(axis="x", alpha=0.3)
+        fig.suptitle(title, fontweight="bold")
+        fig.tight_layout()
+        return _svg(fig, key, title)
+
+
+def probe_panel(rows: Sequence[dict[str, Any]], *, title: str, min_sensitivity: float,
+                step: float = 1.0) -> str:
+    """Two panels per probe row: the score drop (original - degraded) with its 95% CI against one
+    scale step, and the sensitivity with its Clopper-Pearson 95% CI against the minimum.
+
+    Each row: ``probe``, ``drop`` (or None), ``ci``, ``sensitivity`` (or None), ``sens_ci``,
+    ``passed``.
+    """
+    key = _slug(title)
+    n = len(rows)
+    with _figure(key, 9.6, 0.5 * n + 1.6, ncols=2) as (fig, axes):
+        left, right = axes[0][0], axes[0][1]
+        y = np.arange(n)[::-1]
+        for yi, row in zip(y, rows, strict=True):
+            color = PALETTE[2] if row["passed"] else PALETTE[5]
+            if row.get("ci") is not None:
+                left.plot(row["ci"], [yi, yi], color=color, lw=2)
+            if _finite(row.get("drop")):
+                left.plot([row["drop"]], [yi], "s", color=color, ms=6)
+            if row.get("sens_ci") is not None:
+                right.plot(row["sens_ci"], [yi, yi], color=color, lw=2)
+            if _finite(row.get("sensitivity")):
+                right.plot([row["sensitivity"]], [yi], "D", color=color, ms=6)
+        left.axvline(0, color="#333333", lw=0.8)
+        left.axvline(step, color="#777777", ls="--", lw=1)
+        right.axvline(min_sensitivity, color="#b03a48", ls="--", lw=1)
+        labels = [f"{r['probe']}{'' if r['passed'] else ' (fail)'}" for r in rows]
+        left.set_yticks(y, labels)
+        right.set_yticks(y, [""] * n)
+        for ax in (left, right):
+            ax.set_ylim(-0.7, n - 0.3)
+            ax.grid(axis="x", alpha=0.3)
+        right.set_xlim(-0.02, 1.02)
+        left.set_title("score drop, original - degraded, 95% CI", fontsize=9)
+        left.set_xlabel(f"score points (grey: one scale step, {step:g})", fontsize=8)
+        right.set_title("sensitivity (pairs that dropped a step)", fontsize=9)
+        right.set_xlabel(f"share, Clopper-Pearson 95% CI (red: minimum {min_sensitivity:g})",
+                         fontsize=8)
         fig.suptitle(title, fontweight="bold")
         fig.tight_layout()
         return _svg(fig, key, title)

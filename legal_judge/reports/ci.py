@@ -12,9 +12,12 @@ something nobody could tell.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from legal_judge.store import Store
+
+if TYPE_CHECKING:
+    from legal_judge.audit import GateDecision
 
 __all__ = ["CiCase", "CiSuite", "audit_gate_suite", "compare_suite", "run_suite"]
 
@@ -198,49 +201,30 @@ def compare_suite(report: dict[str, Any], *, alpha: float) -> CiSuite:
 
 
 # audit gate ------------------------------------------------------------------------------------
-def _dimension_case(d: dict[str, Any], ext: dict[str, Any]) -> CiCase:
-    name = f"dimension {d['dimension']}"
-    pairs = f"{ext.get('pairs_complete', '?')}/{ext.get('pairs_designed', '?')} pairs"
-    if d.get("p_value") is None or ext.get("status", "ok") != "ok":
-        return CiCase(name, "inconclusive", f"insufficient data ({pairs}): cannot tell")
-    text = (f"mean difference {d['mean_difference']:+.3f}, effect {d['effect_size']:+.2f} "
-            f"{d['effect_size_interpretation']}, p = {d['p_value']:.3g}"
-            + (f" (adjusted {ext['p_value_adjusted']:.3g})"
-               if ext.get("p_value_adjusted") is not None else "") + f", {pairs}")
-    return CiCase(name, "failed" if d["flagged"] else "passed",
-                  ("bias flagged: " if d["flagged"] else "") + text)
+_CHECK_OUTCOMES: dict[str, Outcome] = {"pass": "passed", "fail": "failed"}
 
 
-def _probe_cases(report: dict[str, Any]) -> list[CiCase]:
-    """Discrimination probes, when the report has them (``extensions.probes``: a list or a dict)."""
-    probes = (report.get("extensions") or {}).get("probes") or report.get("probe_results") or []
-    if isinstance(probes, dict):
-        probes = [{"probe": k, **v} for k, v in probes.items()]
-    cases = []
-    for p in probes:
-        name = f"probe {p.get('probe') or p.get('name')}"
-        passed = p.get("passed")
-        if passed is None and isinstance(p.get("status"), str):
-            passed = {"pass": True, "passed": True, "fail": False, "failed": False}.get(p["status"])
-        summary = str(p.get("summary") or p.get("reason") or "")
-        outcome: Outcome = "inconclusive" if passed is None else ("passed" if passed else "failed")
-        cases.append(CiCase(name, outcome, summary or outcome))
-    return cases
-
-
-def audit_gate_suite(report: dict[str, Any], *, gate_passed: bool, gate_message: str,
-                     max_severity: str) -> CiSuite:
-    """A check per dimension and probe of the bias report, and one for the gate's own decision."""
+def audit_gate_suite(report: dict[str, Any], decision: GateDecision) -> CiSuite:
+    """A check per thing the gate looked at (status, verdict, each probe and dimension, severity,
+    review) and one for the gate's own decision; an undecided probe or dimension is
+    inconclusive, never a pass (skipped when ``--allow-inconclusive`` let the gate pass)."""
+    undecided: Outcome = "skipped" if decision.passed else "inconclusive"
+    cases = [CiCase(f"{c.kind} {c.name}" if c.kind != c.name else c.kind,
+                    _CHECK_OUTCOMES.get(c.outcome, undecided),
+                    c.reason if c.outcome in _CHECK_OUTCOMES else f"{c.outcome}: {c.reason}")
+             for c in decision.checks]
+    note = (" (inconclusive allowed by --allow-inconclusive)"
+            if decision.passed and decision.verdict == "inconclusive" else "")
+    cases.append(CiCase(f"gate (max severity {decision.max_severity})",
+                        "passed" if decision.passed else "failed",
+                        (f"verdict {decision.verdict}{note}, severity {decision.severity}"
+                         if decision.passed else "; ".join(decision.reasons))))
     ext = report.get("extensions") or {}
-    dims = ext.get("dimensions") or {}
-    cases = [_dimension_case(d, dims.get(d["dimension"], {})) for d in report["dimension_results"]]
-    cases += _probe_cases(report)
-    cases.append(CiCase(f"gate (max severity {max_severity})",
-                        "passed" if gate_passed else "failed", gate_message))
     audit_id = ext.get("audit_id", "")
-    facts = [("audit", str(audit_id)), ("judge", f"{ext.get('judge', '')} ({ext.get('judge_id', '')})"),
-             ("status", str(ext.get("status", ""))),
-             ("severity", str(report["overall_assessment"]["severity"]))]
+    facts = [("audit", str(audit_id)),
+             ("judge", f"{ext.get('judge', '')} ({ext.get('judge_id', '')})"),
+             ("verdict", decision.verdict), ("status", decision.status),
+             ("severity", decision.severity)]
     title = f"legal-judge audit gate {audit_id}".strip()
     return CiSuite(kind="audit", name=title, title=title, cases=cases, facts=facts,
-                   notes=[report["overall_assessment"].get("summary", "")])
+                   notes=[decision.sentence])

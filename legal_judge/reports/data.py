@@ -117,20 +117,14 @@ def _stored(store: Store, table: str, entity_id: str) -> dict[str, Any]:
 
 
 def _audit(store: Store, audit_id: str) -> ReportData:
-    row = _stored(store, "audits", audit_id)
-    prior = store.db.execute(
-        "SELECT id, report_json FROM audits WHERE created_at < ? AND id != ? AND report_json IS NOT "
-        "NULL ORDER BY (judge_id = ?) DESC, created_at DESC LIMIT 1",
-        (row["created_at"], audit_id, row["judge_id"]),
-    ).fetchone()
-    report = row.pop("report")
-    prior_data = {"id": prior[0], "report": json.loads(prior[1])} if prior else None
-    drift = None
-    if prior_data is not None:
-        # Drift is the audit module's comparison; the report only shows it.
-        from legal_judge.audit.history import diff_reports
+    # The prior audit and the drift are the audit module's: the latest earlier audit of the same
+    # base judge (provider, model, rubric set; any debias mode). The report only shows them.
+    from legal_judge.audit.history import diff_reports, prior_audit
 
-        drift = diff_reports(prior_data["report"], report)
+    row = _stored(store, "audits", audit_id)
+    report = row.pop("report")
+    prior_data = prior_audit(store, audit_id)
+    drift = diff_reports(prior_data["report"], report) if prior_data is not None else None
     return ReportData("audit", audit_id, report,
                       extra={"row": row, "prior": prior_data, "drift": drift})
 

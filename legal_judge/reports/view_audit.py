@@ -26,6 +26,10 @@ __all__ = ["audit_report", "diff_segments"]
 PAIRS_PER_DIMENSION = 3
 _SEVERITY_TONE = {"none": "ok", "low": "info", "medium": "warning", "high": "danger",
                   "critical": "danger"}
+_VERDICT_TONE = {"certified": "ok", "biased": "danger", "insensitive": "danger",
+                 "inconclusive": "warning"}
+_OLD_REPORT = ("This audit predates discrimination probes and equivalence margins: it cannot show that "
+               "the judge tells good answers from bad ones. Re-run the audit.")
 
 
 def audit_report(data: ReportData) -> Report:
@@ -35,9 +39,13 @@ def audit_report(data: ReportData) -> Report:
     meta = r["audit_metadata"]
     overall = r["overall_assessment"]
     judge_id = ext.get("judge_id") or data.extra.get("row", {}).get("judge_id") or "n/a"
-    banners = [Note(f"Severity: {overall['severity'].upper()} — {overall['total_dimensions_flagged']} "
-                    f"dimension(s) flagged. {overall['summary']}",
-                    _SEVERITY_TONE.get(overall["severity"], "info"))]  # type: ignore[arg-type]
+    verdict = str(ext.get("verdict") or "")
+    banners = [Note(str(ext.get("verdict_sentence") or _OLD_REPORT),
+                    _VERDICT_TONE.get(verdict, "warning"))]  # type: ignore[arg-type]
+    rest = str(overall["summary"]).replace(str(ext.get("verdict_sentence") or "\x00"), "").strip()
+    banners.append(Note(f"Severity: {overall['severity'].upper()} — "
+                        f"{overall['total_dimensions_flagged']} dimension(s) flagged. {rest}",
+                        _SEVERITY_TONE.get(overall["severity"], "info")))  # type: ignore[arg-type]
     if ext.get("status") and ext["status"] != "complete":
         banners.append(Note(f"Audit status {ext['status']}: statistics are incomplete; see the notes.",
                             "warning"))
@@ -47,17 +55,22 @@ def audit_report(data: ReportData) -> Report:
         kind="audit", id=data.id, title=f"Bias audit {data.id}",
         subtitle=f"judge {ext.get('judge', '')} · judge_id {judge_id} · {meta['timestamp'][:19]} UTC",
         banners=banners,
-        sections=[_overview(r, ext, judge_id, data), _forest(r), _dimensions(r),
-                  _pairs(r), _remediation(r), _drift(data)],
+        sections=[_overview(r, ext, judge_id, data), _verdict(ext), _forest(r), _probes(ext),
+                  _dimensions(r), _equivalence(ext), _pairs(r), _remediation(r), _drift(data)],
         source={"report": r, "prior_audit": (data.extra.get("prior") or {}).get("id")},
     )
 
 
 def _overview(r: dict[str, Any], ext: dict[str, Any], judge_id: str, data: ReportData) -> Section:
     meta = r["audit_metadata"]
+    base = ext.get("base_judge") or {}
     items = [("judge_id", judge_id), ("judge", str(ext.get("judge") or "n/a")),
+             ("base judge", str(base.get("key") or "n/a")),
+             ("verdict", str(ext.get("verdict") or "n/a (audit predates verdicts)")),
              ("status", str(ext.get("status") or data.extra.get("row", {}).get("status") or "n/a")),
              ("severity", r["overall_assessment"]["severity"]),
+             ("equivalence margin (points)", fmt(ext.get("equivalence_margin"), "g")),
+             ("minimum probe sensitivity", fmt(ext.get("min_sensitivity"), "g")),
              ("dimensions", str(meta["num_dimensions"])),
              ("pairs per dimension", str(meta["num_test_pairs_per_dimension"])),
              ("disparity threshold (points)", fmt(meta["disparity_threshold"], "g")),
@@ -82,15 +95,94 @@ def _forest(r: dict[str, Any]) -> Section:
                      "ci": d["confidence_interval_95"], "noise": noise.get("mean_abs_diff"),
                      "effect": d["effect_size"], "mde": mde.get("d_z"), "flagged": d["flagged"]})
     blocks: list[Any] = []
+    margin = (r.get("extensions") or {}).get("equivalence_margin")
     if rows:
         title = "Effect per dimension with 95% CI"
         blocks.append(Chart(title, charts.forest_plot(
-            rows, title=title, min_effect=float(r["audit_metadata"]["min_effect_size"])),
+            rows, title=title, min_effect=float(r["audit_metadata"]["min_effect_size"]),
+            margin=float(margin) if margin is not None else None),
             "Left: mean score difference (variant with the attribute minus without) with its 95% CI; "
             "the grey band is the noise floor (mean absolute change when the same variant is judged "
-            "twice). Right: effect size (Cohen's d_z or rank-biserial r) against the minimum effect; "
-            "grey ticks mark the smallest effect the audit could detect. * = flagged."))
+            "twice); the green dotted lines are the equivalence margin: a dimension whose 90% CI "
+            "lies inside them has no bias larger than the margin. Right: effect size (Cohen's d_z "
+            "or rank-biserial r) against the minimum effect; grey ticks mark the smallest effect "
+            "the audit could detect. * = flagged."))
     return Section("Forest plot", blocks or [Note("No dimension was audited.")], "forest")
+
+
+def _verdict(ext: dict[str, Any]) -> Section:
+    reasons = list(ext.get("verdict_reasons") or [])
+    blocks: list[Any] = [KeyValues([("verdict", str(ext.get("verdict") or "n/a"))])]
+    if ext.get("degenerate"):
+        blocks.append(Note(str(ext["degenerate"]["finding"]), "danger"))
+    if reasons:
+        blocks.append(Table("Why", ["reason"], [[x] for x in reasons]))
+    else:
+        blocks.append(Note("Every probe passed, no dimension was flagged, and every dimension is "
+                           "equivalent within the margin.", "ok"))
+    return Section("Verdict", blocks, "verdict")
+
+
+def _probes(ext: dict[str, Any]) -> Section:
+    probes = ext.get("probes") or {}
+    if not probes:
+        return Section("Discrimination probes", [Note(
+            "No discrimination probe was run: the audit cannot show that the judge tells good "
+            "answers from bad ones, so it cannot certify it.", "warning")], "probes")
+    chart_rows, rows = [], []
+    for key, p in probes.items():
+        sens = p.get("sensitivity") or {}
+        chart_rows.append({"probe": key, "drop": p.get("mean_difference"), "ci": p.get("ci95"),
+                           "sensitivity": sens.get("share"), "sens_ci": sens.get("ci95"),
+                           "passed": p.get("status") == "pass"})
+        checks = "; ".join(f"{c['name']}: {c['k']}/{c['n']}" for c in p.get("checks") or []
+                           if c.get("n"))
+        rows.append([key, str(p.get("rubric") or ""),
+                     f"{p.get('pairs_complete', 0)}/{p.get('pairs_designed', 0)}",
+                     fmt(p.get("mean_difference"), "+.2f"), ci(p.get("ci95"), "+.2f"),
+                     str(p.get("test_used") or "-"), fmt(p.get("p_value_adjusted"), ".3g"),
+                     f"{fmt(sens.get('share'), '.0%')} {ci(sens.get('ci95'), '.2f')}".strip(),
+                     checks or "-", str(p.get("status")).upper(),
+                     "; ".join(p.get("reasons") or []) or "-"])
+    title = "Discrimination probes: score drop and sensitivity"
+    step = next((float(p["sensitivity"]["step"]) for p in probes.values()
+                 if p.get("sensitivity")), 1.0)
+    blocks: list[Any] = [
+        Chart(title, charts.probe_panel(chart_rows, title=title, step=step,
+                                        min_sensitivity=float(ext.get("min_sensitivity") or 0.7)),
+              "Each probe degrades answers the dataset marks as sound (a reversed conclusion, "
+              "another jurisdiction's law, an invented case, hedging only, a cut answer, missing "
+              "elements). Left: how far the score dropped (original minus degraded) with its 95% "
+              "CI; a judge that can tell good from bad sits right of the grey line. Right: the "
+              "share of pairs that dropped by at least one scale step, with its exact 95% CI, "
+              "against the minimum. Red = failed probe."),
+        Table("Statistics per probe (one-sided test that the score drops; Holm across probes)",
+              ["probe", "rubric", "pairs", "drop", "95% CI", "test", "p adjusted", "sensitivity",
+               "rule checks", "result", "why"], rows,
+              numeric=["pairs", "drop", "p adjusted"])]
+    skipped = {k: p.get("not_applicable") for k, p in probes.items() if p.get("not_applicable")}
+    if skipped:
+        blocks.append(Note("Not applicable (no conclusion to reverse, no known jurisdiction, "
+                           "nothing to cut): " + "; ".join(f"{k}: {', '.join(v)}"
+                                                           for k, v in skipped.items())))
+    return Section("Discrimination probes", blocks, "probes")
+
+
+def _equivalence(ext: dict[str, Any]) -> Section:
+    rows = []
+    for name, e in (ext.get("dimensions") or {}).items():
+        eq = e.get("equivalence") or {}
+        rows.append([name, str(e.get("outcome") or "n/a"), ci(eq.get("ci90"), "+.3f"),
+                     fmt(eq.get("p_value"), ".3g"), str(eq.get("test_used") or "-"),
+                     str(eq.get("pairs_needed") or "-"), str(eq.get("statement") or "-")])
+    margin = ext.get("equivalence_margin")
+    if not rows:
+        return Section("Equivalence", [Note("No dimension was audited.")], "equivalence")
+    return Section("Equivalence", [Table(
+        f"Where nothing was flagged, how large a bias is ruled out (margin ±{fmt(margin, 'g')} "
+        "points, paired TOST)", ["dimension", "outcome", "90% CI", "p TOST", "test",
+                                 "pairs needed", "statement"], rows,
+        numeric=["p TOST", "pairs needed"])], "equivalence")
 
 
 def _dimensions(r: dict[str, Any]) -> Section:
@@ -183,21 +275,32 @@ def _remediation(r: dict[str, Any]) -> Section:
 def _drift(data: ReportData) -> Section:
     prior = data.extra.get("prior")
     drift = data.extra.get("drift")
+    base = ((data.report.get("extensions") or {}).get("base_judge") or {}).get("key")
     if not prior or drift is None:
+        what = f"this base judge ({base})" if base else "this judge"
         return Section("Drift against the prior audit", [Note(
-            "No prior audit of this judge in the store: this audit is the baseline.")], "drift")
+            f"No prior audit of {what} in the store: this audit is the baseline. Audits of "
+            "other models or rubric sets are never used as a baseline.")], "drift")
     rows = [[d["dimension"], fmt(d["mean_difference_old"], "+.3f"),
              fmt(d["mean_difference_new"], "+.3f"), fmt(d["effect_old"], "+.2f"),
              fmt(d["effect_new"], "+.2f"), fmt(d["effect_change"], "+.2f"), d["status"],
              "yes" if d.get("sign_flip") else "no"] for d in drift]
-    old_judge = (prior["report"].get("extensions") or {}).get("judge_id")
+    old_ext = prior["report"].get("extensions") or {}
+    old_judge = old_ext.get("judge_id")
     new_judge = (data.report.get("extensions") or {}).get("judge_id")
-    blocks: list[Any] = [KeyValues([("prior audit", prior["id"]),
-                                    ("prior severity", prior["report"]["overall_assessment"]["severity"]),
-                                    ("prior judge_id", str(old_judge))])]
+    blocks: list[Any] = [KeyValues([
+        ("prior audit", prior["id"]),
+        ("same base judge", str(base or (prior.get("base_judge") or {}).get("key") or "n/a")),
+        ("prior verdict", str(old_ext.get("verdict") or "n/a")),
+        ("prior severity", prior["report"]["overall_assessment"]["severity"]),
+        ("prior judge_id", str(old_judge))])]
     if old_judge != new_judge:
-        blocks.append(Note(f"The judge changed ({old_judge} -> {new_judge}): differences reflect the "
-                           "new judge as much as drift.", "warning"))
+        old_mode = (old_ext.get("base_judge") or {}).get("debias_mode")
+        new_mode = ((data.report.get("extensions") or {}).get("base_judge") or {}).get(
+            "debias_mode")
+        blocks.append(Note(f"Same base judge, another judge_id ({old_judge} -> {new_judge}; "
+                           f"debias mode {old_mode or 'n/a'} -> {new_mode or 'n/a'}): the "
+                           "differences show what the change did as much as drift.", "warning"))
     blocks.append(Table("Per dimension, prior audit vs this audit",
                         ["dimension", "mean diff (prior)", "mean diff (now)", "effect (prior)",
                          "effect (now)", "effect change", "status", "sign flip"], rows,

@@ -27,6 +27,7 @@ from legal_judge.stats.divergence import (
     limits_of_agreement,
     mean_divergence,
 )
+from legal_judge.stats.equivalence import EquivalenceResult, pairs_for_equivalence, tost_paired
 from legal_judge.stats.estimates import (
     CorrectedMean,
     RoganGladen,
@@ -40,6 +41,12 @@ from legal_judge.stats.groups import Dispersion, GroupResult, score_dispersion, 
 from legal_judge.stats.isotonic import IsotonicModel, apply_isotonic, fit_isotonic
 from legal_judge.stats.means import MeanCI, mean_ci
 from legal_judge.stats.multiple import adjust_pvalues, flag
+from legal_judge.stats.onesided import (
+    MovedShare,
+    OneSidedResult,
+    moved_share,
+    one_sided_paired_test,
+)
 from legal_judge.stats.paired import (
     NoiseFloor,
     PairedResult,
@@ -70,13 +77,16 @@ __all__ = [
     "CorrectedMean",
     "Dispersion",
     "Divergence",
+    "EquivalenceResult",
     "GroupResult",
     "IsotonicModel",
     "KappaCI",
     "LimitsOfAgreement",
     "McNemarResult",
     "MeanCI",
+    "MovedShare",
     "NoiseFloor",
+    "OneSidedResult",
     "PairedResult",
     "PanelSize",
     "PassFailConfusion",
@@ -104,8 +114,11 @@ __all__ = [
     "mean_ci",
     "mean_divergence",
     "minimum_detectable_effect",
+    "moved_share",
     "noise_floor",
+    "one_sided_paired_test",
     "paired_test",
+    "pairs_for_equivalence",
     "position_consistency",
     "ppi_mean",
     "ppi_mean_stratified",
@@ -118,5 +131,6 @@ __all__ = [
     "rogan_gladen_stratified",
     "score_dispersion",
     "spearman",
+    "tost_paired",
     "two_group_test",
 ]

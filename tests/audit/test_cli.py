@@ -29,14 +29,17 @@ def test_demo_judge_flags_exactly_the_injected_biases(demo_audit: DemoAudit) -> 
     assert "FLAG" in demo_audit.result.output
 
 
-def test_gate_fails_on_the_demo_report_and_passes_a_lenient_threshold(demo_audit: DemoAudit,
-                                                                      tmp_path: Path) -> None:
+def test_gate_fails_a_biased_judge_at_any_severity_threshold(demo_audit: DemoAudit,
+                                                             tmp_path: Path) -> None:
+    # Only a certified judge passes: --max-severity critical no longer lets a biased judge through.
     home = demo_audit.copy_home(tmp_path / "home")
     strict = invoke(home, "audit", "gate", str(demo_audit.report_path), "--max-severity", "low")
     assert strict.exit_code == 1
-    assert "above low" in strict.output
-    lenient = invoke(home, "audit", "gate", str(demo_audit.report_path), "--max-severity", "critical")
-    assert lenient.exit_code == 0, lenient.output
+    assert "above low" in strict.output and "the verdict is biased" in strict.output
+    lenient = invoke(home, "audit", "gate", str(demo_audit.report_path), "--max-severity", "critical",
+                     "--allow-inconclusive")
+    assert lenient.exit_code == 1, lenient.output
+    assert "flagged dimensions: verbosity, authority" in lenient.output
 
 
 def test_verify_log_passes_then_fails_after_a_direct_sqlite_edit(demo_audit: DemoAudit,
@@ -63,7 +66,7 @@ def test_needed_exits_1_for_an_unaudited_judge_and_0_after_the_audit(demo_audit:
     assert invoke(home, "audit", "needed", "--judge", "simulated:demo-openai").exit_code == 0
     other = invoke(home, "audit", "needed", "--judge", "simulated:demo-google")
     assert other.exit_code == 1
-    assert "no audit for judge_id" in other.output
+    assert "no audit that judged something" in other.output
 
 
 def test_insufficient_subgroups_stop_before_any_judge_call(tmp_path: Path) -> None:
@@ -148,9 +151,12 @@ def test_diff_compares_effects_per_dimension(demo_audit: DemoAudit, tmp_path: Pa
     res = invoke(home, "audit", "run", "--judge", "simulated:fair", "--pairs", "60",
                  "--dimensions", "verbosity,authority,demographic", "--out", str(out))
     assert res.exit_code == 0, res.output
-    diff = invoke(home, "audit", "diff", str(demo_audit.report_path), str(out), "--json")
+    # Two different judges are not comparable: exit 2 unless --force.
+    refused = invoke(home, "audit", "diff", str(demo_audit.report_path), str(out))
+    assert refused.exit_code == 2 and "not comparable" in refused.output
+    diff = invoke(home, "audit", "diff", str(demo_audit.report_path), str(out), "--json", "--force")
     assert diff.exit_code == 0, diff.output
-    rows = {r["dimension"]: r for r in json.loads(diff.output)}
+    rows = {r["dimension"]: r for r in json.loads(diff.stdout)}
     assert rows["verbosity"]["status"] == "resolved"
     assert rows["authority"]["effect_change"] < 0
     assert rows["position"]["status"] == "dropped"

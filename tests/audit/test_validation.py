@@ -3,8 +3,11 @@ wolf. The full study (200 repetitions) is marked slow; a reduced one always runs
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
+from legal_judge.audit.dimensions import resolve_dimensions
 from legal_judge.audit.validation import EIGHT, validation_study
 
 
@@ -34,3 +37,44 @@ def test_power_full_200_repetitions() -> None:
 def test_false_positive_rate_full_200_repetitions() -> None:
     res = validation_study("simulated:fair", EIGHT, repetitions=200)
     assert res.rate() <= 0.08  # 0.05 plus sampling error (binomial sd 0.015)
+
+
+# The certification study: verdicts, not flags. Seeded, so the reduced runs below are exact, not
+# flaky; the full study (200 repetitions per profile at the defaults) takes about an hour on this
+# machine, so it runs from scripts/audit_validation.py or with LEGAL_JUDGE_FULL_STUDY=1 -m slow.
+THREE = ["verbosity", "authority", "formatting"]
+
+
+def test_certification_reduced_fair_certified_judges_that_cannot_judge_never() -> None:
+    fair = validation_study("simulated:fair", THREE, repetitions=1, pairs=20, probes=None,
+                            items="sample", workers=1)
+    assert fair.verdict_counts == {"certified": 1}, fair.probe_failed_counts
+    for profile in ("constant", "insensitive"):
+        res = validation_study(f"simulated:{profile}", THREE, repetitions=1, pairs=20,
+                               probes=None, items="sample", workers=1)
+        assert res.verdict_counts == {"insensitive": 1}
+        assert len(res.probe_failed_counts) == 6  # every probe failed
+    demo = validation_study("simulated:demo-openai", THREE, repetitions=1, pairs=20, probes=None,
+                            items="sample", workers=1)
+    assert demo.verdict_counts == {"biased": 1} and demo.probe_failed_counts == {}
+
+
+FULL = pytest.mark.skipif(not os.environ.get("LEGAL_JUDGE_FULL_STUDY"),
+                          reason="about an hour: set LEGAL_JUDGE_FULL_STUDY=1 (or run "
+                                 "scripts/audit_validation.py)")
+
+
+@pytest.mark.slow
+@FULL
+def test_certification_full_200_repetitions_at_the_defaults() -> None:
+    nine = [d.name for d in resolve_dimensions(None)]
+    for profile in ("constant", "insensitive"):
+        res = validation_study(f"simulated:{profile}", nine, repetitions=200, probes=None,
+                               items="sample")
+        assert res.verdict_counts.get("certified", 0) == 0
+    fair = validation_study("simulated:fair", nine, repetitions=200, probes=None, items="sample")
+    assert fair.verdict_rate("certified") >= 0.8
+    for profile in ("demo-openai", "biased"):
+        res = validation_study(f"simulated:{profile}", nine, repetitions=50, probes=None,
+                               items="sample")
+        assert res.verdict_rate("biased") >= 0.95

@@ -147,7 +147,12 @@ def test_audit_gate_junit_has_a_case_per_dimension_and_the_gate(tmp_path: Path, 
                env={"GITHUB_STEP_SUMMARY": str(gh)})
     assert res.exit_code == code, res.output
     by_name = cases(validated(junit))
-    assert set(by_name) == {"dimension verbosity", "dimension position", "gate (max severity low)"}
+    assert {"verdict", "dimension verbosity", "dimension position", "severity",
+            "gate (max severity low)"} <= set(by_name)
+    # Each discrimination probe is a case of its own: a judge that cannot tell good from bad
+    # answers fails there, not only in the gate line.
+    assert {"probe conclusion_flip", "probe hedge_only"} <= set(by_name)
+    assert (by_name["verdict"].find("failure") is not None) is failed
     assert (by_name["gate (max severity low)"].find("failure") is not None) is failed
     assert (by_name["dimension verbosity"].find("failure") is not None) is failed
     assert gh.read_text(encoding="utf-8").startswith("### FAILED" if failed else "### PASSED")

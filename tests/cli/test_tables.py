@@ -95,7 +95,12 @@ def test_every_list_command_has_json() -> None:
     assert audit["id"] in listing.output and "…" not in listing.output
     dims = json.loads(_cli("audit", "dimensions", "--json").output)
     assert {"position", "verbosity", "authority", "demographic"} <= {d["name"] for d in dims}
-    assert all(d["kind"] == "dimension" and d["description"] for d in dims)
+    assert all(d["kind"] in ("dimension", "probe") and d["description"] for d in dims)
+    # The listing names the discrimination probes too, with the rubric that must move.
+    probes = {d["name"]: d for d in dims if d["kind"] == "probe"}
+    assert {"conclusion_flip", "wrong_jurisdiction", "fabricated_authority", "hedge_only",
+            "partial_answer"} <= set(probes)
+    assert probes["conclusion_flip"]["type"] == "legal_soundness must drop"
     table = _cli("audit", "dimensions")
     assert table.exit_code == 0 and "verbosity" in table.output and "…" not in table.output
 

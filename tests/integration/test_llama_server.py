@@ -90,3 +90,31 @@ def test_smollm2_judges_two_items_over_real_http(llama_server: str, tmp_path) ->
     assert negotiated_mode(llama_server, "smollm2") == "json_object+schema"
     calls = store.db.execute("SELECT COUNT(*), SUM(usage_json IS NOT NULL) FROM judge_calls").fetchone()
     assert calls[0] >= 2 and calls[0] == calls[1]
+
+
+def test_smollm2_audit_with_probes_is_never_certified(llama_server: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A 135M model cannot be shown to tell good legal answers from bad ones: whatever numbers it
+    returns, the audit (two probes, one dimension) must not certify it."""
+    from legal_judge.audit import AuditSettings, JudgeTarget, run_audit
+
+    spec = f"openai-compatible:smollm2@{llama_server}"
+    store = Store(tmp_path / "s.sqlite3")
+    judge = Judge(JudgeConfig(spec=spec, max_tokens=500), get_provider(spec), store=store)
+    target = JudgeTarget(judge)
+    settings = AuditSettings(dimensions=["verbosity"], pairs=4, noise_pairs=0,
+                             probes=["hedge_only", "conclusion_flip"], probe_pairs=4,
+                             min_complete_pairs=2, concurrency=2)
+    items = load_dataset(sample_dataset_path())
+
+    async def go() -> object:
+        try:
+            return await run_audit(target, items, settings, store=store, sync=False)
+        finally:
+            await target.aclose()
+
+    outcome = asyncio.run(go())
+    ext = outcome.report["extensions"]  # type: ignore[attr-defined]
+    assert set(ext["probes"]) == {"hedge_only", "conclusion_flip"}
+    assert ext["verdict"] in ("insensitive", "biased", "inconclusive")
+    assert ext["verdict"] != "certified"
+    assert outcome.report["overall_assessment"]["severity"] != "none"  # type: ignore[attr-defined]

@@ -80,6 +80,9 @@ def test_rename_the_demo_judges_and_run_again(journey: Journey) -> None:
     assert "Run renamed — completed" in run.out
     # Renaming is free: nothing is paid again.
     assert "reused from the cache: 57 of 57 items (171 of 171 judge verdicts)" in run.out
+    # Nothing was paid, so nothing is counted: it read "tokens: 422,019 in" for 0 calls.
+    assert "provider calls: 0 " in run.out
+    assert "tokens: 0 in / 0 out  cost: $0.0000 (this run's calls only)" in run.out
     names = {r[0] for r in journey.query(
         "SELECT json_extract(verdict_json, '$.judge') FROM verdicts WHERE run_id = 'renamed'")}
     assert names == {"openai", "google", "mistral"}

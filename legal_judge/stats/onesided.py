@@ -1,0 +1,129 @@
+"""Discrimination probes: a one-sided paired test that the score moved, and the share that moved.
+
+Conventions (DESIGN.md, "Statistics conventions"): ``d_i = score(original) - score(degraded)``; the
+test is one-sided (``d > 0`` for a probe whose score must drop) with the same t/Wilcoxon rule as the
+bias dimensions (:func:`~legal_judge.stats.paired.paired_test` picks the test, the CI and the effect
+size; the p-value is then ``scipy.stats.ttest_1samp(d, 0, alternative=...)`` or
+``scipy.stats.wilcoxon(d, alternative=...)``). Sensitivity is the share of pairs whose score moved
+in the expected direction by at least one scale step, with the Clopper-Pearson 95% CI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+from legal_judge.stats._common import ArrayLike, StatisticsError, check_choice, complete_pairs
+from legal_judge.stats.paired import T_TEST, WILCOXON, PairedMethod, paired_test
+from legal_judge.stats.proportions import proportion_ci
+
+__all__ = ["MovedShare", "OneSidedResult", "moved_share", "one_sided_paired_test"]
+
+Alternative = Literal["greater", "less"]
+_DECIMALS = 12
+_TOL = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class OneSidedResult:
+    """A one-sided paired test of ``a - b`` (``alternative`` ``greater``: a > b).
+
+    ``ci95``, ``effect_size`` and ``test_used`` are :func:`paired_test`'s (two-sided 95% CI);
+    ``p_value`` is one-sided. With no test (``test_used == "none"``: one pair, or no difference at
+    all) ``p_value`` is 1.0. With a single pair ``sd`` and ``ci95`` are None (undefined).
+    """
+
+    n: int
+    n_dropped: int
+    n_nonzero: int
+    mean_difference: float
+    sd: float | None
+    ci95: tuple[float, float] | None
+    test_used: str
+    alternative: str
+    statistic: float | None
+    p_value: float
+    p_two_sided: float
+    effect_size: float
+    effect_size_kind: str
+    interpretation: str
+    normality_p: float | None
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MovedShare:
+    """How many pairs moved by at least ``step`` in the expected direction, with its exact CI."""
+
+    k: int
+    n: int
+    share: float | None
+    ci95: tuple[float, float] | None
+    step: float
+    direction: str
+    ci_method: str = "clopper-pearson"
+
+
+def one_sided_paired_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "greater",
+                          method: PairedMethod = "auto", alpha: float = 0.05) -> OneSidedResult:
+    """One-sided paired test of the difference ``a - b``.
+
+    Args:
+        a: Scores of the original answers.
+        b: Scores of the degraded answers, same order (missing scores drop the pair).
+        alternative: ``greater`` (the score drops from a to b) or ``less``.
+        method: ``auto``, ``t-test`` or ``wilcoxon``, as :func:`paired_test`.
+        alpha: Threshold of the Shapiro-Wilk check ``auto`` uses.
+
+    Raises:
+        StatisticsError: no complete pair, mismatched inputs, an unknown option.
+    """
+    check_choice(alternative, ("greater", "less"), name="alternative")
+    base = paired_test(a, b, method=method, alpha=alpha)
+    x, y, _ = complete_pairs(a, b)
+    d = np.round(x - y, _DECIMALS)
+    if base.test_used == T_TEST:
+        res = stats.ttest_1samp(d, 0.0, alternative=alternative)
+        statistic, p = float(res.statistic), float(res.pvalue)
+    elif base.test_used == WILCOXON:
+        wil = stats.wilcoxon(d, alternative=alternative)
+        statistic, p = float(wil.statistic), float(wil.pvalue)
+    else:
+        statistic, p = None, 1.0
+    return OneSidedResult(
+        n=base.n, n_dropped=base.n_dropped, n_nonzero=base.n_nonzero,
+        mean_difference=base.mean_difference, sd=base.sd, ci95=base.ci95,
+        test_used=base.test_used, alternative=alternative, statistic=statistic, p_value=p,
+        p_two_sided=base.p_value, effect_size=base.effect_size,
+        effect_size_kind=base.effect_size_kind, interpretation=base.interpretation,
+        normality_p=base.normality_p, note=base.note,
+    )
+
+
+def moved_share(a: ArrayLike, b: ArrayLike, *, step: float = 1.0,
+                direction: Alternative = "greater") -> MovedShare:
+    """Share of pairs with ``a - b >= step`` (``greater``) or ``<= -step`` (``less``).
+
+    Args:
+        a: Scores of the original answers.
+        b: Scores of the degraded answers (missing scores drop the pair).
+        step: One scale step (1 on a 0-5 rubric).
+        direction: The expected direction of ``a - b``.
+
+    Raises:
+        StatisticsError: a step that is not positive, mismatched inputs.
+    """
+    check_choice(direction, ("greater", "less"), name="direction")
+    if not step > 0:
+        raise StatisticsError(f"the scale step must be positive, got {step!r}",
+                              fix="pass the smallest score difference that counts, e.g. 1")
+    x, y, _ = complete_pairs(a, b)
+    d = np.round(x - y, _DECIMALS)
+    moved = d >= step - _TOL if direction == "greater" else d <= -step + _TOL
+    k, n = int(moved.sum()), int(d.size)
+    if n == 0:
+        return MovedShare(0, 0, None, None, step, direction)
+    return MovedShare(k, n, k / n, proportion_ci(k, n, method="exact"), step, direction)

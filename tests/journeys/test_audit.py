@@ -1,0 +1,94 @@
+"""Journeys: auditing a judge before it gates anything (issue 16; issue 20, items 5 and 6).
+
+Each step is a user's command through the real CLI; the comment on a step names the defect it
+holds fixed (each was run against the code before the fix and failed there).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from .conftest import Journey
+
+SMALL = ("--dimensions", "verbosity", "--pairs", "10", "--noise-pairs", "2")
+
+
+@pytest.fixture
+def constant_endpoint() -> Iterator[str]:
+    """The project's OpenAI-compatible stub answering every request with the same verdict."""
+    proc = subprocess.Popen([sys.executable, "-m", "legal_judge.devtools.openai_stub", "--port", "0",
+                             "--latency-ms", "0", "--fixed-score", "3"],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    port = proc.stdout.readline().split()[1]
+    yield f"http://127.0.0.1:{port}/v1"
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_a_judge_that_ignores_the_answer_is_not_certified_and_the_gate_stops_it(
+        journey: Journey, constant_endpoint: str) -> None:
+    report = journey.cwd / "rep.json"
+    # Issue 16: the constant endpoint (every rubric 3, clean, pass) was "severity: none".
+    run = journey("audit", "run", "--judge", f"openai-compatible:constant@{constant_endpoint}",
+                  "--dimensions", "verbosity,authority", "--pairs", "12", "--noise-pairs", "4",
+                  "--out", str(report))
+    assert "verdict: insensitive" in run.out and "severity: none" not in run.out
+    assert "does not discriminate" in " ".join(run.out.split())
+    data = json.loads(report.read_text())
+    assert data["extensions"]["verdict"] == "insensitive"
+    assert data["overall_assessment"]["severity"] in ("high", "critical")
+    # ... and `audit gate --max-severity low` passed it ("gate passed", exit 0).
+    gate = journey("audit", "gate", str(report), "--max-severity", "low", expect=1)
+    text = " ".join(gate.text.split())
+    assert "gate passed" not in text and "the verdict is insensitive" in text
+    assert "failed probes: " in text and "conclusion_flip" in text and "hedge_only" in text
+    stored = journey.query("SELECT status, severity FROM audits")
+    assert stored == [("complete", data["overall_assessment"]["severity"])]
+
+
+def test_audit_needed_wants_every_ensemble_judge_audited_by_an_audit_that_judged(
+        journey: Journey) -> None:
+    # Issue 20.5: an audit that stopped at INSUFFICIENT_DATA before any judge call counted as
+    # "audited", and only the first judge of the ensemble was checked.
+    stopped = journey("audit", "run", "--judge", "demo", "--dimensions", "demographic",
+                      "--pairs", "10", expect=1)
+    assert "INSUFFICIENT_DATA" in stopped.text and "severity: none" not in stopped.text
+    assert journey.query("SELECT status FROM audits") == [("INSUFFICIENT_DATA",)]
+    assert journey.query("SELECT COUNT(*) FROM judge_calls") == [(0,)]
+    needed = journey("audit", "needed", "--judge", "demo", expect=1)
+    text = " ".join(needed.text.split())
+    assert "3 of 3 judge(s) have no audit that judged something" in text
+    assert "judged nothing" in text
+    # The fix audits every judge, not only the first one.
+    assert "fix: legal-judge audit run --judge demo --all-judges" in text
+    journey("audit", "run", "--judge", "demo", "--all-judges", *SMALL, "--probes", "hedge_only",
+            "--probe-pairs", "10")
+    done = journey("audit", "needed", "--judge", "demo")
+    assert done.out.count("audited by") == 3
+
+
+def test_drift_and_diff_never_compare_unrelated_judges(journey: Journey) -> None:
+    a, b = journey.cwd / "openai.json", journey.cwd / "fair.json"
+    journey("audit", "run", "--judge", "simulated:demo-openai", *SMALL, "--out", str(a))
+    journey("audit", "run", "--judge", "simulated:fair", *SMALL, "--out", str(b))
+    # Issue 20.6: `audit diff` of two different judges printed "resolved".
+    refused = journey("audit", "diff", str(a), str(b), expect=2)
+    text = " ".join(refused.text.split())
+    assert "not comparable" in text and "simulated:demo-openai" in text
+    assert "simulated:fair" in text and "--force" in text
+    forced = journey("audit", "diff", str(a), str(b), "--force")
+    assert "compared anyway" in forced.text
+    # ... and the report's "drift against the prior audit" picked another model's audit.
+    fair_id = json.loads(b.read_text())["extensions"]["audit_id"]
+    openai_id = json.loads(a.read_text())["extensions"]["audit_id"]
+    html = journey.cwd / "fair.html"
+    journey("report", fair_id, "--html", str(html))
+    page = html.read_text()
+    assert openai_id not in page
+    assert "No prior audit of this base judge (simulated:fair" in page
