@@ -300,16 +300,19 @@ def extract(clean: CleanText) -> Extraction:
 
 
 def _disown_borrowed(rec: EyeciteRecord, own: set[tuple[int, int]],
-                     spans: list[tuple[int, int]]) -> None:
+                     spans: list[tuple[int, int]], starts: list[int]) -> None:
     """Drop the year and court of a parenthetical that another citation stands in front of.
 
     "See 123 U.S. 99999 and Varghese ..., 925 F.3d 1339 (11th Cir. 2019)": the parenthetical
     is Varghese's. Only the citation's parallel citations (``own``) may stand between.
+    ``spans`` is sorted, ``starts`` its start offsets (a long brief has thousands).
     """
     if rec.paren_start is None:
         return
     end = rec.clean_span[1]
-    if any(end <= a and b <= rec.paren_start and (a, b) not in own for a, b in spans):
+    lo = bisect.bisect_left(starts, end)
+    hi = bisect.bisect_left(starts, rec.paren_start)
+    if any(b <= rec.paren_start and (a, b) not in own for a, b in spans[lo:hi]):
         rec.year = rec.year_text = rec.court_text = rec.paren_start = None
 
 
@@ -322,6 +325,8 @@ def settle(records: list[EyeciteRecord], spans: list[tuple[int, int]], text: str
         text: the cleaned text.
     """
     ends = sorted(b for _, b in spans)
+    spans = sorted(spans)
+    starts = [a for a, _ in spans]
     name = None
     for i, rec in enumerate(records):
         if rec.kind != "case":
@@ -331,7 +336,7 @@ def settle(records: list[EyeciteRecord], spans: list[tuple[int, int]], text: str
             if not later.parallel:
                 break
             own.add(later.clean_span)
-        _disown_borrowed(rec, own, spans)
+        _disown_borrowed(rec, own, spans, starts)
         if not rec.parallel:  # a parallel citation shares the first one's name
             found = name_before(text, rec.clean_span[0], previous_end(ends, rec.clean_span[0]))
             name = found.name
