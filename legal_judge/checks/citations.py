@@ -1,7 +1,8 @@
 """Citation verification: text in, a :class:`CitationReport` out.
 
 Pipeline: collapse whitespace (keeping an offset map) -> eyecite (court lookup memoised) ->
-rules from ``citation_rules.v2.yaml`` -> regex layer for what eyecite misses -> optional online
+regex layer for what eyecite misses -> each case citation keeps only its own parenthetical and
+case name -> rules from ``citation_rules.v2.yaml`` -> optional online
 lookup (CourtListener) for case citations that passed offline. Offline, a well-formed
 citation is ``unverifiable``: offline rules can prove a citation impossible, never real.
 """
@@ -16,10 +17,17 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from legal_judge.checks.case_names import name_before, previous_end
 from legal_judge.checks.citation_regex import RegexCite, find_us_regex
 from legal_judge.checks.citation_rules import CASE_RULES, LAW_RULES, RuleContext
 from legal_judge.checks.courts import court_display_name, resolve_court_ref
-from legal_judge.checks.eyecite_layer import CleanText, EyeciteRecord, clean_whitespace, extract
+from legal_judge.checks.eyecite_layer import (
+    CleanText,
+    EyeciteRecord,
+    clean_whitespace,
+    extract,
+    settle,
+)
 from legal_judge.checks.foreign_regex import find_foreign_regex
 from legal_judge.checks.report import (
     FORCING_STATUSES,
@@ -131,7 +139,8 @@ def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) 
     )
 
 
-def _from_regex(cite: RegexCite, clean: CleanText) -> CitationFinding:
+def _from_regex(cite: RegexCite, clean: CleanText, floor: int) -> CitationFinding:
+    name = name_before(clean.text, cite.span[0], floor).name if cite.kind == "case" else None
     return CitationFinding(
         text=cite.text,
         span=clean.original_span(*cite.span),
@@ -140,13 +149,21 @@ def _from_regex(cite: RegexCite, clean: CleanText) -> CitationFinding:
         source="regex",
         status=_status_from_hits(cite.hits),
         reasons=cite.hits,
+        case_name=name,
         year=cite.year,
         court=cite.court,
     )
 
 
 def _offline_findings(clean: CleanText, ctx: RuleContext) -> list[CitationFinding]:
-    records = extract(clean)
+    found = extract(clean)
+    records = found.records
+    taken = [rec.clean_span for rec in records]
+    regex_cites = find_us_regex(clean.text, taken, ctx)
+    regex_cites += find_statute_regex(clean.text, taken + [c.span for c in regex_cites], ctx)
+    regex_cites += find_foreign_regex(clean.text, ctx)
+    spans = found.spans + [c.span for c in regex_cites]
+    settle(records, spans, clean.text)
     findings: list[CitationFinding] = []
     group_head: int | None = None
     for rec in records:
@@ -157,11 +174,8 @@ def _offline_findings(clean: CleanText, ctx: RuleContext) -> list[CitationFindin
         if rec.parallel and rec.year is None and parallel_to is not None:
             rec.year = findings[parallel_to].year
         findings.append(_from_record(rec, ctx, parallel_to))
-    taken = [rec.clean_span for rec in records]
-    regex_cites = find_us_regex(clean.text, taken, ctx)
-    regex_cites += find_statute_regex(clean.text, taken + [c.span for c in regex_cites], ctx)
-    regex_cites += find_foreign_regex(clean.text, ctx)
-    findings.extend(_from_regex(c, clean) for c in regex_cites)
+    ends = sorted(b for _, b in spans)
+    findings.extend(_from_regex(c, clean, previous_end(ends, c.span[0])) for c in regex_cites)
     findings.sort(key=lambda f: f.span)
     return findings
 

@@ -1,5 +1,6 @@
 """eyecite in one place: whitespace cleaning with an offset map, the memoised court lookup,
-and a flat record per citation with the year and court taken from the right parenthetical."""
+and a flat record per citation with the year and court taken from its own parenthetical and
+the case name written before it."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from eyecite.models import (
     FullCaseCitation,
     FullJournalCitation,
     FullLawCitation,
+    UnknownCitation,
 )
 
+from legal_judge.checks.case_names import name_before, previous_end
 from legal_judge.checks.eyecite_speed import (
     CachedRegexModule,
     fast_court_by_paren,
@@ -29,10 +32,12 @@ __all__ = [
     "COURT_HELPER_NAME",
     "CleanText",
     "EditionInfo",
+    "Extraction",
     "EyeciteRecord",
     "clean_whitespace",
     "extract",
     "install_court_memo",
+    "settle",
 ]
 
 # The eyecite helper that maps "2d Cir." to a court id. It regex-substitutes over all 2,809
@@ -141,7 +146,8 @@ class EyeciteRecord:
     year_text: str | None = None
     court_text: str | None = None
     case_name: str | None = None
-    parallel: bool = False
+    parallel: bool = False  # a parallel citation of the record before it (one parenthetical)
+    paren_start: int | None = None  # where the parenthetical the year and court came from starts
     publisher: str | None = None
     pin_cite: str | None = None
 
@@ -174,44 +180,37 @@ _PROSE = re.compile(
 )
 
 
-def _post_paren(text: str, end: int) -> tuple[str | None, str | None]:
-    """(year, court) from the parenthetical right after the citation, or (None, None).
+def _post_paren(text: str, end: int) -> tuple[str | None, str | None, int | None]:
+    """(year, court, where the parenthetical starts) from the parenthetical after the citation.
 
     eyecite's own metadata.year can come from text before the citation or from a later
     parenthetical (its court group runs lazily across brackets up to the next year), so the
-    year and court are read here from the cleaned text after the citation instead.
+    year and court are read here from the cleaned text after the citation instead; whether the
+    parenthetical is this citation's own is settled once every citation is known (:func:`settle`).
     """
     m = _POST.match(text, end, min(len(text), end + 260))
     if not m or _PROSE.search(m["extra"]):
-        return None, None
+        return None, None, None
     court = (m["court"] or "").strip(" ,") or None
-    return m["year"], court
+    return m["year"], court, m.end("extra")
 
 
-_ONE_PARTY = re.compile(
-    r"(?:^|[.;:]\s|\bSee\s|\bsee\s|\bcf\.\s|\bIn\s)"
-    r"(?P<name>(?:In re|Matter of|Ex parte|Estate of|Application of|Petition of)\s+[^,;()]{1,60}),\s*$"
+# What separates parallel citations of one case: a comma and pin cites ("347 U.S. 483, 494,
+# 74 S. Ct. 686"). Anything else (a case name, "aff'd,", "and") starts another citation.
+_PARALLEL_GAP = re.compile(
+    r",\s*(?:(?:at\s+)?\*?\d+(?:[-–]\d+)?(?:\s*(?:&\s*)?nn?\.\s*\d+)?\s*,\s*)*"
 )
 
 
-def _case_name(cite: FullCaseCitation, clean: CleanText) -> str | None:
-    plaintiff = (cite.metadata.plaintiff or "").strip()
-    defendant = (cite.metadata.defendant or "").strip()
-    if plaintiff and defendant:
-        return f"{plaintiff} v. {defendant}"
-    # "Matter of Jones, 150 A.D.3d 1234": one party, which eyecite does not report.
-    start = cite.span()[0]
-    m = _ONE_PARTY.search(clean.text[max(0, start - 90) : start])
-    return m["name"].strip() if m else None
-
-
-def _case_record(cite: FullCaseCitation, previous: Any, clean: CleanText) -> EyeciteRecord:
+def _case_record(cite: FullCaseCitation, previous: EyeciteRecord | None,
+                 clean: CleanText) -> EyeciteRecord:
     start, end = cite.span()
-    year_text, court_text = _post_paren(clean.text, end)
+    year_text, court_text, paren_start = _post_paren(clean.text, end)
+    # eyecite's own grouping (one full_span_start) also joins two cases of one sentence.
     parallel = (
-        isinstance(previous, FullCaseCitation)
-        and cite.full_span_start is not None
-        and previous.full_span_start == cite.full_span_start
+        previous is not None
+        and previous.kind == "case"
+        and _PARALLEL_GAP.fullmatch(clean.text, previous.clean_span[1], start) is not None
     )
     reporter = cite.corrected_reporter()
     return EyeciteRecord(
@@ -228,8 +227,8 @@ def _case_record(cite: FullCaseCitation, previous: Any, clean: CleanText) -> Eye
         year=int(year_text) if year_text else None,
         year_text=year_text,
         court_text=court_text,
-        case_name=_case_name(cite, clean),
         parallel=parallel,
+        paren_start=paren_start,
         pin_cite=cite.metadata.pin_cite,
     )
 
@@ -272,21 +271,75 @@ def _star_page(cite: CitationBase, text: str) -> bool:
     return before == "[" and after == "]"
 
 
-def extract(clean: CleanText) -> list[EyeciteRecord]:
+@dataclass(frozen=True)
+class Extraction:
+    """What eyecite found: a record per full citation, and the span of every citation."""
+
+    records: list[EyeciteRecord]
+    spans: list[tuple[int, int]]  # in the cleaned text: short forms, id. and supra included
+
+
+def extract(clean: CleanText) -> Extraction:
     """Run eyecite on cleaned text and return one record per full citation, in text order.
 
-    Short forms, id., supra and bare section signs are skipped: they point back at a full
-    citation that is checked itself.
+    Short forms, id., supra and bare section signs get no record: they point back at a full
+    citation that is checked itself. Star-page markers are no citation at all.
     """
     records: list[EyeciteRecord] = []
-    previous: CitationBase | None = None
+    spans: list[tuple[int, int]] = []
     for cite in get_citations(clean.text, tokenizer=windowed_tokenizer()):
-        if _star_page(cite, clean.text):
+        if _star_page(cite, clean.text) or isinstance(cite, UnknownCitation):
             continue
+        spans.append(cite.span())
         if isinstance(cite, FullCaseCitation):
             if cite.groups.get("page"):
-                records.append(_case_record(cite, previous, clean))
-            previous = cite
+                records.append(_case_record(cite, records[-1] if records else None, clean))
         elif isinstance(cite, FullLawCitation | FullJournalCitation):
             records.append(_law_record(cite, clean))
-    return records
+    return Extraction(records, spans)
+
+
+def _disown_borrowed(rec: EyeciteRecord, own: set[tuple[int, int]],
+                     spans: list[tuple[int, int]], starts: list[int]) -> None:
+    """Drop the year and court of a parenthetical that another citation stands in front of.
+
+    "See 123 U.S. 99999 and Varghese ..., 925 F.3d 1339 (11th Cir. 2019)": the parenthetical
+    is Varghese's. Only the citation's parallel citations (``own``) may stand between.
+    ``spans`` is sorted, ``starts`` its start offsets (a long brief has thousands).
+    """
+    if rec.paren_start is None:
+        return
+    end = rec.clean_span[1]
+    lo = bisect.bisect_left(starts, end)
+    hi = bisect.bisect_left(starts, rec.paren_start)
+    if any(b <= rec.paren_start and (a, b) not in own for a, b in spans[lo:hi]):
+        rec.year = rec.year_text = rec.court_text = rec.paren_start = None
+
+
+def settle(records: list[EyeciteRecord], spans: list[tuple[int, int]], text: str) -> None:
+    """Give each case record only what is its own, once every citation in ``text`` is known.
+
+    Args:
+        records: eyecite's records, in text order.
+        spans: every citation's span in the cleaned text (eyecite's and the regex layers').
+        text: the cleaned text.
+    """
+    ends = sorted(b for _, b in spans)
+    spans = sorted(spans)
+    starts = [a for a, _ in spans]
+    name = None
+    for i, rec in enumerate(records):
+        if rec.kind != "case":
+            continue
+        own = {rec.clean_span}
+        for later in records[i + 1 :]:
+            if not later.parallel:
+                break
+            own.add(later.clean_span)
+        _disown_borrowed(rec, own, spans, starts)
+        if not rec.parallel:  # a parallel citation shares the first one's name
+            found = name_before(text, rec.clean_span[0], previous_end(ends, rec.clean_span[0]))
+            name = found.name
+            if rec.year is None and found.year is not None:  # "Cochran v. Schwan's (2014) 228"
+                rec.year, rec.year_text = found.year, str(found.year)
+        rec.case_name = name

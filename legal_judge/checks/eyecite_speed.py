@@ -73,7 +73,7 @@ class WindowedTokenizer(AhocorasickTokenizer):
     before: int = 200
     after: int = 400
 
-    def _triggers(self, text: str) -> dict[TokenExtractor, list[list[int]]]:
+    def _triggers(self, text: str) -> dict[int, list[list[int]]]:
         """Where each extractor's trigger strings end, as offsets in ``text``.
 
         The prefilter matches on whitespace-stripped text; a stripped offset k maps back to
@@ -97,25 +97,36 @@ class WindowedTokenizer(AhocorasickTokenizer):
                 if entry is None:
                     entry = by_string[id(extractors)] = (extractors, [])
                 entry[1].append(end + removed[bisect.bisect_right(starts, end) - 1])
-        where: dict[TokenExtractor, list[list[int]]] = defaultdict(list)
+        # Keyed by id(extractor): hashing an extractor formats its whole regex (candidates).
+        where: dict[int, list[list[int]]] = defaultdict(list)
         for extractors, positions in by_string.values():
             for e in extractors:
-                where[e].append(positions)
+                where[id(e)].append(positions)
         return where
 
-    def get_extractors(self, text: str) -> set[TokenExtractor]:
+    def candidates(self, text: str) -> list[TokenExtractor]:
         """eyecite's candidate extractors, with each matched trigger's list unioned once
-        (eyecite unions it again for every occurrence of the trigger)."""
+        (eyecite unions it again for every occurrence of the trigger).
+
+        Deduplicated by identity: ``TokenExtractor.__hash__`` is ``hash(repr(self))``, which
+        formats the whole regex (a twentieth of a short answer's check). eyecite's extractors
+        are all distinct (tests/checks/test_eyecite_speed.py), so this is eyecite's set.
+        """
         stripped = _WS_RUN.sub("", text)
         lists: dict[int, list[TokenExtractor]] = {}
         for _, extractors in self.case_sensitive_filter.iter(stripped):
             lists[id(extractors)] = extractors
         for _, extractors in self.case_insensitive_filter.iter(stripped.lower()):
             lists[id(extractors)] = extractors
-        unique = set(self.unfiltered_extractors)
+        unique = {id(e): e for e in self.unfiltered_extractors}
         for extractors in lists.values():
-            unique.update(extractors)
-        return unique
+            for e in extractors:
+                unique[id(e)] = e
+        return list(unique.values())
+
+    def get_extractors(self, text: str) -> set[TokenExtractor]:
+        """eyecite's candidate extractors as eyecite returns them (a set)."""
+        return set(self.candidates(text))
 
     def _windows(
         self, text: str, positions: list[int], spaces: list[int]
@@ -137,12 +148,13 @@ class WindowedTokenizer(AhocorasickTokenizer):
     def extract_tokens(self, text: str) -> Generator[Token, None, None]:
         """Yield every token eyecite's whole-text scan would yield, in the same order."""
         if len(text) < 8 * (self.before + self.after):  # a short answer: windows cannot pay
-            yield from super().extract_tokens(text)
+            for extractor in self.candidates(text):
+                yield from (extractor.get_token(m) for m in extractor.get_matches(text))
             return
         where = self._triggers(text)
         spaces = [m.start() for m in _WS.finditer(text)]
-        for extractor in self.get_extractors(text):
-            groups = where.get(extractor)
+        for extractor in self.candidates(text):
+            groups = where.get(id(extractor))
             count = sum(len(g) for g in groups) if groups else 0
             # Windows pay off only when they cover a small part of the text.
             if not extractor.strings or not count or count * (self.before + self.after) > len(text):

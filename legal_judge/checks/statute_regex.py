@@ -26,7 +26,10 @@ _SECTION = (
     r"\d[0-9A-Za-z]*(?:[.:\-–/][0-9A-Za-z]+)*"
     r"(?:\([0-9A-Za-z]{1,6}(?:[-.][0-9A-Za-z]{1,4})?\))*"
 )
-_SECTIONS = rf"{_SECTION}(?:\s*(?:[-–]|to|through|,|and|&)\s*{_SECTION})*"
+# A later section of a list is whole (never cut inside "28") and is not the title number of the
+# next citation ("§ 2000e-2(a)(1) and 28 U.S.C. § 1332": "28" starts another citation).
+_LIST_ITEM = rf"{_SECTION}(?![\w(]|[.:\-–/]\w)(?!\s+[A-Z][\w.'’ ]{{0,40}}?§)"
+_SECTIONS = rf"{_SECTION}(?:\s*(?:[-–]|to|through|,|and|&)\s*{_LIST_ITEM})*"
 _NAME_WORD = r"(?:[A-Z][A-Za-z'’]*\.?|&|of|[A-Z]\.(?:[A-Z]\.)+)"
 # A code name: words starting with a capital (or "&", "of"), optionally "tit. 21," / "ch. 93A,".
 _CODE_NAME = (

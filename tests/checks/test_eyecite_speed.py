@@ -60,7 +60,18 @@ def test_windowed_tokenizer_on_a_dense_brief() -> None:
 @pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.txt")))
 def test_candidate_extractors_equal_eyecites(name: str) -> None:
     text = (DATA / name).read_text(encoding="utf-8")
-    assert WindowedTokenizer().get_extractors(text) == default_tokenizer.get_extractors(text)
+    ours = WindowedTokenizer().candidates(text)
+    assert len(ours) == len({id(e) for e in ours})  # each extractor once
+    assert set(ours) == default_tokenizer.get_extractors(text)
+    assert WindowedTokenizer().get_extractors(text) == set(ours)
+
+
+def test_eyecites_extractors_are_all_distinct() -> None:
+    # candidates() deduplicates by identity (hashing an extractor formats its whole regex);
+    # that equals eyecite's set only while no two extractors are equal.
+    from eyecite.tokenizers import EXTRACTORS
+
+    assert len(set(EXTRACTORS)) == len(EXTRACTORS)
 
 
 def test_eyecite_helpers_use_the_compiled_once_regex_module_with_the_same_answers() -> None:

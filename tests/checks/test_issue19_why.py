@@ -88,3 +88,18 @@ def test_varghese_and_brown_print_differently_offline() -> None:
     assert brown.court_name == "Supreme Court of the United States"
     assert varghese.verify == brown.verify == (
         "existence not checked offline: run with --lookup (CourtListener)")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Title VII: 42 U.S.C. § 2000e-2(a)(1) and 28 U.S.C. § 1332.",
+     ["42 U.S.C. § 2000e-2(a)(1)", "28 U.S.C. § 1332"]),
+    ("O.C.G.A. § 16-13-30 and 42 U.S.C. § 1983.", ["O.C.G.A. § 16-13-30", "42 U.S.C. § 1983"]),
+    ("21 O.S. § 1283 and 42 U.S.C. § 1983.", ["21 O.S. § 1283", "42 U.S.C. § 1983"]),
+    ("Cal. Lab. Code § 2802, 29 U.S.C. § 207(a)(1).",
+     ["Cal. Lab. Code § 2802", "29 U.S.C. § 207(a)(1)"]),
+])
+def test_a_section_list_stops_before_the_next_citations_title(
+        text: str, expected: list[str]) -> None:
+    # "§ 2000e-2(a)(1) and 28" was read as a list of two sections, overlapped 28 U.S.C. § 1332
+    # and was dropped: Title VII was "not detected at all" again, beside another statute.
+    assert [f.text for f in check_citations(text, today=TODAY).findings] == expected

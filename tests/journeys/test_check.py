@@ -4,10 +4,12 @@ item 13). Each step is a defect class of issue 19 that the old code got wrong.""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from .conftest import Journey
 
 TODAY = ("--today", "2026-11-29")
+SAMPLE = Path(__file__).parents[2] / "legal_judge" / "data" / "sample_bench.jsonl"
 
 
 def test_check_a_title_vii_answer_then_a_dataset(journey: Journey) -> None:
@@ -50,3 +52,66 @@ def test_check_a_title_vii_answer_then_a_dataset(journey: Journey) -> None:
     step = journey("check", "--dataset", str(rows), "--json", *TODAY, expect=1)
     first = json.loads(step.out)[0]["findings"][0]
     assert first["verify"] == "existence not checked offline: run with --lookup (CourtListener)"
+
+
+_STATUSES = {"invalid", "mismatch", "not_found", "suspicious", "ambiguous", "unverifiable",
+             "verified"}
+
+
+def _rows(out: str) -> list[list[str]]:
+    """The findings table as rows of cells, each cell's wrapped lines joined (a row starts
+    where the status column holds a status)."""
+    rows: list[list[list[str]]] = []
+    for line in out.splitlines():
+        if not line.startswith("│"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("│").split("│")]
+        if cells[0] in _STATUSES or not rows:
+            rows.append([[] for _ in cells])
+        for parts, cell in zip(rows[-1], cells, strict=True):
+            if cell:
+                parts.append(cell)
+    return [[" ".join(parts) for parts in row] for row in rows]
+
+
+def test_check_a_string_cite_gives_each_citation_its_own_court_year_and_name(
+        journey: Journey) -> None:
+    # A bare citation borrowed the next citation's "(11th Cir. 2019)": it was invalid, with the
+    # false reasons "U.S. reports only the Supreme Court, not 11th Cir." and "cannot hold a
+    # 2019 decision", and exited 1. Only the true reason remains: the impossible page.
+    step = journey("check", "--text", "See 123 U.S. 99999 and Varghese v. China Southern "
+                   "Airlines Co., 925 F.3d 1339 (11th Cir. 2019).", *TODAY)
+    assert "suspicious 1, unverifiable 1" in step.out and "invalid" not in step.out
+    assert "forces citation_quality" not in step.out
+    bare, varghese = _rows(step.out)
+    assert bare == ["suspicious case", "123 U.S. 99999 Supreme Court of the United States",
+                    "page 99,999 is far beyond any U.S. volume (none runs near 2,500 pages)"]
+    # Its name was missing.
+    assert varghese[1].startswith("Varghese v. China Southern Airlines Co. 925 F.3d 1339")
+
+    # Two cases of one sentence: the New York row showed "Brown v. Board of Education".
+    step = journey("check", "--json", "--text", "Under 42 U.S.C. § 2000e-2(a)(1) and Brown v. "
+                   "Board of Education, 347 U.S. 483 (1954), and Matter of Jones, 150 A.D.3d 1234 "
+                   "(2d Dep't 2017).", *TODAY)
+    rows = [(f["text"], f["case_name"], f["year"]) for f in json.loads(step.out)["findings"]]
+    assert rows == [("42 U.S.C. § 2000e-2(a)(1)", None, None),
+                    ("347 U.S. 483", "Brown v. Board of Education", 1954),
+                    ("150 A.D.3d 1234", "Matter of Jones", 2017)]
+
+    # "See also Matter of Jones," showed no name although it is written right there.
+    step = journey("check", "--text", "The court applied Brown. See also Matter of Jones, "
+                   "150 A.D.3d 1234 (2d Dep't 2017).", *TODAY)
+    [(_, citation, _)] = _rows(step.out)
+    assert citation.startswith("Matter of Jones 150 A.D.3d 1234") and "Brown" not in citation
+
+    # The bundled sample: Shaboon's Illinois neutral cite showed Petersen's "D.D.C., 2012",
+    # and Title VII beside the Pregnancy Discrimination Act section is found whole.
+    step = journey("check", "--dataset", str(SAMPLE), "--json", *TODAY, expect=1)
+    items = {item["id"]: item["findings"] for item in json.loads(step.out)}
+    shaboon = next(f for f in items["us-fed-003"] if f["text"].startswith("2013 IL App"))
+    assert (shaboon["year"], shaboon["court"], shaboon["case_name"]) == (
+        None, None, "Shaboon v. Egyptair")
+    petersen = next(f for f in items["us-fed-003"] if f["text"] == "905 F. Supp. 2d 121")
+    assert (petersen["year"], petersen["case_name"]) == (2012, "Petersen v. Iran Air")
+    seidman = items["us-ca-003"][0]
+    assert seidman["case_name"] == "BDO Seidman v. Hirshberg"  # was "Seidman v. Hirshberg*"
