@@ -201,8 +201,12 @@ def _summary(stats: list[DimensionStats], probes: list[ProbeStats], verdict: Ver
     short = [s.dimension for s in stats if not s.sufficient]
     if short:
         parts.append(f"Insufficient data (no statistics): {', '.join(short)}.")
-    parts.append("Every number was computed by the harness from scores the judge returned; review "
-                 "the flagged dimensions, the failed probes and their raw pairs before acting.")
+    failed = any(p.status != "pass" for p in probes)
+    review = [what for what, has in (("the flagged dimensions", bool(flagged)),
+                                      ("the failed probes", failed)) if has]
+    parts.append("Every number was computed by the harness from scores the judge returned"
+                 + (f"; review {' and '.join(review)} and their raw pairs before acting."
+                    if review else "."))
     return " ".join(parts)
 
 

@@ -45,6 +45,9 @@ def test_fair_judge_is_certified_with_every_dimension_equivalent(fair_audit: tup
     assert set(ext["probes"]) == set(PROBES)
     assert all(p["status"] == "pass" for p in ext["probes"].values())
     assert ext["verdict_sentence"].startswith("Certified: simulated:fair told sound legal answers")
+    # Nothing failed, so the summary sends nobody to review failures that do not exist.
+    assert "failed probes" not in report["overall_assessment"]["summary"]
+    assert "flagged dimensions" not in report["overall_assessment"]["summary"]
     assert validate_report(report) == []
     audit_id = ext["audit_id"]
     gate = invoke(home, "audit", "gate", audit_id, "--max-severity", "none")
@@ -58,6 +61,8 @@ def test_demo_judge_is_biased_and_passes_every_probe(demo_audit: DemoAudit) -> N
     assert {k for k, d in ext["dimensions"].items() if d["outcome"] == "flagged"} == \
         {"verbosity", "authority"}
     assert {p["status"] for p in ext["probes"].values()} == {"pass"}
+    summary = demo_audit.report["overall_assessment"]["summary"]
+    assert "review the flagged dimensions and their raw pairs" in summary
     for p in ext["probes"].values():
         assert p["p_value_adjusted"] < 0.05 and p["sensitivity"]["share"] >= 0.7
         assert all(c["passed"] for c in p["checks"])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 #: Items whose answer the candidate run replaces by a pure hedge (they regress) and items whose
 #: hedge it replaces by an answer covering the expected signals (they improve).
-REGRESSED = ("us-fed-001", "us-ca-001", "gb-ews-001")
+REGRESSED = ("us-ny-007", "us-ca-001", "gb-ews-001")
 IMPROVED = ("us-fed-006", "gb-ews-005", "fr-003")
 HEDGE = ("It depends on the circumstances. Every case is different, so you should consult a "
          "qualified lawyer before doing anything.")
