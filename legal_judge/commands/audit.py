@@ -85,7 +85,7 @@ def _write(report: dict[str, Any], out: Path | None) -> None:
         wrote(console, out, what="report JSON")
 
 
-@click.group()
+@click.group(short_help="Audit a judge: can it tell good from bad, is it biased, what is ruled out.")
 def audit() -> None:
     """Audit a judge: can it tell good answers from bad, does an irrelevant attribute move it,
     and how large a bias is ruled out (a JSON report, a verdict, a CI gate)."""

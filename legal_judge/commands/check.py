@@ -160,7 +160,7 @@ def _rollup(reports: list[tuple[str, CitationReport]]) -> None:
         console.print(f"  items whose citation_quality is forced to 0: {len(forcing)}")
 
 
-@click.command()
+@click.command(short_help="Check the legal citations in an answer; exit 1 if any is invalid.")
 @click.argument(
     "file", required=False, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
 )

@@ -28,7 +28,7 @@ def _table(title: str, rows: Sequence[Mapping[str, object]], columns: list[str])
                 [["" if row.get(c) is None else str(row.get(c)) for c in columns] for row in rows])
 
 
-@click.group()
+@click.group(short_help="Versioned judge prompts and rubrics (the repository is the source of truth).")
 def prompts() -> None:
     """Versioned judge prompts and rubrics (repository = source of truth, Langfuse = copy)."""
 

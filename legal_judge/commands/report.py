@@ -13,7 +13,7 @@ from legal_judge.errors import ConfigError
 console = Console()
 
 
-@click.command("report")
+@click.command("report", short_help="Write the report of a run, audit, calibration or debias experiment.")
 @click.argument("ids", metavar="ID [RUN_B]", nargs=-1, required=True)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write a self-contained HTML report (inline charts, no network, prints well).")
@@ -55,7 +55,7 @@ def report(ids: tuple[str, ...], html_path: Path | None, md_path: Path | None,
         console.print(f"  wrote {path}", soft_wrap=True, highlight=False, markup=False)
 
 
-@click.command("doctor")
+@click.command("doctor", short_help="Check the setup: versions, keys (never printed), store, ensemble, Langfuse.")
 @click.option("--ensemble", default="default", show_default=True,
               help="Ensemble TOML file to check, or a bundled one: default, demo.")
 @click.option("--timeout", "timeout_s", default=5.0, show_default=True,
