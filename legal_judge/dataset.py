@@ -4,6 +4,11 @@ Every defect is reported with file, line and field in one :class:`~legal_judge.e
 (exit code 2), so a user fixes a file in one pass instead of one error per run: a line that is
 not UTF-8 is one defect among the others (the file is decoded line by line), and an id holding a
 control character is refused wherever a dataset or pair file is loaded.
+
+``metadata.expected_pass`` (what a careful lawyer concluded) is a JSON boolean once loaded: the
+texts true/false, yes/no, pass/fail (any case), which spreadsheets write, are read as booleans
+(``validate`` warns with line and field); any other value is a defect. Every reader of the field
+goes through :func:`expected_pass_of`, so ``bool("false")`` can never count as a pass.
 """
 
 from __future__ import annotations
@@ -23,8 +28,8 @@ from pydantic import BaseModel, ValidationError
 from legal_judge.errors import InputError, Problem
 from legal_judge.models import BenchmarkItem
 
-__all__ = ["ID_FIELDS", "DatasetSummary", "id_problem", "load_dataset", "read_jsonl_models",
-           "sample_dataset_path", "summarize"]
+__all__ = ["ID_FIELDS", "DatasetSummary", "expected_pass_of", "id_problem", "load_dataset",
+           "normalise_expected_pass", "read_jsonl_models", "sample_dataset_path", "summarize"]
 
 MAX_FIELD_CHARS = 200_000
 MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -108,6 +113,64 @@ def id_problem(value: str) -> str | None:
             return (f"contains U+{ord(ch):04X} ({name}) at character {pos}; ids are shown in "
                     "tables and exports: remove it")
     return None
+
+
+EXPECTED_PASS = "expected_pass"
+_EXPECTED_TEXT = {"true": True, "yes": True, "pass": True, "false": False, "no": False,
+                  "fail": False}
+
+
+def normalise_expected_pass(value: object) -> tuple[bool | None, str | None]:
+    """``metadata.expected_pass`` as a boolean, or why it is not one.
+
+    A JSON boolean is itself; the texts true/false, yes/no, pass/fail (any case, spaces around
+    ignored) are read as the boolean they say; anything else (``"maybe"``, ``2``, ``null``) is a
+    defect.
+
+    Returns:
+        ``(boolean, None)`` or ``(None, why)``.
+    """
+    if isinstance(value, bool):
+        return value, None
+    if isinstance(value, str) and value.strip().lower() in _EXPECTED_TEXT:
+        return _EXPECTED_TEXT[value.strip().lower()], None
+    shown = json.dumps(value, ensure_ascii=False)
+    return None, (f"{shown} is not a verdict: write true or false (a JSON boolean; the texts "
+                  "true/false, yes/no, pass/fail are read too), or leave the field out")
+
+
+def expected_pass_of(metadata: object) -> bool | None:
+    """What a careful lawyer concluded about an item (``metadata.expected_pass``), or None.
+
+    The one reading rule of the field for every reader (run summary, item lists, exports,
+    probes): a loaded dataset holds booleans only, and a value stored by an older version is
+    read the way loading reads it (an unreadable one counts as absent, never as a pass).
+    """
+    if not isinstance(metadata, dict) or EXPECTED_PASS not in metadata:
+        return None
+    return normalise_expected_pass(metadata[EXPECTED_PASS])[0]
+
+
+def _expected_pass_row(path: Path, lineno: int, row: dict[str, Any], problems: list[Problem],
+                       warnings: list[Problem] | None) -> bool:
+    """Normalise the row's ``metadata.expected_pass`` in place; False when it is a defect."""
+    meta = row.get("metadata")
+    if not isinstance(meta, dict) or EXPECTED_PASS not in meta:
+        return True
+    value = meta[EXPECTED_PASS]
+    flag, why = normalise_expected_pass(value)
+    field = f"metadata.{EXPECTED_PASS}"
+    if flag is None:
+        problems.append(Problem(str(path), lineno, field, why or "not a verdict"))
+        return False
+    if not isinstance(value, bool):
+        if warnings is not None:
+            warnings.append(Problem(str(path), lineno, field,
+                                    f"the text {json.dumps(value, ensure_ascii=False)} is read as "
+                                    f"{json.dumps(flag)}; write {json.dumps(flag)} (a JSON "
+                                    "boolean, no quotes) to silence this"))
+        row["metadata"] = {**meta, EXPECTED_PASS: flag}
+    return True
 
 
 def _id_problems(path: Path, lineno: int, row: dict[str, Any]) -> list[Problem]:
@@ -239,7 +302,8 @@ def read_jsonl_models(path: Path, model: type[ModelT],
     return rows
 
 
-def _validate_row(path: Path, lineno: int, row: Any, problems: list[Problem]) -> BenchmarkItem | None:
+def _validate_row(path: Path, lineno: int, row: Any, problems: list[Problem],
+                  warnings: list[Problem] | None = None) -> BenchmarkItem | None:
     if not isinstance(row, dict):
         problems.append(Problem(str(path), lineno, None, f"expected a JSON object, got {type(row).__name__}"))
         return None
@@ -252,6 +316,8 @@ def _validate_row(path: Path, lineno: int, row: Any, problems: list[Problem]) ->
             problems.append(Problem(str(path), lineno, key,
                                     f"{len(value):,} characters; the limit is {MAX_FIELD_CHARS:,}"))
             return None
+    if not _expected_pass_row(path, lineno, row, problems, warnings):
+        return None
     try:
         return BenchmarkItem.model_validate(row)
     except ValidationError as exc:
@@ -259,11 +325,13 @@ def _validate_row(path: Path, lineno: int, row: Any, problems: list[Problem]) ->
         return None
 
 
-def load_dataset(path: str | Path) -> list[BenchmarkItem]:
+def load_dataset(path: str | Path, *, warnings: list[Problem] | None = None) -> list[BenchmarkItem]:
     """Load and validate a benchmark dataset (JSONL, CSV or JSON array).
 
     Args:
         path: A ``.jsonl``, ``.csv`` or ``.json`` file.
+        warnings: When given, receives what was read leniently (an ``expected_pass`` written as
+            text), with line and field.
 
     Returns:
         The items in file order.
@@ -282,7 +350,7 @@ def load_dataset(path: str | Path) -> list[BenchmarkItem]:
                          fix="check the file path")
     items: list[tuple[int, BenchmarkItem]] = []
     for lineno, row in _rows(path, text, problems):
-        item = _validate_row(path, lineno, row, problems)
+        item = _validate_row(path, lineno, row, problems, warnings)
         if item is not None:
             items.append((lineno, item))
     first_line: dict[str, int] = {}

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from legal_judge.dataset import expected_pass_of
 from legal_judge.errors import ConfigError, MissingDependency
 from legal_judge.files import atomic_path
 from legal_judge.store import Store
@@ -113,13 +114,13 @@ def result_rows(store: Store, run_id: str) -> list[dict[str, Any]]:
     items = store.load_items(run_id)
     rubrics = sorted({r for res in results.values() for r in res.get("scores", {})}
                      | {r for v in verdicts.values() for r in v.get("scores") or {}})
-    with_expected = any("expected_pass" in (i.get("metadata") or {}) for i in items)
+    with_expected = any(expected_pass_of(i.get("metadata")) is not None for i in items)
     rows = []
     for item in items:
         r = results.get(item["id"]) or {}
         row: dict[str, Any] = {"item_id": item["id"], "jurisdiction": item.get("jurisdiction")}
         if with_expected:
-            row["expected_pass"] = (item.get("metadata") or {}).get("expected_pass")
+            row["expected_pass"] = expected_pass_of(item.get("metadata"))
         scores = r.get("scores") or {}
         row |= {"status": r.get("status", "pending"), "overall": r.get("overall"),
                 "hallucination": r.get("hallucination")}

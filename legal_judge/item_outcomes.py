@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from legal_judge.dataset import expected_pass_of
 from legal_judge.store import Store
 
 __all__ = [
@@ -83,7 +84,7 @@ def _expected(item: dict[str, Any]) -> tuple[bool | None, str | None]:
     raw = item.get("metadata")
     meta: dict[str, Any] = raw if isinstance(raw, dict) else {}
     # Read exactly as the run summary reads it, so the lists and the summary's counts agree.
-    expected = bool(meta["expected_pass"]) if "expected_pass" in meta else None
+    expected = expected_pass_of(meta)
     conclusion = meta.get("lawyer_conclusion")
     return expected, str(conclusion) if conclusion else None
 

@@ -786,7 +786,14 @@ def push_dataset(path: str | Path, *, name: str, masker: Masker | None = None) -
 
 
 def load_langfuse_dataset(name: str) -> list[BenchmarkItem]:
-    """A Langfuse dataset as benchmark items (for ``legal-judge run --dataset langfuse:NAME``)."""
+    """A Langfuse dataset as benchmark items (for ``legal-judge run langfuse:NAME``).
+
+    Raises:
+        InputError: every item with no prompt, an id holding a control character or an
+            ``expected_pass`` that is no verdict (exit 2), with its position and field.
+    """
+    from legal_judge.dataset import id_problem, normalise_expected_pass
+
     c = _client(require_settings())
     try:
         ds = c.lf.get_dataset(name)
@@ -798,23 +805,40 @@ def load_langfuse_dataset(name: str) -> list[BenchmarkItem]:
     except Exception as exc:
         raise SyncError(f"cannot load dataset {name}: {exc}", fix="check LANGFUSE_BASE_URL") from None
     out, problems = [], []
+    where = f"langfuse:{name}"
     for i, it in enumerate(ds.items, start=1):
         inp = it.input if isinstance(it.input, dict) else {"prompt": it.input}
         meta = dict(it.metadata) if isinstance(it.metadata, dict) else {}
         # Kept with the item, so the run's traces link back to it as a dataset run.
         link = {"id": it.id, "dataset_id": it.dataset_id or ds.id, "dataset_name": name}
         exp = it.expected_output if isinstance(it.expected_output, dict) else {}
+        item_id = str(meta.pop("item_id", it.id))
+        # The same rules as a dataset file: a printable id, a boolean expected_pass.
+        if (why := id_problem(item_id)) is not None:
+            problems.append(Problem(where, i, "metadata.item_id", f"item {it.id}: {why}"))
+            continue
+        if "expected_pass" in meta:
+            flag, why = normalise_expected_pass(meta["expected_pass"])
+            if flag is None:
+                problems.append(Problem(where, i, "metadata.expected_pass",
+                                        f"item {it.id}: {why}"))
+                continue
+            meta["expected_pass"] = flag
         try:
             out.append(BenchmarkItem(
-                id=str(meta.pop("item_id", it.id)), prompt=str(inp.get("prompt") or ""),
+                id=item_id, prompt=str(inp.get("prompt") or ""),
                 response=inp.get("response") or "", jurisdiction=inp.get("jurisdiction"),
                 system_under_test=inp.get("system_under_test"), dataset=f"langfuse:{name}",
                 expected_signals=exp.get("expected_signals") or [],
                 metadata={**meta, DATASET_ITEM_KEY: link}))
         except Exception as exc:
-            problems.append(Problem(f"langfuse:{name}", i, None, f"item {it.id}: {exc}"))
+            problems.append(Problem(where, i, None, f"item {it.id}: {exc}"))
     if problems:
-        raise InputError(problems, fix="items need input.prompt and input.response")
+        raise InputError(problems, fix=f"correct these items of the Langfuse dataset {name} (in "
+                         "Langfuse, or in the benchmark file, then `legal-judge datasets push "
+                         f"FILE --name {name}`): items need input.prompt and input.response, "
+                         "a metadata.item_id without control characters and a boolean "
+                         "metadata.expected_pass")
     return out
 
 

@@ -203,6 +203,24 @@ def m005_run_owner(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m006_label_comments(db: sqlite3.Connection) -> None:
+    # The lawyer's free-text comment on an answer (the sheet's comment column): one per item, run
+    # and annotator, as a template row carries it; kept apart from the per-rubric scores so a
+    # comment is stored once, not copied onto every rubric of the row. Run-less rows share a key.
+    _script(db,
+        """
+        CREATE TABLE label_comments (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, item_id TEXT NOT NULL, run_id TEXT,
+            annotator TEXT NOT NULL, comment TEXT NOT NULL, labeled_at TEXT NOT NULL,
+            source TEXT NOT NULL, created_at TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX label_comments_key
+            ON label_comments (item_id, IFNULL(run_id, ''), annotator)
+        """
+    )
+
+
 def utcnow() -> str:
     """Current UTC time as ISO 8601 with microseconds."""
     return datetime.now(UTC).isoformat()
@@ -772,6 +790,46 @@ class Store:
                 f"({', '.join('?' * len(chunk))})", chunk)
             out.update({r[0]: {"pid": r[1], "host": r[2], "heartbeat_at": r[3]} for r in rows})
         return out
+
+    # lawyers' comments (m006_label_comments) ----------------------------------------------------
+    def stored_label_comments(self) -> dict[tuple[str, str, str], str]:
+        """``(item_id, run_id or "", annotator) -> comment`` of every stored comment."""
+        return {(r[0], r[1], r[2]): r[3] for r in self.db.execute(
+            "SELECT item_id, IFNULL(run_id, ''), annotator, comment FROM label_comments")}
+
+    @staticmethod
+    def upsert_label_comment(db: sqlite3.Connection, *, item_id: str, run_id: str | None,
+                             annotator: str, comment: str, labeled_at: str, source: str) -> None:
+        """Store one lawyer's comment on one answer, inside the caller's open transaction (the
+        labels of the same import are written in it: all or nothing)."""
+        db.execute(
+            """INSERT INTO label_comments (item_id, run_id, annotator, comment, labeled_at, source,
+               created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT (item_id, IFNULL(run_id, ''), annotator) DO UPDATE SET
+                 comment = excluded.comment, labeled_at = excluded.labeled_at,
+                 source = excluded.source""",
+            (item_id, run_id, annotator, comment, labeled_at, source, utcnow()),
+        )
+
+    def label_comments(self, run_id: str) -> list[dict[str, str]]:
+        """The lawyers' comments on a run's answers, in import order.
+
+        As for labels, a comment tied to the run wins; a run-less one counts only where the same
+        annotator left none on the run's item; comments tied to another run are left out.
+
+        Returns:
+            ``{"item_id", "annotator", "comment"}`` dicts.
+        """
+        rows = self.db.execute(
+            """SELECT c.item_id, c.annotator, c.comment
+               FROM label_comments c JOIN items i ON i.item_id = c.item_id AND i.run_id = ?
+               WHERE c.run_id = ? OR (c.run_id IS NULL AND NOT EXISTS (
+                   SELECT 1 FROM label_comments o WHERE o.item_id = c.item_id AND o.run_id = ?
+                     AND o.annotator = c.annotator))
+               ORDER BY c.id""",
+            (run_id, run_id, run_id),
+        )
+        return [{"item_id": r[0], "annotator": r[1], "comment": r[2]} for r in rows]
 
     def integrity_check(self) -> str:
         """``PRAGMA integrity_check`` result ("ok" when healthy)."""

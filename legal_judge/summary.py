@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from legal_judge import stats
+from legal_judge.dataset import expected_pass_of
 from legal_judge.store import Store
 
 __all__ = ["calibrated_means", "corrected_figures", "summarize_run"]
@@ -78,9 +79,9 @@ def _alpha(verdicts: dict[tuple[str, str], dict[str, Any]], items: list[str]) ->
 def _expected_agreement(results: dict[str, dict[str, Any]],
                         items: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Agreement with ``metadata.expected_pass`` (what a careful lawyer concluded), when present."""
-    pairs = [(results[i["id"]]["overall"] == "pass", bool(i["metadata"]["expected_pass"]))
+    pairs = [(results[i["id"]]["overall"] == "pass", expected)
              for i in items
-             if isinstance(i.get("metadata"), dict) and "expected_pass" in i["metadata"]
+             if (expected := expected_pass_of(i.get("metadata"))) is not None
              and results.get(i["id"], {}).get("status") == "ok"]
     if not pairs:
         return None

@@ -30,6 +30,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from legal_judge.audit.dimensions import PERTURBATIONS as DIMENSION_PERTURBATIONS
+from legal_judge.dataset import expected_pass_of
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.models import BenchmarkItem
 from legal_judge.sentences import sentences
@@ -214,7 +215,7 @@ def is_sound(item: BenchmarkItem) -> bool:
         return meta["answer_kind"] == "correct"
     scores = meta.get("expected_scores") or {}
     numeric = [v for v in scores.values() if isinstance(v, int | float)]
-    return meta.get("expected_pass") is True and bool(numeric) and min(numeric) >= 4
+    return expected_pass_of(meta) is True and bool(numeric) and min(numeric) >= 4
 
 
 def jurisdiction_family(jurisdiction: str | None) -> str | None:

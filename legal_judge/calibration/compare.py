@@ -28,7 +28,9 @@ from legal_judge.calibration.schema import (
     CalibrationReport,
     DisagreementItem,
     InterAnnotator,
+    LawyerComment,
     Pair,
+    PassFailMiss,
     PassFailRow,
     Reason,
     RubricComparison,
@@ -232,7 +234,34 @@ def _pass_fail(data: ComparisonData, humans: dict[str, dict[str, Score]],
     return out
 
 
-def _largest(pairs: list[Pair], data: ComparisonData, top: int) -> list[DisagreementItem]:
+def _comments_by_item(data: ComparisonData) -> dict[str, list[LawyerComment]]:
+    """The lawyers' comments on the labelled items, by item."""
+    labelled = {x.item_id for x in data.labels}
+    out: dict[str, list[LawyerComment]] = {}
+    for c in data.comments:
+        if c.item_id in labelled:
+            out.setdefault(c.item_id, []).append(c)
+    return out
+
+
+def _misses(data: ComparisonData, humans: dict[str, dict[str, Score]],
+            comments: dict[str, list[LawyerComment]]) -> list[PassFailMiss]:
+    """The answers the ensemble (else the first judge) and the lawyers decided differently:
+    the false passes first (the worse error for a legal answer), then the false fails."""
+    lawyers, _ = lawyers_pass(data, humans)
+    judge = ENSEMBLE if ENSEMBLE in data.judge_pass else next(iter(data.judges), None)
+    if judge is None:
+        return []
+    decided = data.judge_pass.get(judge, {})
+    out = [PassFailMiss(item_id=i, judge=judge, judge_pass=bool(decided[i]),
+                        lawyers_pass=bool(lawyers[i]), comments=comments.get(i, []))
+           for i in sorted(lawyers) if lawyers[i] is not None and decided.get(i) is not None
+           and decided[i] != lawyers[i]]
+    return sorted(out, key=lambda m: not m.judge_pass)
+
+
+def _largest(pairs: list[Pair], data: ComparisonData, top: int,
+             comments: dict[str, list[LawyerComment]]) -> list[DisagreementItem]:
     numeric = {r for r, s in data.specs.items() if s.kind == "numeric"}
     focus = ENSEMBLE if any(p.judge == ENSEMBLE for p in pairs) else None
     scored = [p for p in pairs if p.judge_score is not None and p.rubric in numeric
@@ -240,7 +269,8 @@ def _largest(pairs: list[Pair], data: ComparisonData, top: int) -> list[Disagree
     scored.sort(key=lambda p: (-abs(p.judge_score - p.human_score), p.item_id, p.rubric, p.judge))  # type: ignore[operator]
     return [DisagreementItem(item_id=p.item_id, rubric=p.rubric, judge=p.judge,
                              judge_score=p.judge_score, human_score=p.human_score,  # type: ignore[arg-type]
-                             difference=p.judge_score - p.human_score)  # type: ignore[operator]
+                             difference=p.judge_score - p.human_score,  # type: ignore[operator]
+                             comments=comments.get(p.item_id, []))
             for p in scored[:top]]
 
 
@@ -324,6 +354,7 @@ def compare(
     flagged = [c.rubric for c in rubrics if c.recalibrate]
     pass_fail = _pass_fail(data, humans, th)
     verdict = _overall(rubrics, pass_fail)
+    comments = _comments_by_item(data)
     return CalibrationReport(
         created_at=utcnow(), quarter=quarter, run_id=data.run_id, source=data.source,
         rubric_set=data.rubric_set.id, ensemble_judge_id=data.judge_ids.get(ENSEMBLE),
@@ -332,12 +363,14 @@ def compare(
         below_quarterly_standard=n_items < QUARTERLY_STANDARD,
         recalibrate=verdict == "recalibrate", recalibrate_rubrics=flagged, rubrics=rubrics,
         per_rubric=_flat(rubrics), pass_fail=pass_fail,
-        largest_disagreements=_largest(pairs, data, top), pairs=pairs, notes=notes,
+        largest_disagreements=_largest(pairs, data, top, comments), pairs=pairs, notes=notes,
         verdict=verdict,  # type: ignore[arg-type]
         headline=headline(_findings(rubrics, pass_fail)),
         insufficient_rubrics=[c.rubric for c in rubrics if c.verdict == "insufficient"],
         min_labels=min_labels, min_kappa=min_kappa, max_loa=max_loa,
         max_false_pass=max_false_pass, panel=panel_rows(data, humans, rubrics),
+        pass_fail_misses=_misses(data, humans, comments),
+        lawyer_comments=[c for cs in comments.values() for c in cs],
     )
 
 

@@ -18,11 +18,14 @@ from legal_judge.assets import RubricSet
 from legal_judge.calibration.labels import (
     Label,
     RawLabel,
+    load_comments,
     load_labels,
-    read_label_file,
+    read_label_sheet,
+    validate_comments,
     validate_labels,
 )
 from legal_judge.calibration.rubrics import PASS_FAIL, RubricSpec, rubric_specs, with_pass_fail
+from legal_judge.calibration.schema import LawyerComment
 from legal_judge.errors import InputError, Problem
 from legal_judge.store import Store, canonical_json
 
@@ -55,6 +58,7 @@ class ComparisonData:
     judge_pass: dict[str, dict[str, bool | None]] = field(default_factory=dict)
     judge_ids: dict[str, str | None] = field(default_factory=dict)
     pass_source: Literal["verdict", "rule"] = "verdict"
+    comments: list[LawyerComment] = field(default_factory=list)
 
     @property
     def judges(self) -> list[str]:
@@ -99,7 +103,8 @@ def from_store(store: Store, run_id: str) -> ComparisonData:
     """
     config = store.get_run(run_id)["config"]
     rset, specs = rubric_specs(str(config.get("rubric_set") or "legal_judge_set"))
-    data = ComparisonData(rset, specs, "store", run_id, load_labels(store, run_id, specs))
+    data = ComparisonData(rset, specs, "store", run_id, load_labels(store, run_id, specs),
+                          comments=load_comments(store, run_id))
     for item_id, result in store.load_results(run_id).items():
         if result.get("status") == "ok":
             data.scores.setdefault(ENSEMBLE, {})[item_id] = _scores_of(result)
@@ -170,13 +175,17 @@ def from_files(scores_path: Path, labels_path: Path, *, rubric_set: str = "legal
     rset, specs = rubric_specs(rubric_set)
     scores, judge_ids, problems = _read_scores(scores_path, specs)
     known: dict[str, set[str]] = {i: set() for table in scores.values() for col in table.values() for i in col}
-    raws, found = read_label_file(labels_path, specs)
+    sheet = read_label_sheet(labels_path, specs)
+    raws, found = sheet.labels, sheet.problems
     problems += _label_runs(raws, str(labels_path), known)
     labels, bad = validate_labels(raws, file=str(labels_path), specs=specs, known=known)
-    problems += found + bad
+    notes, bad_notes = validate_comments(sheet.comments, file=str(labels_path), known=known)
+    problems += found + bad + bad_notes
     if problems:
-        raise InputError(problems, fix="correct the lines listed above")
-    data = ComparisonData(rset, specs, "files", None, labels, scores, pass_source="rule")
+        raise InputError(list(dict.fromkeys(problems)), fix="correct the lines listed above")
+    data = ComparisonData(rset, specs, "files", None, labels, scores, pass_source="rule",
+                          comments=[LawyerComment(item_id=n.item_id, annotator=n.annotator,
+                                                  comment=n.text) for n in notes])
     data.judge_ids = {j: judge_ids.get(j) or j for j in scores}
     items = set(known)
     data.judge_pass = {j: {i: rule_pass(rset, {r: col[i] for r, col in scores[j].items() if i in col})

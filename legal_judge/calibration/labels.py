@@ -4,6 +4,8 @@ Two layouts are accepted, as CSV or JSONL: the long format (one row per item, ru
 ``item_id, rubric, score, annotator, labeled_at`` plus an optional ``run_id``) and the wide template
 written by ``calibrate sample`` (one row per item and annotator, one column per rubric). Every defect
 is collected with its line and field and raised as one :class:`InputError`; nothing is stored then.
+The lawyer's ``comment`` cell (free text, may span lines) is stored with the labels, once per item,
+run and annotator, and shown beside the answers the judges got wrong.
 
 A label judges one run's answer, not the question: the same benchmark is re-run every quarter with
 a new model, so labels are keyed by item, run, rubric and annotator and each quarter keeps its own.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import json
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,12 +26,14 @@ from typing import Any
 from legal_judge.calibration.hooks import enqueue_estimates, enqueue_labels
 from legal_judge.calibration.rubrics import PASS_FAIL, PASS_FAIL_ALIASES, RubricSpec, with_pass_fail
 from legal_judge.calibration.sample import GUIDE_MARK, TAIL_COLUMNS, TEXT_COLUMNS, VERDICT_COLUMNS
-from legal_judge.calibration.schema import ImportSummary
+from legal_judge.calibration.schema import ImportSummary, LawyerComment
+from legal_judge.dataset import id_problem
 from legal_judge.errors import InputError, Problem
 from legal_judge.store import Store, utcnow
 
-__all__ = ["Label", "RawLabel", "import_labels", "load_labels", "read_label_file", "store_raw_labels",
-           "validate_labels"]
+__all__ = ["Label", "LabelSheet", "RawComment", "RawLabel", "import_labels", "load_comments",
+           "load_labels", "read_label_file", "read_label_sheet", "store_raw_labels",
+           "validate_comments", "validate_labels"]
 
 _LONG = {"item_id", "rubric", "score"}
 _KNOWN_WIDE = {*TEXT_COLUMNS, *TAIL_COLUMNS, *VERDICT_COLUMNS, "notes"}
@@ -45,6 +50,27 @@ class RawLabel:
     score: object
     annotator: str
     labeled_at: str
+
+
+@dataclass(frozen=True)
+class RawComment:
+    """The comment cell of one row as read from a file, before validation (raw text)."""
+
+    line: int
+    item_id: str
+    run_id: str | None
+    annotator: str
+    labeled_at: str
+    text: object
+
+
+@dataclass(frozen=True)
+class LabelSheet:
+    """What a label file holds: its score cells, its comment cells and its structural problems."""
+
+    labels: list[RawLabel]
+    comments: list[RawComment]
+    problems: list[Problem]
 
 
 @dataclass(frozen=True)
@@ -66,6 +92,15 @@ def _cell(value: object) -> str:
     if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r":
         return text[1:]
     return text
+
+
+def _comment_of(line: int, rec: dict[str, Any]) -> RawComment | None:
+    """The row's comment cell, or None when it is empty (an empty cell is no comment)."""
+    value = rec.get("comment")
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return RawComment(line, _cell(rec.get("item_id")), _cell(rec.get("run_id")) or None,
+                      _cell(rec.get("annotator")), _cell(rec.get("labeled_at")), value)
 
 
 def _from_record(line: int, rec: dict[str, Any], specs: dict[str, RubricSpec],
@@ -95,7 +130,7 @@ def _unknown_columns(file: str, columns: list[str], specs: dict[str, RubricSpec]
             if _rubric_name(c) not in specs and c not in _KNOWN_WIDE]
 
 
-def _read_csv(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel], list[Problem]]:
+def _read_csv(path: Path, specs: dict[str, RubricSpec]) -> LabelSheet:
     """Labels of a CSV, each with its spreadsheet row number.
 
     Rows are counted as a spreadsheet shows them: an answer cell that spans several lines is
@@ -103,6 +138,7 @@ def _read_csv(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel],
     """
     file = str(path)
     out: list[RawLabel] = []
+    comments: list[RawComment] = []
     problems: list[Problem] = []
     with path.open(newline="", encoding="utf-8-sig") as fh:
         records = enumerate(csv.reader(fh), start=1)
@@ -122,12 +158,15 @@ def _read_csv(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel],
                 problems.append(Problem(file, row_no, None, "more cells than header columns"))
             rec = dict(zip(header, cells, strict=False))
             out += _from_record(row_no, rec, specs, long)
-    return out, problems
+            if (comment := _comment_of(row_no, rec)) is not None:
+                comments.append(comment)
+    return LabelSheet(out, comments, problems)
 
 
-def _read_jsonl(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel], list[Problem]]:
+def _read_jsonl(path: Path, specs: dict[str, RubricSpec]) -> LabelSheet:
     file = str(path)
     out: list[RawLabel] = []
+    comments: list[RawComment] = []
     problems: list[Problem] = []
     for line_no, text in enumerate(path.read_text("utf-8-sig").splitlines(), start=1):
         if not text.strip():
@@ -148,14 +187,30 @@ def _read_jsonl(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel
             problems += [Problem(file, line_no, p.field, p.message)
                          for p in _unknown_columns(file, list(rec), specs)]
         out += _from_record(line_no, rec, specs, long)
-    return out, problems
+        if (comment := _comment_of(line_no, rec)) is not None:
+            comments.append(comment)
+    return LabelSheet(out, comments, problems)
 
 
 def read_label_file(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel], list[Problem]]:
     """Read every score cell of a CSV or JSONL label file (long or wide layout).
 
     Returns:
-        The raw labels and the structural problems (bad JSON, unknown columns).
+        The raw labels and the structural problems (bad JSON, unknown columns); the comments
+        are left out (:func:`read_label_sheet` has them).
+
+    Raises:
+        InputError: the file is missing, not UTF-8 or has an unsupported extension.
+    """
+    sheet = read_label_sheet(path, specs)
+    return sheet.labels, sheet.problems
+
+
+def read_label_sheet(path: Path, specs: dict[str, RubricSpec]) -> LabelSheet:
+    """Read every score cell and every comment cell of a CSV or JSONL label file.
+
+    Returns:
+        The raw labels, the raw comments and the structural problems (bad JSON, unknown columns).
 
     Raises:
         InputError: the file is missing, not UTF-8 or has an unsupported extension.
@@ -183,16 +238,38 @@ def _parse_date(text: str) -> str | None:
     return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
 
 
+def _item_problems(raw: RawLabel | RawComment, file: str,
+                   known: dict[str, set[str]]) -> list[Problem]:
+    """The row's item and run: present, printable (the dataset's id rule), known."""
+    if not raw.item_id:
+        return [Problem(file, raw.line, "item_id", "item_id is empty")]
+    if (why := id_problem(raw.item_id)) is not None:
+        return [Problem(file, raw.line, "item_id", why)]
+    if raw.run_id and (why := id_problem(raw.run_id)) is not None:
+        return [Problem(file, raw.line, "run_id", why)]
+    if raw.item_id not in known:
+        return [Problem(file, raw.line, "item_id", f"unknown item '{raw.item_id}'")]
+    if raw.run_id and raw.run_id not in known[raw.item_id]:
+        return [Problem(file, raw.line, "run_id",
+                        f"item '{raw.item_id}' is not in run '{raw.run_id}'")]
+    return []
+
+
+def _who_problems(raw: RawLabel | RawComment, file: str) -> tuple[str | None, list[Problem]]:
+    """The row's annotator and date: the parsed date, or the problems."""
+    problems = []
+    if not raw.annotator:
+        problems.append(Problem(file, raw.line, "annotator", "annotator is missing"))
+    labeled_at = _parse_date(raw.labeled_at) if raw.labeled_at else None
+    if labeled_at is None:
+        problems.append(Problem(file, raw.line, "labeled_at",
+                                f"bad date '{raw.labeled_at}': use ISO 8601, e.g. 2026-11-03"))
+    return labeled_at, problems
+
+
 def _check_one(raw: RawLabel, file: str, specs: dict[str, RubricSpec],
                known: dict[str, set[str]]) -> tuple[Label | None, list[Problem]]:
-    problems = []
-    if not raw.item_id:
-        problems.append(Problem(file, raw.line, "item_id", "item_id is empty"))
-    elif raw.item_id not in known:
-        problems.append(Problem(file, raw.line, "item_id", f"unknown item '{raw.item_id}'"))
-    elif raw.run_id and raw.run_id not in known[raw.item_id]:
-        problems.append(Problem(file, raw.line, "run_id",
-                                f"item '{raw.item_id}' is not in run '{raw.run_id}'"))
+    problems = _item_problems(raw, file, known)
     spec = specs.get(raw.rubric)
     score: float | str | None = None
     if spec is None:
@@ -202,25 +279,21 @@ def _check_one(raw: RawLabel, file: str, specs: dict[str, RubricSpec],
         score, why = spec.parse(raw.score)
         if why:
             problems.append(Problem(file, raw.line, raw.rubric if raw.rubric else "score", why))
-    if not raw.annotator:
-        problems.append(Problem(file, raw.line, "annotator", "annotator is missing"))
-    labeled_at = _parse_date(raw.labeled_at) if raw.labeled_at else None
-    if labeled_at is None:
-        problems.append(Problem(file, raw.line, "labeled_at",
-                                f"bad date '{raw.labeled_at}': use ISO 8601, e.g. 2026-11-03"))
+    labeled_at, who = _who_problems(raw, file)
+    problems += who
     if problems or score is None or labeled_at is None:
         return None, problems
     run_id = _run_of(raw, known)
     return Label(raw.item_id, run_id, raw.rubric, score, raw.annotator, labeled_at, raw.line), []
 
 
-def _run_of(raw: RawLabel, known: dict[str, set[str]]) -> str | None:
+def _run_of(raw: RawLabel | RawComment, known: dict[str, set[str]]) -> str | None:
     """The run a label judges: its own run_id, else the one run holding the item, else None."""
     runs = known.get(raw.item_id, set())
     return raw.run_id or (next(iter(runs)) if len(runs) == 1 else None)
 
 
-def _ambiguous_run(raw: RawLabel, file: str, known: dict[str, set[str]]) -> Problem | None:
+def _ambiguous_run(raw: RawLabel | RawComment, file: str, known: dict[str, set[str]]) -> Problem | None:
     """A run-less label for an item id that several runs hold: which answer it judges is unknown.
 
     The same benchmark is re-run every quarter with another model, so an item id names a question
@@ -278,6 +351,73 @@ def validate_labels(
     return labels, problems
 
 
+@dataclass(frozen=True)
+class Comment:
+    """One lawyer's validated comment on one run's answer (several cells of one item, run and
+    annotator are joined, each once, in row order)."""
+
+    item_id: str
+    run_id: str | None
+    annotator: str
+    text: str
+    labeled_at: str
+    line: int = 0
+
+
+def _comment_text(raw: RawComment, file: str) -> tuple[str | None, Problem | None]:
+    """The comment as stored: line breaks (any convention) kept as ``\n``, tabs kept, other
+    control characters refused (they corrupt the tables, exports and Langfuse views showing it)."""
+    value = raw.text
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        return None, Problem(file, raw.line, "comment",
+                             f"expected text, got {type(value).__name__}: write the comment as text")
+    text = _cell(value.replace("\r\n", "\n").replace("\r", "\n"))
+    for pos, ch in enumerate(text, start=1):
+        if ch not in "\n\t" and unicodedata.category(ch) == "Cc":
+            return None, Problem(file, raw.line, "comment",
+                                 f"contains U+{ord(ch):04X} (a control character) at character "
+                                 f"{pos}: remove it (line breaks and tabs are kept)")
+    return text, None
+
+
+def validate_comments(
+    raws: list[RawComment], *, file: str, known: dict[str, set[str]]
+) -> tuple[list[Comment], list[Problem]]:
+    """Check every comment cell: known item and run (as for its row's labels), annotator, date,
+    printable text. Problems of the row that its labels also have are the same problems (the
+    import reports each once).
+
+    Returns:
+        One :class:`Comment` per item, run and annotator, and every problem found.
+    """
+    grouped: dict[tuple[str, str, str], Comment] = {}
+    problems: list[Problem] = []
+    for raw in raws:
+        found = _item_problems(raw, file, known)
+        labeled_at, who = _who_problems(raw, file)
+        text, bad = _comment_text(raw, file)
+        found += who + ([bad] if bad else [])
+        unsure = _ambiguous_run(raw, file, known)
+        if unsure is not None:
+            found.append(unsure)
+        if found or text is None or labeled_at is None:
+            problems += found
+            continue
+        if not text:
+            continue
+        run_id = _run_of(raw, known)
+        key = (raw.item_id, run_id or "", raw.annotator)
+        prior = grouped.get(key)
+        if prior is None:
+            grouped[key] = Comment(raw.item_id, run_id, raw.annotator, text, labeled_at, raw.line)
+        elif f"\n{text}\n" not in f"\n{prior.text}\n":
+            grouped[key] = Comment(prior.item_id, run_id, raw.annotator,
+                                   f"{prior.text}\n{text}", prior.labeled_at, prior.line)
+    return list(grouped.values()), problems
+
+
 def _known_items(store: Store, run_id: str | None) -> dict[str, set[str]]:
     if run_id is not None:
         store.get_run(run_id)
@@ -312,15 +452,16 @@ def import_labels(
         InputError: every problem, with its spreadsheet row and field, each once; nothing is
             stored.
     """
-    raws, problems = read_label_file(path, specs)
-    return store_raw_labels(store, raws, problems, specs, origin=str(path),
-                            source=f"file:{path.name}", run_id=run_id, replace=replace)
+    sheet = read_label_sheet(path, specs)
+    return store_raw_labels(store, sheet.labels, sheet.problems, specs, origin=str(path),
+                            source=f"file:{path.name}", run_id=run_id, replace=replace,
+                            comments=sheet.comments)
 
 
 def store_raw_labels(
     store: Store, raws: list[RawLabel], problems: list[Problem], specs: dict[str, RubricSpec], *,
     origin: str, source: str, run_id: str | None = None, replace: bool = False,
-    send: bool = True,
+    send: bool = True, comments: list[RawComment] | None = None,
 ) -> ImportSummary:
     """Validate raw labels (from a file or from Langfuse) and store all of them, or nothing.
 
@@ -329,13 +470,16 @@ def store_raw_labels(
         source: Stored with each label (``file:NAME``, ``langfuse:queue/ID``).
         send: Queue the labels for Langfuse as ANNOTATION scores (False for labels read from
             Langfuse: they are there already).
+        comments: The lawyers' comment cells, validated and stored with the labels (a stored
+            comment that differs is a conflict, as a score is, unless ``replace``).
 
     Raises:
         InputError: every problem, each once; nothing is stored.
     """
-    labels, found = validate_labels(raws, file=origin, specs=specs,
-                                    known=_known_items(store, run_id))
-    problems = [*problems, *found]
+    known_run = _known_items(store, run_id)
+    labels, found = validate_labels(raws, file=origin, specs=specs, known=known_run)
+    notes, bad_notes = validate_comments(comments or [], file=origin, known=known_run)
+    problems = [*problems, *found, *bad_notes]
     if not raws and not problems:
         problems.append(Problem(origin, None, None, "no scores found"))
     stored = {(r[0], r[1], r[2], r[3]): r[4] for r in store.db.execute(
@@ -352,6 +496,18 @@ def store_raw_labels(
                                         f"'{label.annotator}'{_in_run(label)}; rerun with "
                                         "--replace to overwrite"))
             changed.append(label)
+    stored_notes = store.stored_label_comments()
+    new_notes = []
+    for note in notes:
+        old_note = stored_notes.get((note.item_id, note.run_id or "", note.annotator))
+        if old_note == note.text:
+            continue
+        if old_note is not None and not replace:
+            problems.append(Problem(origin, note.line, "comment",
+                                    f"a different comment of annotator '{note.annotator}' is "
+                                    f"already stored for item '{note.item_id}'; rerun with "
+                                    "--replace to overwrite it"))
+        new_notes.append(note)
     if problems:
         # A template row holds one cell per rubric: its missing annotator is one problem.
         raise InputError(list(dict.fromkeys(problems)),
@@ -361,6 +517,10 @@ def store_raw_labels(
     with store.transaction() as db:
         for label in fresh + changed:
             _upsert(db, label, source=source)
+        for note in new_notes:
+            store.upsert_label_comment(db, item_id=note.item_id, run_id=note.run_id,
+                                       annotator=note.annotator, comment=note.text,
+                                       labeled_at=note.labeled_at, source=source)
         if send:
             enqueue_labels(db, runs)
         else:
@@ -369,6 +529,7 @@ def store_raw_labels(
         file=origin, labels=len(fresh) + len(changed), items=len({x.item_id for x in labels}),
         annotators=sorted({x.annotator for x in labels}), rubrics=sorted({x.rubric for x in labels}),
         replaced=len(changed), unchanged=len(labels) - len(fresh) - len(changed),
+        comments=len(new_notes),
     )
 
 
@@ -427,3 +588,8 @@ def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list
             value: float | str = score if spec.kind == "categorical" else float(score)
             out.append(Label(item_id, rid, rubric, value, annotator, labeled_at))
     return out
+
+
+def load_comments(store: Store, run_id: str) -> list[LawyerComment]:
+    """The lawyers' comments on a run's answers (the same run rule as :func:`load_labels`)."""
+    return [LawyerComment(**row) for row in store.label_comments(run_id)]

@@ -256,7 +256,8 @@ def sheet_guide(run_id: str, rubrics: list[str]) -> list[list[str]]:
         out.append([name, scale, f"{r.title}: {' '.join(r.description.split())}", levels])
     out += [["pass_fail", "pass or fail", "your overall verdict: would you let this answer reach "
              "a client? It is the lawyers' verdict the judges' pass rate is checked against", ""],
-            ["comment", "free text", "why, in a sentence (kept in your sheet)", ""],
+            ["comment", "free text (may span lines)", "why, in a sentence: stored with your "
+             "scores and shown beside the answers the judges got wrong", ""],
             ["annotator", "your name", "the same spelling on every row", ""],
             ["labeled_at", "a date", "YYYY-MM-DD", ""]]
     return out

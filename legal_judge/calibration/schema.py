@@ -17,9 +17,11 @@ __all__ = [
     "ImportSummary",
     "InterAnnotator",
     "IsotonicMap",
+    "LawyerComment",
     "Pair",
     "PanelJudge",
     "PanelRow",
+    "PassFailMiss",
     "PassFailRow",
     "Reason",
     "RubricComparison",
@@ -70,6 +72,7 @@ class ImportSummary(_Strict):
     rubrics: list[str]
     replaced: int = 0
     unchanged: int = 0
+    comments: int = 0
 
 
 Verdict = Literal["recalibrate", "ok", "insufficient"]
@@ -188,8 +191,16 @@ class PanelRow(_Strict):
     note: str | None = None
 
 
+class LawyerComment(_Strict):
+    """One lawyer's comment on one answer (the sheet's comment column; may span lines)."""
+
+    item_id: str
+    annotator: str
+    comment: str
+
+
 class DisagreementItem(_Strict):
-    """One (item, rubric) where a judge is far from the lawyers."""
+    """One (item, rubric) where a judge is far from the lawyers, with the lawyers' comments."""
 
     item_id: str
     rubric: str
@@ -197,6 +208,18 @@ class DisagreementItem(_Strict):
     judge_score: float
     human_score: float
     difference: float
+    comments: list[LawyerComment] = Field(default_factory=list)
+
+
+class PassFailMiss(_Strict):
+    """An answer the ensemble (or, without one, the first judge) and the lawyers decided
+    differently: a false pass (``judge_pass`` and not ``lawyers_pass``) or a false fail."""
+
+    item_id: str
+    judge: str
+    judge_pass: bool
+    lawyers_pass: bool
+    comments: list[LawyerComment] = Field(default_factory=list)
 
 
 class Pair(_Strict):
@@ -244,6 +267,8 @@ class CalibrationReport(_Strict):
     max_loa: float = 1.5
     max_false_pass: float = 0.1
     panel: list[PanelRow] = Field(default_factory=list)
+    pass_fail_misses: list[PassFailMiss] = Field(default_factory=list)
+    lawyer_comments: list[LawyerComment] = Field(default_factory=list)
 
 
 class IsotonicMap(_Strict):

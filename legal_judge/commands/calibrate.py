@@ -151,6 +151,7 @@ def import_cmd(labels: Path | None, run_id: str | None, replace: bool, from_lang
                   f"{len(summary.annotators)} annotator(s): {', '.join(summary.annotators)}"
                   + (f" ({summary.replaced} replaced)" if summary.replaced else "")
                   + (f" ({summary.unchanged} already stored)" if summary.unchanged else "")
+                  + (f", and {summary.comments} comment(s)" if summary.comments else "")
                   + (f" from {summary.file}" if from_langfuse else ""))
     if skipped:
         console.print(f"  skipped {skipped} ANNOTATION score(s) whose name is no rubric nor "

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from legal_judge.calibration.schema import (
     AgreementRow,
     CalibrationReport,
     Correction,
+    LawyerComment,
     PassFailRow,
     RunEstimate,
 )
@@ -153,6 +156,46 @@ def _panel(report: CalibrationReport, out: Console) -> None:
             out.print(f"  [yellow]note[/yellow]: {p.note}")
 
 
+_SHOWN_MISSES = 10
+
+
+def _comment_lines(comments: list[LawyerComment], out: Console) -> None:
+    for c in comments:
+        # The lawyer's own words: plain text (never rich markup), indented under the item.
+        out.print(Padding(Text(f"{c.annotator}: {c.comment}"), (0, 0, 0, 4), expand=False))
+
+
+def _wrong(report: CalibrationReport, out: Console) -> None:
+    """The answers the judges got wrong on pass/fail, false passes first, each with the lawyers'
+    comments; then the comments on the largest score disagreements not listed already."""
+    misses = report.pass_fail_misses
+    if misses:
+        judge = "judges" if misses[0].judge == ENSEMBLE else misses[0].judge
+        passed = sum(m.judge_pass for m in misses)
+        out.print(f"answers the {judge} got wrong: {passed} passed that the lawyers failed, "
+                  f"{len(misses) - passed} failed that the lawyers passed:")
+        for m in misses[:_SHOWN_MISSES]:
+            what = ("passed, the lawyers failed it" if m.judge_pass
+                    else "failed, the lawyers passed it")
+            out.print(Padding(Text(f"{m.item_id}: {what}"
+                                   + ("" if m.comments else " (no comment)")), (0, 0, 0, 2), expand=False))
+            _comment_lines(m.comments, out)
+        if len(misses) > _SHOWN_MISSES:
+            out.print(f"  ... and {len(misses) - _SHOWN_MISSES} more (--json and the HTML "
+                      "report list them all, with the comments)")
+    shown = {m.item_id for m in misses[:_SHOWN_MISSES]}
+    rest = [d for d in report.largest_disagreements[:5] if d.comments and d.item_id not in shown]
+    if rest:
+        out.print("lawyers' comments on the largest disagreements:")
+        for d in rest:
+            if d.item_id in shown:
+                continue
+            shown.add(d.item_id)
+            out.print(Padding(Text(f"{d.item_id}: {d.rubric} judge {d.judge_score:g}, "
+                                   f"lawyers {d.human_score:g}"), (0, 0, 0, 2), expand=False))
+            _comment_lines(d.comments, out)
+
+
 def print_calibration(report: CalibrationReport, out: Console) -> None:
     """The calibration verdict, its reasons and the panel's real size."""
     out.print(f"calibration [bold]{report.calibration_id}[/bold] ({report.quarter}): "
@@ -171,6 +214,7 @@ def print_calibration(report: CalibrationReport, out: Console) -> None:
     if report.largest_disagreements:
         out.print("largest disagreements: " + "; ".join(
             f"{d.item_id}/{d.rubric} {d.difference:+.2f}" for d in report.largest_disagreements[:5]))
+    _wrong(report, out)
     for note in report.notes:
         out.print(f"[yellow]note[/yellow]: {note}")
     decided = [c.rubric for c in report.rubrics if c.verdict != "insufficient"]

@@ -9,12 +9,13 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.text import Text
 
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.config import store_path
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
-from legal_judge.errors import ConfigError, GateFailure, NotFoundError
+from legal_judge.errors import ConfigError, GateFailure, NotFoundError, Problem
 from legal_judge.selection import ItemSelection
 from legal_judge.store import Store
 
@@ -22,16 +23,26 @@ console = Console()
 err_console = Console(stderr=True)
 
 
+_SHOWN_WARNINGS = 10
+
+
 @click.command()
 @click.argument("dataset", type=click.Path(dir_okay=False, path_type=Path))
 def validate(dataset: Path) -> None:
     """Check a benchmark dataset without running anything."""
-    items = load_dataset(dataset)
+    warnings: list[Problem] = []
+    items = load_dataset(dataset, warnings=warnings)
     s = summarize(items)
     console.print(f"[green]valid[/green]: {dataset} — {s.rows} rows")
     for title, counts in (("jurisdictions", s.jurisdictions), ("systems under test",
                           s.systems_under_test), ("datasets", s.datasets)):
         console.print(f"  {title}: " + ", ".join(f"{k} ({v})" for k, v in counts.items()))
+    for w in warnings[:_SHOWN_WARNINGS]:
+        # The file's own words: plain text, never rich markup.
+        console.print(Text(f"warning: {w}"), soft_wrap=True)
+    if len(warnings) > _SHOWN_WARNINGS:
+        console.print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more rows the same "
+                      "way (each is read as the boolean it says)")
 
 
 @click.command()

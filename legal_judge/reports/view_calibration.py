@@ -209,10 +209,22 @@ def _trend(data: ReportData) -> Section:
     return Section("Trend across quarters", blocks, "trend")
 
 
+def _said(comments: list[dict[str, Any]]) -> str:
+    return "\n".join(f"{c['annotator']}: {c['comment']}" for c in comments) or "-"
+
+
 def _largest(r: dict[str, Any]) -> Section:
     rows = [[d["item_id"], d["rubric"], d["judge"], fmt(d["judge_score"]), fmt(d["human_score"]),
-             fmt(d["difference"], "+.2f")] for d in r["largest_disagreements"]]
-    return Section("Largest disagreements", [Table(
-        "Items where a judge is furthest from the lawyers",
-        ["item", "rubric", "judge", "judge score", "lawyer score", "difference"],
-        rows, numeric=["judge score", "lawyer score", "difference"])], "largest")
+             fmt(d["difference"], "+.2f"), _said(d.get("comments", []))]
+            for d in r["largest_disagreements"]]
+    misses = [[m["item_id"], m["judge"], "pass" if m["judge_pass"] else "fail",
+               "pass" if m["lawyers_pass"] else "fail", _said(m.get("comments", []))]
+              for m in r.get("pass_fail_misses", [])]
+    return Section("Where the judges got it wrong", [
+        Table("Answers the judges decided differently from the lawyers (false passes first), "
+              "with the lawyers' comments",
+              ["item", "judge", "judge's verdict", "lawyers' verdict", "lawyers' comments"], misses),
+        Table("Items where a judge is furthest from the lawyers",
+              ["item", "rubric", "judge", "judge score", "lawyer score", "difference",
+               "lawyers' comments"],
+              rows, numeric=["judge score", "lawyer score", "difference"])], "largest")
