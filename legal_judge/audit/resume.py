@@ -51,8 +51,13 @@ def audit_source(judge_config: str, *, batch: bool) -> dict[str, Any]:
         judge_config: The ``--judge`` value: a spec, a bundled ensemble name or a file.
         batch: Whether the judge calls go through provider batches.
     """
+    from legal_judge.ensemble_config import resolve_ensemble_path
+
     path = Path(judge_config)
-    value = str(path.resolve()) if path.is_file() else judge_config
+    # A bundled name stays a name (resolved again on resume), even beside a same-named file here.
+    bundled = path.suffix not in (".yaml", ".yml") and \
+        resolve_ensemble_path(judge_config, missing_ok=True) not in (None, path)
+    value = str(path.resolve()) if path.is_file() and not bundled else judge_config
     return {"judge": value, "batch": batch}
 
 
