@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import tomllib
 from pathlib import Path
+from typing import Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
@@ -89,17 +90,35 @@ def bundled_names() -> list[str]:
                   for p in folder.glob("ensemble.*.toml"))
 
 
+_warned_shadowed: set[str] = set()
+
+
 def _is_path(ref: str) -> bool:
     return "/" in ref or "\\" in ref or ref.lower().endswith(".toml")
 
 
-def resolve_ensemble_path(ref: str | Path) -> Path:
-    """The file an ``--ensemble`` argument names.
+@overload
+def resolve_ensemble_path(ref: str | Path, *, missing_ok: Literal[False] = False) -> Path: ...
+
+
+@overload
+def resolve_ensemble_path(ref: str | Path, *, missing_ok: bool) -> Path | None: ...
+
+
+def resolve_ensemble_path(ref: str | Path, *, missing_ok: bool = False) -> Path | None:
+    """The file an ``--ensemble`` argument names (the one rule every ``--ensemble``/``--judge`` follows).
 
     A bundled name (``default``, ``demo``) always means the bundled file, even when a file of that
     name sits in the working directory (an empty ``demo`` there must not break ``legal-judge
     demo``); an argument is a path when it contains a ``/`` or ends in ``.toml`` (``./demo`` reads
     the local file). Any other bare name is read as a file.
+
+    Args:
+        ref: The argument as the user wrote it.
+        missing_ok: Return None, instead of raising, when ``ref`` names neither a bundled
+            ensemble nor anything on disk and does not end in ``.toml``: for options that also
+            take a judge spec (``audit run --judge``, ``debias --judge``; a spec may hold a
+            ``/``, ``together:meta-llama/Llama-3``), which then read it as one.
 
     Raises:
         ConfigError: ``ensemble-not-found`` when no such file exists, with the bundled names.
@@ -107,13 +126,17 @@ def resolve_ensemble_path(ref: str | Path) -> Path:
     text = str(ref)
     bundled = bundled_config(text)
     if not _is_path(text) and text in bundled_names() and bundled.is_file():
-        if Path(text).exists():
+        if Path(text).exists() and text not in _warned_shadowed:
+            # Once per process: one command may resolve its argument in several steps.
+            _warned_shadowed.add(text)
             log.warning("'%s' is the bundled ensemble; the file %s in this folder is not read "
                         "(write ./%s to use it)", text, text, text)
         return bundled
     path = Path(text)
     if path.is_file():
         return path
+    if missing_ok and not text.lower().endswith(".toml") and not path.exists():
+        return None
     names = ", ".join(bundled_names())
     if path.is_dir():
         raise ConfigError(f"ensemble {text} is a folder, not a TOML file",

@@ -1,10 +1,11 @@
-"""Who is executing a run, and whether that process is still there.
+"""Who is executing a run or an audit, and whether that process is still there.
 
-A run row says ``running`` from the moment it is created until its process finishes it. A process
-that is killed (``kill -9``, a CI timeout, an out-of-memory kill, a closed laptop) never gets to
-finish it, so the row alone cannot tell a live run from a dead one. The owning process is
-recorded with the run (pid, host, a heartbeat every few seconds, ``m005_run_owner``), and a
-``running`` run is shown ``interrupted``, with its resume command, once its owner is gone:
+A run (or audit) row says ``running`` from the moment it is created until its process finishes
+it. A process that is killed (``kill -9``, a CI timeout, an out-of-memory kill, a closed laptop)
+never gets to finish it, so the row alone cannot tell a live run from a dead one. The owning
+process is recorded with the row (pid, host, a heartbeat every few seconds, ``m005_run_owner``
+for runs, ``m007_audit_owner`` for audits), and a ``running`` one is shown ``interrupted``, with
+its resume command, once its owner is gone:
 
 - on this host, the owner is gone when its pid no longer exists (or its heartbeat stopped long
   ago: the pid was reused);
@@ -25,10 +26,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from legal_judge.errors import ConfigError
-from legal_judge.store import Store
+from legal_judge.store import OwnedKind, Store
 
-__all__ = ["HEARTBEAT_S", "STALE_AFTER_S", "RunOwner", "displayed_status", "hold_run",
-           "refuse_if_owned", "resume_command", "run_owner"]
+__all__ = ["HEARTBEAT_S", "STALE_AFTER_S", "RunOwner", "audit_resume_command", "displayed_status",
+           "hold_run", "refuse_if_owned", "resume_command", "run_owner"]
 
 #: Seconds between heartbeats of a running run.
 HEARTBEAT_S = 10.0
@@ -100,7 +101,7 @@ def _not_zombie(pid: int) -> bool:
 
 
 def run_owner(run: dict[str, Any]) -> RunOwner:
-    """The owner recorded in a run row (``Store.get_run`` or ``Store.run_owners`` values)."""
+    """The owner recorded in a row (``Store.get_run`` or ``Store.owners`` values)."""
     return RunOwner(pid=run.get("owner_pid", run.get("pid")),
                     host=run.get("owner_host", run.get("host")),
                     heartbeat_at=run.get("heartbeat_at"))
@@ -121,43 +122,57 @@ def resume_command(run: dict[str, Any]) -> str | None:
     return f"legal-judge run --resume {run['id']}" + (" --batch" if config.get("batch") else "")
 
 
-def refuse_if_owned(store: Store, run_id: str) -> None:
-    """Refuse to resume a run another live process is executing.
+def audit_resume_command(audit_id: str) -> str:
+    """The command that finishes an unfinished audit (a batch audit resumes as a batch)."""
+    return f"legal-judge audit run --resume {audit_id}"
+
+
+def refuse_if_owned(store: Store, entity_id: str, *, kind: OwnedKind = "run") -> None:
+    """Refuse to resume a run (or audit) another live process is executing.
 
     Raises:
-        ConfigError: ``run-in-progress`` naming the process, when its owner is alive.
+        NotFoundError: no such run (runs only: an audit's absence is its resume plan's to report).
+        ConfigError: ``run-in-progress`` (``audit-in-progress``) naming the process, when its owner
+            is alive.
     """
-    run = store.get_run(run_id)
-    owner = run_owner(run)
-    if run["status"] != "running" or owner.pid == os.getpid() or not owner.alive():
+    if kind == "run":
+        store.get_run(entity_id)  # an unknown run id is reported as such
+    row = store.owners(kind, [entity_id]).get(entity_id)
+    if row is None:
+        return
+    owner = run_owner(row)
+    if row["status"] != "running" or owner.pid == os.getpid() or not owner.alive():
         return
     age = owner.heartbeat_age_s()
+    resume = f"legal-judge run --resume {entity_id}" if kind == "run" else \
+        audit_resume_command(entity_id)
     raise ConfigError(
-        f"run {run_id} is still being executed by {owner.describe()} (last heartbeat "
-        f"{age:.0f}s ago)", code="run-in-progress",
+        f"{kind} {entity_id} is still being executed by {owner.describe()} (last heartbeat "
+        f"{age:.0f}s ago)", code=f"{kind}-in-progress",
         fix=f"wait for it to finish, or stop that process (kill {owner.pid}) and resume with "
-            f"`legal-judge run --resume {run_id}`")
+            f"`{resume}`")
 
 
 @contextmanager
-def hold_run(store: Store, run_id: str, *, interval_s: float = HEARTBEAT_S) -> Iterator[None]:
-    """Own ``run_id`` for the duration of the block: claim it, and keep a heartbeat going.
+def hold_run(store: Store, entity_id: str, *, kind: OwnedKind = "run",
+             interval_s: float = HEARTBEAT_S) -> Iterator[None]:
+    """Own a run (or audit) for the duration of the block: claim it, and keep a heartbeat going.
 
     The heartbeat is a daemon thread so that it beats while the event loop waits on a provider
     and stops when the process dies, whatever kills it.
     """
     pid = os.getpid()
-    store.claim_run(run_id, pid=pid, host=this_host())
+    store.claim_owner(kind, entity_id, pid=pid, host=this_host())
     stop = threading.Event()
 
     def beat() -> None:
         while not stop.wait(interval_s):
             try:
-                store.beat_run(run_id, pid=pid)
+                store.beat_owner(kind, entity_id, pid=pid)
             except Exception:  # noqa: BLE001 - a missed beat must never break the run itself
                 continue
 
-    thread = threading.Thread(target=beat, name=f"heartbeat {run_id}", daemon=True)
+    thread = threading.Thread(target=beat, name=f"heartbeat {entity_id}", daemon=True)
     thread.start()
     try:
         yield

@@ -27,12 +27,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
+from typing import Any, Concatenate, Literal, NoReturn, ParamSpec, TypeVar
 
 from legal_judge.config import store_path
 from legal_judge.errors import NotFoundError, StoreError
 
-__all__ = ["Store", "canonical_json", "utcnow"]
+__all__ = ["OwnedKind", "Store", "canonical_json", "utcnow"]
 
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[str, Migration]] = []
@@ -219,6 +219,24 @@ def m006_label_comments(db: sqlite3.Connection) -> None:
             ON label_comments (item_id, IFNULL(run_id, ''), annotator)
         """
     )
+
+
+@migration
+def m007_audit_owner(db: sqlite3.Connection) -> None:
+    # The process executing an audit, as m005_run_owner for runs: a killed audit is shown
+    # interrupted (with `audit run --resume`) instead of "running" forever. NULL for older audits.
+    _script(db,
+        """
+        ALTER TABLE audits ADD COLUMN owner_pid INTEGER;
+        ALTER TABLE audits ADD COLUMN owner_host TEXT;
+        ALTER TABLE audits ADD COLUMN heartbeat_at TEXT
+        """
+    )
+
+
+#: What can have an owning process, and its table.
+OwnedKind = Literal["run", "audit"]
+_OWNED_TABLES: dict[str, str] = {"run": "runs", "audit": "audits"}
 
 
 def utcnow() -> str:
@@ -768,27 +786,31 @@ class Store:
         ).fetchone()
         return {"pending": row[0], "delivered": row[1]}
 
-    # run owners (m005_run_owner) ----------------------------------------------------------------
-    def claim_run(self, run_id: str, *, pid: int, host: str) -> None:
-        """Record this process as the one executing the run (a new run or a resume)."""
+    # owners of runs and audits (m005_run_owner, m007_audit_owner) ------------------------------
+    def claim_owner(self, kind: OwnedKind, entity_id: str, *, pid: int, host: str) -> None:
+        """Record this process as the one executing a run or an audit (a new one or a resume)."""
+        table = _OWNED_TABLES[kind]
         with self.transaction() as db:
-            db.execute("UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?, "
-                       "heartbeat_at = ? WHERE id = ?", (pid, host, utcnow(), run_id))
+            db.execute(f"UPDATE {table} SET status = 'running', owner_pid = ?, owner_host = ?, "  # noqa: S608
+                       "heartbeat_at = ? WHERE id = ?", (pid, host, utcnow(), entity_id))
 
-    def beat_run(self, run_id: str, *, pid: int) -> None:
-        """Refresh the owner's heartbeat (only while ``pid`` still owns the run)."""
-        self._write("UPDATE runs SET heartbeat_at = ? WHERE id = ? AND owner_pid = ?",
-                    (utcnow(), run_id, pid))
+    def beat_owner(self, kind: OwnedKind, entity_id: str, *, pid: int) -> None:
+        """Refresh the owner's heartbeat (only while ``pid`` still owns the run or audit)."""
+        self._write(f"UPDATE {_OWNED_TABLES[kind]} SET heartbeat_at = ? "  # noqa: S608
+                    "WHERE id = ? AND owner_pid = ?", (utcnow(), entity_id, pid))
 
-    def run_owners(self, run_ids: list[str]) -> dict[str, dict[str, Any]]:
-        """Run id -> ``{"pid", "host", "heartbeat_at"}`` (None values for runs never claimed)."""
+    def owners(self, kind: OwnedKind, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Id -> ``{"status", "pid", "host", "heartbeat_at"}`` of runs or audits (None values for
+        those never claimed; ids not in the store are left out)."""
+        table = _OWNED_TABLES[kind]
         out: dict[str, dict[str, Any]] = {}
-        for start in range(0, len(run_ids), 500):
-            chunk = run_ids[start:start + 500]
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
             rows = self.db.execute(
-                "SELECT id, owner_pid, owner_host, heartbeat_at FROM runs WHERE id IN "
-                f"({', '.join('?' * len(chunk))})", chunk)
-            out.update({r[0]: {"pid": r[1], "host": r[2], "heartbeat_at": r[3]} for r in rows})
+                f"SELECT id, status, owner_pid, owner_host, heartbeat_at FROM {table} "  # noqa: S608
+                f"WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+            out.update({r[0]: {"status": r[1], "pid": r[2], "host": r[3], "heartbeat_at": r[4]}
+                        for r in rows})
         return out
 
     # lawyers' comments (m006_label_comments) ----------------------------------------------------

@@ -35,6 +35,7 @@ from legal_judge.audit.report import build_report, validate_report
 from legal_judge.audit.target import AuditTarget
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.models import BenchmarkItem
+from legal_judge.run_owner import hold_run
 from legal_judge.store import Store, canonical_json, utcnow
 
 __all__ = ["AuditOutcome", "AuditSuspended", "RESUMABLE", "TaskRouter", "in_sequence", "new_audit_id",
@@ -403,6 +404,18 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
     if resume:
         _check_design(log, audit_id, design)
     _start(store, audit_id, target, settings, dims, items, design, source, resume)
+    # Owned from its first commit: a process killed mid-way leaves an audit that `audit list`
+    # shows interrupted (with its resume command), not running forever.
+    with hold_run(store, audit_id, kind="audit"):
+        return await _conduct(target, settings, design, dims, probes, store=store, log=log,
+                              audit_id=audit_id, progress=progress, router=router, sync=sync)
+
+
+async def _conduct(target: AuditTarget, settings: AuditSettings, design: Design,
+                   dims: list[Dimension], probes: list[Probe], *, store: Store, log: AuditLog,
+                   audit_id: str, progress: Progress | None, router: TaskRouter | None,
+                   sync: bool) -> AuditOutcome:
+    """The audit after its start is stored: variants, judgments, report (run_audit's body)."""
     ext: dict[str, Any] = {"judge_id": target.judge_id, "audit_id": audit_id, "judge": target.label,
                            "target_kind": target.kind, "high_stakes": target.high_stakes,
                            "design_seed": design.seed, "target": target.describe(),

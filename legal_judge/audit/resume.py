@@ -22,6 +22,7 @@ from legal_judge.audit.log import AuditLog
 from legal_judge.audit.target import AuditTarget, load_targets
 from legal_judge.errors import ConfigError, NotFoundError
 from legal_judge.models import BenchmarkItem
+from legal_judge.run_owner import refuse_if_owned
 from legal_judge.store import Store
 
 __all__ = ["ResumePlan", "audit_source", "resume_plan", "resume_target"]
@@ -51,8 +52,13 @@ def audit_source(judge_config: str, *, batch: bool) -> dict[str, Any]:
         judge_config: The ``--judge`` value: a spec, a bundled ensemble name or a file.
         batch: Whether the judge calls go through provider batches.
     """
+    from legal_judge.ensemble_config import resolve_ensemble_path
+
     path = Path(judge_config)
-    value = str(path.resolve()) if path.is_file() else judge_config
+    # A bundled name stays a name (resolved again on resume), even beside a same-named file here.
+    bundled = path.suffix not in (".yaml", ".yml") and \
+        resolve_ensemble_path(judge_config, missing_ok=True) not in (None, path)
+    value = str(path.resolve()) if path.is_file() and not bundled else judge_config
     return {"judge": value, "batch": batch}
 
 
@@ -61,7 +67,8 @@ def resume_plan(store: Store, audit_id: str) -> ResumePlan:
 
     Raises:
         NotFoundError: no such audit.
-        ConfigError: the audit finished, or was started before audits could be resumed.
+        ConfigError: the audit finished, another live process is executing it
+            (``audit-in-progress``), or it was started before audits could be resumed.
     """
     row = store.db.execute("SELECT judge_id, status, config_json FROM audits WHERE id = ?",
                            (audit_id,)).fetchone()
@@ -73,6 +80,7 @@ def resume_plan(store: Store, audit_id: str) -> ResumePlan:
         raise ConfigError(f"audit {audit_id} has status {status}: there is nothing to resume",
                           code="audit-resume-finished",
                           fix=f"its report is stored: `legal-judge audit gate {audit_id}`")
+    refuse_if_owned(store, audit_id, kind="audit")  # running, and its process is alive
     config = json.loads(row["config_json"])
     started = AuditLog(store).entries(audit_id, kind="audit_started")
     source = config.get("source")

@@ -249,21 +249,22 @@ def load_targets(judge_config: str, *, store: Store | None, rubric: str | None =
     Raises:
         ConfigError: the value is none of these; InputError for a defective file.
     """
-    from legal_judge.ensemble_config import bundled_config, load_ensemble_config
+    from legal_judge.ensemble_config import load_ensemble_config, resolve_ensemble_path
 
     path = Path(judge_config)
-    is_toml = path.suffix == ".toml" or (not path.exists() and bundled_config(judge_config).exists())
-    if is_toml:
-        cfg = load_ensemble_config(judge_config)
-        chosen = cfg.judges if all_judges else cfg.judges[:1]
-        return [_judge_target(jc, store, rubric_set=cfg.rubric_set, rubric=rubric,
-                              high_stakes=cfg.high_stakes, use_cache=use_cache,
-                              request_seed=request_seed) for jc in chosen]
     if path.suffix in (".yaml", ".yml"):
         if not path.exists():
             raise InputError([Problem(str(path), None, None, "file not found")])
         return [_yaml_target(path, store, rubric=rubric, use_cache=use_cache,
                              request_seed=request_seed)]
+    # The rule of `run --ensemble`: a bundled name wins over a same-named file in this folder.
+    ensemble = resolve_ensemble_path(judge_config, missing_ok=True)
+    if ensemble is not None:
+        cfg = load_ensemble_config(judge_config)  # the string: a Path drops the ./ of ./demo
+        chosen = cfg.judges if all_judges else cfg.judges[:1]
+        return [_judge_target(jc, store, rubric_set=cfg.rubric_set, rubric=rubric,
+                              high_stakes=cfg.high_stakes, use_cache=use_cache,
+                              request_seed=request_seed) for jc in chosen]
     if ":" in judge_config:
         return [_judge_target(JudgeConfig(spec=judge_config), store, rubric_set="legal_judge_set",
                               rubric=rubric, high_stakes=False, use_cache=use_cache,

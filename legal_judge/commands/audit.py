@@ -489,16 +489,24 @@ def traffic_cmd(since: str, attribute: str, input_file: Path | None, rubric: str
 @click.option("--limit", default=20, show_default=True, type=int)
 @click.option("--json", "as_json", is_flag=True, help="Print the audits as JSON.")
 def list_cmd(limit: int, as_json: bool) -> None:
-    """The most recent audits in the store."""
+    """The most recent audits in the store (an audit whose process is gone is shown interrupted)."""
+    from legal_judge.audit.execute import RESUMABLE
     from legal_judge.audit.history import review_state
+    from legal_judge.run_owner import audit_resume_command, displayed_status, run_owner
 
     store = Store()
     rows = store.db.execute("SELECT id, created_at, judge_id, status, severity FROM audits "
                             "ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall()
+    owners = store.owners("audit", [r["id"] for r in rows])
     audits = []
     for r in rows:
         state = review_state(store, r["id"])
-        audits.append({**dict(r), "review": state["decision"] if state else None})
+        status = displayed_status(r["status"], run_owner(owners.get(r["id"], {})))
+        # Running (its process is alive) is not resumable; interrupted, failed, submitted are.
+        resume = audit_resume_command(r["id"]) if status in RESUMABLE and status != "running" \
+            else None
+        audits.append({**dict(r), "status": status,
+                       "review": state["decision"] if state else None, "resume_command": resume})
     if as_json:
         echo_json(audits)
         return
@@ -508,6 +516,12 @@ def list_cmd(limit: int, as_json: bool) -> None:
                 [[a["id"], a["created_at"][:19].replace("T", " "), a["judge_id"], a["status"],
                   a["severity"] or "", a["review"] or ""] for a in audits],
                 empty="no audits yet: `legal-judge audit run --judge SPEC` makes one")
+    unfinished = [a["resume_command"] for a in audits if a["resume_command"]]
+    if unfinished:
+        console.print("unfinished audits can be finished (judgments made are not repeated):",
+                      highlight=False)
+        for command in unfinished:
+            console.print(f"  {command}", soft_wrap=True, highlight=False, markup=False)
 
 
 @audit.command("dimensions")

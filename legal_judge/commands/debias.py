@@ -33,22 +33,22 @@ def resolve_judge(value: str, *, name: str | None = None) -> JudgeConfig:
         InputError: an unreadable or invalid file.
         ConfigError: no judge of that name.
     """
-    from legal_judge.ensemble_config import bundled_config, load_ensemble_config
+    from legal_judge.ensemble_config import load_ensemble_config, resolve_ensemble_path
 
-    path = Path(value)
-    if not path.is_file() and not bundled_config(value).exists():
+    # The rule of `run --ensemble`: a bundled name wins over a same-named file in this folder.
+    path = resolve_ensemble_path(value, missing_ok=True)
+    if path is None:
         return JudgeConfig(spec=value)
-    if path.is_file():
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
+    if "judges" not in data:
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
-        if "judges" not in data:
-            try:
-                return JudgeConfig.model_validate(data.get("judge", data))
-            except ValueError as exc:
-                raise InputError([Problem(str(path), None, None, str(exc))]) from None
-    judges = load_ensemble_config(value).judges
+            return JudgeConfig.model_validate(data.get("judge", data))
+        except ValueError as exc:
+            raise InputError([Problem(str(path), None, None, str(exc))]) from None
+    judges = load_ensemble_config(value).judges  # the string: a Path drops the ./ of ./demo
     if name is None:
         return judges[0]
     for j in judges:

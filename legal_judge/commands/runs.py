@@ -27,7 +27,7 @@ def runs_list(limit: int, as_json: bool) -> None:
     """Most recent runs (a run whose process is gone is shown interrupted)."""
     store = Store()
     rows = store.list_runs(limit=limit)
-    owners = store.run_owners([r["id"] for r in rows])
+    owners = store.owners("run", [r["id"] for r in rows])
     for r in rows:
         r["status"] = _shown_status(r["status"], owners.get(r["id"], {}))
     resumable = [r["id"] for r in rows if r["status"] == "interrupted"]

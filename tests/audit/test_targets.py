@@ -111,6 +111,27 @@ def test_bad_judge_values_are_config_errors(tmp_path: Path) -> None:
         load_targets(str(bad), store=None)
 
 
+def test_a_bundled_name_wins_over_a_same_named_file_as_in_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `run --ensemble demo` reads the bundled demo beside an empty file `demo` (issue 20 item 15);
+    # `audit run --judge demo` refused it ("cannot read the judge"), and a resumed audit would
+    # have reread the empty file (the stored --judge value was its absolute path).
+    from legal_judge.audit.resume import audit_source
+    from legal_judge.ensemble_config import load_ensemble_config
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "demo").write_text("", encoding="utf-8")
+    demo = load_ensemble_config("demo")
+    targets = load_targets("demo", store=None, all_judges=True)
+    assert [t.label for t in targets] == [j.label for j in demo.judges]
+    assert audit_source("demo", batch=False) == {"judge": "demo", "batch": False}
+    # A path is a path: ./demo reads the local (empty) file, and is stored as its absolute path.
+    with pytest.raises(InputError, match="field 'judges'"):
+        load_targets("./demo", store=None)
+    assert audit_source("./demo", batch=False)["judge"] == str(tmp_path / "demo")
+    assert load_targets("simulated:demo-openai", store=None)[0].label
+
+
 class _Auditor:
     """A scripted auditor model: invalid twice for one dimension, valid otherwise."""
 

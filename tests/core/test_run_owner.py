@@ -72,8 +72,8 @@ def test_hold_run_claims_and_beats() -> None:
         deadline = datetime.now(UTC) + timedelta(seconds=10)
         while run_owner(store.get_run("R")).heartbeat_at == first.heartbeat_at:
             assert datetime.now(UTC) < deadline
-    assert store.run_owners(["R", "nope"]) == {"R": {
-        "pid": os.getpid(), "host": this_host(),
+    assert store.owners("run", ["R", "nope"]) == {"R": {
+        "status": "running", "pid": os.getpid(), "host": this_host(),
         "heartbeat_at": store.get_run("R")["heartbeat_at"]}}
 
 
@@ -82,7 +82,7 @@ def test_resume_refused_while_another_live_process_owns_the_run() -> None:
     store.create_run("R", kind="run", config={"batch": True}, items=[])
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        store.claim_run("R", pid=sleeper.pid, host=this_host())
+        store.claim_owner("run", "R", pid=sleeper.pid, host=this_host())
         with pytest.raises(ConfigError) as exc:
             refuse_if_owned(store, "R")
         assert exc.value.code == "run-in-progress" and f"kill {sleeper.pid}" in (exc.value.fix or "")
@@ -105,7 +105,7 @@ def test_a_run_killed_mid_way_is_listed_interrupted_with_its_resume_command() ->
     with store.transaction() as db:
         db.execute("DELETE FROM ensemble_results WHERE run_id = 'dead' AND item_id = ?",
                    (items[1].id,))
-    store.claim_run("dead", pid=_dead_pid(), host=this_host())
+    store.claim_owner("run", "dead", pid=_dead_pid(), host=this_host())
     listed = CliRunner().invoke(cli, ["runs", "list"])
     assert listed.exit_code == 0, listed.output
     rows = {line.split()[1]: line for line in listed.output.splitlines() if line.startswith("│")}

@@ -6,11 +6,13 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from legal_judge.cli import cli
 from legal_judge.commands.debias import resolve_judge
 from legal_judge.debias_analysis import langfuse_scores
+from legal_judge.errors import InputError
 
 
 def test_compare_recommends_the_warning_for_authority_and_self_for_verbosity(home: Path) -> None:
@@ -76,6 +78,25 @@ def test_bad_input_exits_2_and_names_the_fix(home: Path) -> None:
     result = CliRunner().invoke(cli, ["debias", "compare", "--judge", "simulated:demo-openai",
                                       "--biases", "astrology"])
     assert result.exit_code == 2 and "no pairs for bias astrology" in result.output
+
+
+def test_resolve_judge_reads_the_bundled_demo_beside_a_file_named_demo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The rule of `run --ensemble`: a bundled name wins over a same-named file in this folder
+    # (an empty `demo` there was read as a judge file and refused).
+    from legal_judge.ensemble_config import load_ensemble_config
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "demo").write_text("", encoding="utf-8")
+    demo = load_ensemble_config("demo")
+    assert resolve_judge("demo") == demo.judges[0]
+    assert resolve_judge("demo", name=demo.judges[1].label) == demo.judges[1]
+    with pytest.raises(InputError):
+        resolve_judge("./demo")  # a path is a path: the local, empty file
+    (tmp_path / "demo").write_text('quorum = 1\n[[judges]]\nspec = "simulated:biased"\nname = "mine"\n',
+                                   encoding="utf-8")
+    assert resolve_judge("./demo").label == "mine"
+    assert resolve_judge("demo") == demo.judges[0]
 
 
 def test_resolve_judge_from_spec_judge_file_and_ensemble(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,8 +94,13 @@ def _audit(seed: int) -> str:
 
 
 @pytest.fixture(scope="session")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoStore]:
-    """Build the demo store once per session (about fifteen seconds)."""
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> DemoStore:
+    """Build the demo store once per session (about fifteen seconds).
+
+    The working directory and ``LEGAL_JUDGE_HOME`` are changed only while the store is built
+    (the CLI writes its files into the working directory): every test after this one, in any
+    directory of the session, sees the directory and environment it started with.
+    """
     home = tmp_path_factory.mktemp("reports-home")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LEGAL_JUDGE_HOME", str(home))
@@ -112,7 +116,7 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoStore]:
         debias_id = _latest("debias_experiments")
         _invoke("run", str(candidate_dataset(home)), "--ensemble", "demo", "--quiet")
         run_b = _latest("runs")
-        yield DemoStore(home, run_id, (audit_1, audit_2), (cal_q2, cal_q3), debias_id, run_b)
+    return DemoStore(home, run_id, (audit_1, audit_2), (cal_q2, cal_q3), debias_id, run_b)
 
 
 @pytest.fixture
