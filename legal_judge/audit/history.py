@@ -247,6 +247,10 @@ def load_report(ref: str, *, store: Store | None = None) -> dict[str, Any]:
         if not isinstance(data, dict) or "dimension_results" not in data:
             raise InputError([Problem(str(path), None, None, "not a bias report")])
         return data
+    if path.suffix.lower() == ".json" or len(path.parts) > 1:
+        # Looks like a file the user meant, not an audit id: say the file is missing.
+        raise InputError([Problem(str(path), None, None, "no such file")],
+                         fix="check the path, or give an audit id from `legal-judge audit list`")
     prior = fetch_prior_audit_results(ref, store=store)
     if prior["report"] is None:
         raise NotFoundError(f"audit '{ref}' has no report", fix="re-run the audit")

@@ -92,3 +92,12 @@ def test_drift_and_diff_never_compare_unrelated_judges(journey: Journey) -> None
     page = html.read_text()
     assert openai_id not in page
     assert "No prior audit of this base judge (simulated:fair" in page
+
+
+def test_a_gate_on_a_missing_report_file_names_the_file(journey: Journey) -> None:
+    # It said "no audit 'rep.json' in STORE", as if a file name were an audit id.
+    missing = journey("audit", "gate", "reports/rep.json", expect=2)
+    assert "reports/rep.json: no such file" in missing.err
+    assert "audit list" in missing.err
+    unknown = journey("audit", "gate", "audit-20990101T000000-abcdef", expect=2)
+    assert "no audit 'audit-20990101T000000-abcdef'" in unknown.err
