@@ -177,7 +177,8 @@ def _sentence(verdict: str, *, judge: str, probes: list[ProbeStats], failed: lis
         names = " and ".join(", ".join(s.dimension for s in flagged).rsplit(", ", 1))
         head = (f"{judge} tells sound answers from degraded ones, but its scores" if probes and
                 all(p.status == "pass" for p in probes) else f"{judge}'s scores")
-        return (f"Biased: {head} also move with {names}, which say nothing about legal "
+        says = "says" if len(flagged) == 1 else "say"
+        return (f"Biased: {head} also move with {names}, which {says} nothing about legal "
                 "quality; do not let it gate until a re-audit passes.")
     return (f"Inconclusive: the audit could not establish that {judge} can be trusted "
             f"({undecided[0] if undecided else 'see the reasons'}); it is not certified.")

@@ -146,6 +146,8 @@ def test_audit_gate_junit_has_a_case_per_dimension_and_the_gate(tmp_path: Path, 
     res = _cli("audit", "gate", str(out), "--junit", str(junit),
                env={"GITHUB_STEP_SUMMARY": str(gh)})
     assert res.exit_code == code, res.output
+    if failed:  # one flagged dimension: the verdict sentence's grammar follows the count
+        assert "move with verbosity, which says nothing" in " ".join(res.output.split())
     by_name = cases(validated(junit))
     assert {"verdict", "dimension verbosity", "dimension position", "severity",
             "gate (max severity low)"} <= set(by_name)
