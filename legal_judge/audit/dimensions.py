@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import yaml
@@ -41,6 +41,7 @@ __all__ = [
     "load_dimension_file",
     "perturb",
     "plain_prose",
+    "read_catalogue",
     "resolve_dimensions",
     "sentences",
 ]
@@ -78,6 +79,9 @@ class VariantPair:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+_M = TypeVar("_M", bound=BaseModel)
+
+
 class _DimensionFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -86,7 +90,12 @@ class _DimensionFile(BaseModel):
     dimensions: list[Dimension]
 
 
-def _parse_file(path: Path) -> list[Dimension]:
+def read_catalogue(path: Path, model: type[_M]) -> _M:
+    """A YAML catalogue (dimensions or probes) validated as ``model``.
+
+    Raises:
+        InputError: the file cannot be read, is not YAML (with its line), or a field is wrong.
+    """
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -96,10 +105,14 @@ def _parse_file(path: Path) -> list[Dimension]:
         raise InputError([Problem(str(path), mark.line + 1 if mark else None, None,
                                   f"invalid YAML: {exc}")]) from None
     try:
-        parsed = _DimensionFile.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         raise InputError([Problem(str(path), None, ".".join(str(p) for p in e["loc"]) or None,
                                   e["msg"]) for e in exc.errors()]) from None
+
+
+def _parse_file(path: Path) -> list[Dimension]:
+    parsed = read_catalogue(path, _DimensionFile)
     problems = [Problem(str(path), None, f"dimensions.{d.name}.perturbation",
                         f"unknown perturbation '{d.perturbation}' (use one of "
                         f"{', '.join(sorted(PERTURBATIONS))})")

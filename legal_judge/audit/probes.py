@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from legal_judge.audit.dimensions import PERTURBATIONS as DIMENSION_PERTURBATIONS
+from legal_judge.audit.dimensions import read_catalogue
 from legal_judge.dataset import expected_pass_of
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.models import BenchmarkItem
@@ -142,19 +142,7 @@ class _ProbeFile(BaseModel):
 
 
 def _parse_file(path: Path) -> list[Probe]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError([Problem(str(path), mark.line + 1 if mark else None, None,
-                                  f"invalid YAML: {exc}")]) from None
-    try:
-        parsed = _ProbeFile.model_validate(data)
-    except ValidationError as exc:
-        raise InputError([Problem(str(path), None, ".".join(str(p) for p in e["loc"]) or None,
-                                  e["msg"]) for e in exc.errors()]) from None
+    parsed = read_catalogue(path, _ProbeFile)
     known = sorted(PROBE_PERTURBATIONS)
     problems = [Problem(str(path), None, f"probes.{p.name}.perturbation",
                         f"unknown perturbation '{p.perturbation}' (use one of {', '.join(known)})")
