@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,3 +93,18 @@ def journey(tmp_path: Path) -> Iterator[Journey]:
     cwd = tmp_path / "work"
     cwd.mkdir()
     yield Journey(home=tmp_path / "home", cwd=cwd)
+
+
+@contextmanager
+def openai_stub(*args: str) -> Iterator[str]:
+    """The project's OpenAI-compatible stub on loopback (``legal_judge.devtools.openai_stub``
+    with ``args``); yields its ``/v1`` base URL and stops it afterwards."""
+    proc = subprocess.Popen([sys.executable, "-m", "legal_judge.devtools.openai_stub", "--port", "0",
+                             "--latency-ms", "0", *args], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        port = proc.stdout.readline().split()[1]
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -7,13 +7,11 @@ holds fixed (each was run against the code before the fix and failed there).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 
-from .conftest import Journey
+from .conftest import Journey, openai_stub
 
 SMALL = ("--dimensions", "verbosity", "--pairs", "10", "--noise-pairs", "2")
 
@@ -21,14 +19,8 @@ SMALL = ("--dimensions", "verbosity", "--pairs", "10", "--noise-pairs", "2")
 @pytest.fixture
 def constant_endpoint() -> Iterator[str]:
     """The project's OpenAI-compatible stub answering every request with the same verdict."""
-    proc = subprocess.Popen([sys.executable, "-m", "legal_judge.devtools.openai_stub", "--port", "0",
-                             "--latency-ms", "0", "--fixed-score", "3"],
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    port = proc.stdout.readline().split()[1]
-    yield f"http://127.0.0.1:{port}/v1"
-    proc.terminate()
-    proc.wait(10)
+    with openai_stub("--fixed-score", "3") as url:
+        yield url
 
 
 def test_a_judge_that_ignores_the_answer_is_not_certified_and_the_gate_stops_it(

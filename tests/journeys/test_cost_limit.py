@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 
 from legal_judge.dataset import sample_dataset_path
 
-from .conftest import Journey
+from .conftest import Journey, openai_stub
 
 
 @pytest.fixture
 def priced_endpoint() -> Iterator[str]:
     """The project's OpenAI-compatible stub; known model names are priced as their vendors'."""
-    proc = subprocess.Popen([sys.executable, "-m", "legal_judge.devtools.openai_stub", "--port", "0",
-                             "--latency-ms", "0"], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    port = proc.stdout.readline().split()[1]
-    yield f"http://127.0.0.1:{port}/v1"
-    proc.terminate()
-    proc.wait(10)
+    with openai_stub() as url:
+        yield url
 
 
 def test_a_run_stopped_by_its_cost_limit_exits_1_and_resumes(journey: Journey,
