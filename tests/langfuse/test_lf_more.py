@@ -81,7 +81,8 @@ def _audit(store: Store) -> None:
         "overall_assessment": {"total_dimensions_flagged": 1, "severity": "medium",
                                "summary": f"verbosity bias on {CLIENT} answers"}}
     with store.transaction() as db:
-        db.execute("INSERT INTO audits VALUES (?, ?, ?, ?, ?, ?, ?)",
+        db.execute("INSERT INTO audits (id, created_at, judge_id, status, severity, config_json, "
+                   "report_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    ("aud-1", utcnow(), "jid", "done", "medium", canonical_json({"n": 50}),
                     canonical_json(report)))
 
