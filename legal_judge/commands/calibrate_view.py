@@ -76,9 +76,10 @@ def _banner(report: CalibrationReport, out: Console) -> None:
 
 def _ensemble_table(report: CalibrationReport) -> Table:
     who = ENSEMBLE if ENSEMBLE in report.judge_ids else "first judge"
-    table = _table(f"{who} against the lawyers (κ: quadratic-weighted kappa; ±limit: the "
+    # "±LoA", not "±limit": at 80 columns the seventh header was cut to "±limi".
+    table = _table(f"{who} against the lawyers (κ: quadratic-weighted kappa; ±LoA: the "
                    "widest 95% limit of agreement, points)",
-                   ["rubric", "n", "verdict", "κ [95% CI]", "agree", "div", "±limit"], keep=7)
+                   ["rubric", "n", "verdict", "κ [95% CI]", "agree", "div", "±LoA"], keep=7)
     for comp in report.rubrics:
         row = _focus(comp.judges)
         if row is None:

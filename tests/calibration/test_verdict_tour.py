@@ -65,6 +65,7 @@ def test_tour_verdicts_with_reasons(tour: Any, invoke: Any) -> None:
     assert "false-pass rate" in text and "insufficient" in text
     assert "raw agreement" in text and "limits of agreement" in text
     assert all(len(line) <= 80 for line in text.splitlines())
+    assert "±LoA" in text  # the last header whole (it was cropped to "±limi" at 80 columns)
     assert "count as" in text  # the panel's real size
 
 
