@@ -57,10 +57,7 @@ class Journey:
                  env: dict[str, str] | None = None, input: str | None = None,
                  timeout: float = 300, cwd: Path | None = None) -> Step:
         """Run ``legal-judge ARGS``; assert the exit code when ``expect`` is given."""
-        full_env = {**os.environ, "LEGAL_JUDGE_HOME": str(self.home), "COLUMNS": "80",
-                    "NO_COLOR": "1", **self.env, **(env or {})}
-        full_env.pop("LEGAL_JUDGE_DEBUG", None)
-        proc = subprocess.run([sys.executable, "-m", "legal_judge", *args], env=full_env,
+        proc = subprocess.run([sys.executable, "-m", "legal_judge", *args], env=self._env(env),
                               cwd=cwd or self.cwd, input=input, capture_output=True, text=True,
                               timeout=timeout)
         step = Step(tuple(args), proc.returncode, proc.stdout, proc.stderr)
@@ -72,6 +69,18 @@ class Journey:
             allowed = {expect} if isinstance(expect, int) else set(expect)
             assert step.code in allowed, f"expected exit {sorted(allowed)}\n{step.describe()}"
         return step
+
+    def spawn(self, *args: str) -> subprocess.Popen[str]:
+        """Start ``legal-judge ARGS`` in the background (to interrupt or kill it mid-way)."""
+        return subprocess.Popen([sys.executable, "-m", "legal_judge", *args], env=self._env(),
+                                cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+
+    def _env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = {**os.environ, "LEGAL_JUDGE_HOME": str(self.home), "COLUMNS": "80",
+               "NO_COLOR": "1", **self.env, **(extra or {})}
+        env.pop("LEGAL_JUDGE_DEBUG", None)
+        return env
 
     @property
     def store_file(self) -> Path:

@@ -6,10 +6,8 @@ Each step names the defect it holds fixed; every one failed on the code before t
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 import time
 
 from .conftest import Journey
@@ -40,14 +38,6 @@ def test_audit_and_debias_read_the_bundled_demo_beside_a_file_named_demo(
     # A path is a path: ./demo reads the local, empty file, and says so.
     local = journey("audit", "run", "--judge", "./demo", *SMALL_AUDIT, expect=2)
     assert "field 'judges'" in local.err, local.describe()
-
-
-def _spawn(journey: Journey, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "LEGAL_JUDGE_HOME": str(journey.home), "COLUMNS": "80", "NO_COLOR": "1",
-           **journey.env}
-    env.pop("LEGAL_JUDGE_DEBUG", None)
-    return subprocess.Popen([sys.executable, "-m", "legal_judge", *args], env=env, cwd=journey.cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def _wait_for_judgments(journey: Journey, n: int, proc: subprocess.Popen[str]) -> str:
@@ -81,7 +71,7 @@ def _status_of(listing: str, audit_id: str) -> str:
 def test_a_killed_audit_is_listed_interrupted_and_resumes(journey: Journey) -> None:
     """An audit whose process was killed (kill -9, a CI timeout) was listed `running` forever by
     `audit list`, with nothing saying it could be resumed; runs already had owners."""
-    proc = _spawn(journey, "audit", "run", "--judge", "simulated:demo-openai?latency_ms=150",
+    proc = journey.spawn("audit", "run", "--judge", "simulated:demo-openai?latency_ms=150",
                   "--concurrency", "2", *SMALL_AUDIT)
     audit_id = _wait_for_judgments(journey, 6, proc)
     proc.kill()  # kill -9: the process gets no chance to mark the audit

@@ -6,11 +6,9 @@ Each step names the defect it holds fixed; every one failed on the code before t
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -34,14 +32,6 @@ def _slow_ensemble(journey: Journey) -> Path:
     path = journey.cwd / "slow.toml"
     path.write_text(f"name = 'slow'\nconcurrency = 2\nrun_checks = false\n{judges}", encoding="utf-8")
     return path
-
-
-def _spawn(journey: Journey, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "LEGAL_JUDGE_HOME": str(journey.home), "COLUMNS": "80", "NO_COLOR": "1",
-           **journey.env}
-    env.pop("LEGAL_JUDGE_DEBUG", None)
-    return subprocess.Popen([sys.executable, "-m", "legal_judge", *args], env=env, cwd=journey.cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def _wait_for_verdicts(journey: Journey, n: int, proc: subprocess.Popen[str]) -> None:
@@ -116,7 +106,7 @@ def test_a_refused_run_leaves_nothing_behind(journey: Journey) -> None:
 def test_a_killed_run_is_shown_interrupted_and_resumes(journey: Journey) -> None:
     """Item 2: a run whose process died stayed `running` forever in `runs list`."""
     bench = _bench(journey, 8)
-    proc = _spawn(journey, "run", str(bench), "--ensemble", str(_slow_ensemble(journey)),
+    proc = journey.spawn("run", str(bench), "--ensemble", str(_slow_ensemble(journey)),
                   "--run-id", "K", "--quiet")
     _wait_for_verdicts(journey, 3, proc)
     proc.kill()  # kill -9: the process gets no chance to finish the run
@@ -184,7 +174,7 @@ def test_malformed_judge_urls_are_refused_before_anything_runs(journey: Journey)
 def test_ctrl_c_during_a_run_exits_130_and_the_run_resumes(journey: Journey) -> None:
     """Item 13: Ctrl-C during `run` exited 0, so a cancelled CI step looked green."""
     bench = _bench(journey, 8)
-    proc = _spawn(journey, "run", str(bench), "--ensemble", str(_slow_ensemble(journey)),
+    proc = journey.spawn("run", str(bench), "--ensemble", str(_slow_ensemble(journey)),
                   "--run-id", "C")
     _wait_for_verdicts(journey, 3, proc)
     proc.send_signal(signal.SIGINT)
