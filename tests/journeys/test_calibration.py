@@ -70,6 +70,9 @@ def test_calibrate_then_run_calibrated_then_gate(journey: Journey) -> None:
     m = re.search(r"RECALIBRATE: the judges passed (\d+) of (\d+) answers the lawyers failed", said)
     assert m and int(m[1]) > 0.1 * int(m[2]), cmp.describe()
     assert re.search(r"hallucination +50 +recalibrate", cmp.out), cmp.describe()
+    # At 80 columns the last header was cropped to "±limi"; every line fits and it reads whole.
+    assert "±LoA" in cmp.out and "±limi" not in cmp.out
+    assert all(len(line) <= 80 for line in cmp.out.splitlines())
     assert "hallucination: quadratic-weighted kappa" in said
     assert re.search(r"legal_soundness: limits of agreement [-+.\d]+ to [-+.\d]+ points exceed",
                      said)
