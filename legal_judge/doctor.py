@@ -2,7 +2,7 @@
 
 Checks: the Python and package versions, which provider keys are set (names only, never values),
 the store (``PRAGMA integrity_check`` and the schema version), an ensemble config (validity, then
-:func:`legal_judge.ensemble_check.check_ensemble`, the validation ``run`` uses, so doctor passes
+:func:`legal_judge.benchmark.ensemble_check.check_ensemble`, the validation ``run`` uses, so doctor passes
 exactly what run accepts; families and same-family weighting) and, when ``LANGFUSE_*`` is set,
 Langfuse authentication and reachability (one request with a short timeout). A missing key for a
 judge of the chosen ensemble is a problem; a key for a provider the ensemble does not use is info.
@@ -157,9 +157,14 @@ def _store() -> list[Check]:
 
 def _ensemble_checks(ref: str, keys: _KeyUse) -> list[Check]:
     """The ensemble through the validation ``run`` uses; fills ``keys`` with the keys it reads."""
-    from legal_judge.ensemble import EnsemblePolicy, JudgeSlot, check_policy, compute_weights
-    from legal_judge.ensemble_check import check_ensemble
-    from legal_judge.ensemble_config import load_ensemble_config
+    from legal_judge.benchmark.ensemble import (
+        EnsemblePolicy,
+        JudgeSlot,
+        check_policy,
+        compute_weights,
+    )
+    from legal_judge.benchmark.ensemble_check import check_ensemble
+    from legal_judge.benchmark.ensemble_config import load_ensemble_config
     from legal_judge.providers.families import family_of
 
     try:
@@ -212,7 +217,7 @@ def _close_providers(judges: list[Any]) -> None:
 
 
 def _langfuse(timeout_s: float) -> list[Check]:
-    from legal_judge.langfuse_sync import settings_from_env
+    from legal_judge.sync.langfuse_sync import settings_from_env
 
     names = ("LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL")
     set_names = [n for n in names if os.environ.get(n)] + (

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from legal_judge.single import JudgedAnswer
+    from legal_judge.benchmark.single import JudgedAnswer
 
 __all__ = ["LegalJudgeFixture", "assert_judged", "audited_failure"]
 
@@ -129,7 +129,7 @@ def assert_judged(prompt: str, response: str, *, ensemble: str = "default",
         pytest.fail.Exception: a rule failed or the ensemble was inconclusive.
         ConfigError: a min_scores rubric no rubric set defines, or a bad ensemble.
     """
-    from legal_judge.single import judge_answer
+    from legal_judge.benchmark.single import judge_answer
 
     _check_rubric_names(list(rubrics or []), list(min_scores or {}))
     judged = judge_answer(prompt, response, ensemble=ensemble, jurisdiction=jurisdiction,

@@ -63,7 +63,7 @@ async def bare_loop(items: list[BenchmarkItem], url: str, concurrency: int) -> d
     """The ceiling: the same requests through AsyncOpenAI with nothing else."""
     import openai
 
-    from legal_judge.judge import Judge, JudgeConfig, verdict_schema
+    from legal_judge.judge.judge import Judge, JudgeConfig, verdict_schema
     from legal_judge.providers.registry import get_provider
 
     judge = Judge(JudgeConfig(spec=f"openai-compatible:gpt-4o@{url}"),
@@ -93,12 +93,12 @@ def ours(items_path: Path, config: Path, home: Path, *, run_id: str,
     code = f"""
 import asyncio, json, resource, time
 # Import what the run will import, before the clock starts (the bare loop imports openai untimed too).
-import legal_judge.summary, legal_judge.providers.openai  # noqa: F401
+import legal_judge.benchmark.summary, legal_judge.providers.openai  # noqa: F401
 if {checks!r}:
     import legal_judge.checks  # noqa: F401
 from legal_judge.dataset import load_dataset
-from legal_judge.ensemble_config import load_ensemble_config
-from legal_judge.runner import run_benchmark
+from legal_judge.benchmark.ensemble_config import load_ensemble_config
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.store import Store
 items = load_dataset({str(items_path)!r})
 cfg = load_ensemble_config({str(config)!r})

@@ -21,7 +21,7 @@ from legal_judge.audit.design import AuditSettings, Design, TestPair
 from legal_judge.audit.log import AuditLog
 from legal_judge.audit.target import AuditTarget
 from legal_judge.errors import ProviderError
-from legal_judge.judge import ParseError, fence_for
+from legal_judge.judge.judge import ParseError, fence_for
 from legal_judge.models import CompletionRequest, CompletionResponse, Message
 from legal_judge.store import Store
 

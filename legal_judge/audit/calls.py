@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from legal_judge.assets import Assets
 from legal_judge.errors import AuthError, BadRequestError, ProviderError
-from legal_judge.judge import RETRY_TEMPERATURES, ParseError
+from legal_judge.judge.judge import RETRY_TEMPERATURES, ParseError
 from legal_judge.models import CompletionRequest, CompletionResponse, Message
 
 __all__ = ["Compared", "Scored", "compared_from", "compared_or_error", "json_path_get", "parse_pairwise", "with_json_retries"]

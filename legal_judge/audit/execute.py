@@ -479,7 +479,7 @@ async def _conduct(target: AuditTarget, settings: AuditSettings, design: Design,
 
 def _sync(store: Store, audit_id: str) -> None:
     # Stored first; Langfuse gets it when configured (never raises when Langfuse is down).
-    from legal_judge.sink import get_sink
+    from legal_judge.sync.sink import get_sink
 
     sink = get_sink()
     sink.enqueue_audit(store, audit_id)

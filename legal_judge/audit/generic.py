@@ -42,7 +42,7 @@ from legal_judge.audit.calls import (
     with_json_retries,
 )
 from legal_judge.errors import AuthError, BadRequestError, ProviderError
-from legal_judge.judge import ParseError, fence_for
+from legal_judge.judge.judge import ParseError, fence_for
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message
 from legal_judge.store import Store, canonical_json
 

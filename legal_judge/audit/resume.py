@@ -52,7 +52,7 @@ def audit_source(judge_config: str, *, batch: bool) -> dict[str, Any]:
         judge_config: The ``--judge`` value: a spec, a bundled ensemble name or a file.
         batch: Whether the judge calls go through provider batches.
     """
-    from legal_judge.ensemble_config import resolve_ensemble_path
+    from legal_judge.benchmark.ensemble_config import resolve_ensemble_path
 
     path = Path(judge_config)
     # A bundled name stays a name (resolved again on resume), even beside a same-named file here.

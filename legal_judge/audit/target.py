@@ -5,7 +5,7 @@
 - a judge spec (``simulated:demo-openai``, ``openai:gpt-4o``): legal-judge's judge with that model;
 - an ensemble TOML (``demo``, ``default`` or a path): its first judge, or every judge with
   ``--all-judges``; ``high_stakes`` comes from the ensemble file;
-- a YAML target file: ``kind: judge`` (a :class:`~legal_judge.judge.JudgeConfig` plus ``high_stakes``
+- a YAML target file: ``kind: judge`` (a :class:`~legal_judge.judge.judge.JudgeConfig` plus ``high_stakes``
   and ``rubric_set``) or ``kind: generic`` (see :mod:`legal_judge.audit.generic`).
 
 Repeat judgments for the noise floor carry a different request ``seed``: they get their own cache entry
@@ -34,7 +34,7 @@ from legal_judge.errors import (
     InputError,
     Problem,
 )
-from legal_judge.judge import Judge, JudgeConfig, fence_for
+from legal_judge.judge.judge import Judge, JudgeConfig, fence_for
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message
 from legal_judge.store import Store
 
@@ -172,7 +172,7 @@ class JudgeTarget:
     async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,
                       repeat: int = 0) -> Compared:
         """Pairwise judgment with legal-judge's pairwise template (``prompts/pairwise``)."""
-        from legal_judge.debias import warning_text
+        from legal_judge.judge.mitigation import warning_text
 
         j = self._judge_for(repeat)
         fence_open, fence_close = fence_for(first + "\n" + second)
@@ -249,7 +249,7 @@ def load_targets(judge_config: str, *, store: Store | None, rubric: str | None =
     Raises:
         ConfigError: the value is none of these; InputError for a defective file.
     """
-    from legal_judge.ensemble_config import load_ensemble_config, resolve_ensemble_path
+    from legal_judge.benchmark.ensemble_config import load_ensemble_config, resolve_ensemble_path
 
     path = Path(judge_config)
     if path.suffix in (".yaml", ".yml"):

@@ -1,6 +1,6 @@
 """Provider batch APIs for large runs: OpenAI Batch and Anthropic Message Batches, at batch prices.
 
-``run_benchmark_batch`` is the batch twin of :func:`legal_judge.runner.run_benchmark`;
+``run_benchmark_batch`` is the batch twin of :func:`legal_judge.benchmark.runner.run_benchmark`;
 ``run_batch_cli`` is what ``legal-judge run --batch`` calls.
 """
 

@@ -57,7 +57,7 @@ from legal_judge.batch.routing import (
     records_cost,
     tagged_call,
 )
-from legal_judge.judge import Judge
+from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse
 from legal_judge.store import Store
 

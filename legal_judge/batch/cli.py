@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from legal_judge.selection import ItemSelection
+from legal_judge.benchmark.inputs import ItemSelection
 from legal_judge.store import Store
 
 __all__ = ["run_batch_cli"]
@@ -37,7 +37,7 @@ def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | No
         ConfigError: no dataset and no run to resume.
     """
     from legal_judge.batch.orchestrator import run_benchmark_batch
-    from legal_judge.runner import resolve_inputs
+    from legal_judge.benchmark.runner import resolve_inputs
 
     store = store or Store()
     inputs = resolve_inputs(store, str(dataset) if dataset is not None else None, ensemble,
@@ -53,7 +53,7 @@ def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | No
         online_threshold=online_threshold, on_progress=progress, extra_config=extra,
     ))
     if out is not None and outcome.status == "completed":
-        from legal_judge.export import export_results
+        from legal_judge.benchmark.export import export_results
 
         export_results(store, outcome.run_id, out)
     return {"run": store.get_run(outcome.run_id), "outcome": outcome}

@@ -32,11 +32,8 @@ from legal_judge.batch.records import (
     update_batch,
 )
 from legal_judge.batch.routing import BatchJudge, Collector, Lane, Pending, RoutedProvider
-from legal_judge.ensemble_config import EnsembleConfig
-from legal_judge.errors import ProviderError
-from legal_judge.judge import Judge
-from legal_judge.models import BenchmarkItem
-from legal_judge.runner import (
+from legal_judge.benchmark.ensemble_config import EnsembleConfig
+from legal_judge.benchmark.runner import (
     RunOutcome,
     RunProgress,
     _check_families,
@@ -45,6 +42,9 @@ from legal_judge.runner import (
     build_judges,
     new_run_id,
 )
+from legal_judge.errors import ProviderError
+from legal_judge.judge.judge import Judge
+from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store
 
 __all__ = ["BackendFactory", "BatchRunOutcome", "default_backend", "run_benchmark_batch"]
@@ -366,7 +366,7 @@ async def _execute(run: _Run, driver: _BatchDriver, items: list[BenchmarkItem],
 
 
 def _finish(run: _Run, driver: _BatchDriver, status: str) -> BatchRunOutcome:
-    from legal_judge.summary import summarize_run
+    from legal_judge.benchmark.summary import summarize_run
 
     run.warnings += run.language_warnings()
     summary = summarize_run(run.store, run.run_id) if status == "completed" else None

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from legal_judge.batch.base import BatchBackend, CallTag, custom_id, line_digest
-from legal_judge.judge import Judge
+from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Verdict
 from legal_judge.store import canonical_json
 

@@ -10,7 +10,7 @@ say what to (re)send:
 * ``calibration`` / ``<calibration_id>``: one calibration trace with its scores
   (``legal_judge.sync.plan_other.calibration_plan``, which reads the report's ``per_rubric``).
 
-The annotation queue of a sample is created through ``get_sink()`` of ``legal_judge.sink`` (or
+The annotation queue of a sample is created through ``get_sink()`` of ``legal_judge.sync.sink`` (or
 ``legal_judge.sync``) when that exists and offers ``create_annotation_queue`` (the protocol is
 :class:`~legal_judge.calibration.sample.AnnotationQueueSink`); otherwise :func:`annotation_sink`
 returns None and the CSV/JSONL template is the only channel.
@@ -26,7 +26,7 @@ from legal_judge.store import canonical_json, utcnow
 
 __all__ = ["annotation_sink", "enqueue", "enqueue_calibration", "enqueue_estimates", "enqueue_labels"]
 
-_SINK_MODULES = ("legal_judge.sink", "legal_judge.sync")
+_SINK_MODULES = ("legal_judge.sync.sink", "legal_judge.sync")
 
 
 def enqueue(db: sqlite3.Connection, kind: str, entity_id: str, payload: dict[str, Any]) -> None:

@@ -49,7 +49,7 @@ GUIDE_MARK = "#"
 class AnnotationQueueSink(Protocol):
     """The Langfuse side of the sample: an annotation queue with one score config per rubric.
 
-    Implemented by the Langfuse module (``legal_judge.sink``); the calibration code only calls it.
+    Implemented by the Langfuse module (``legal_judge.sync.sink``); the calibration code only calls it.
     ``trace_seeds`` are ``f"{run_id}:{item_id}"``, the seed of each item's deterministic trace id.
     Returns the queue id.
     """

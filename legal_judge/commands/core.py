@@ -11,12 +11,12 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
+from legal_judge.benchmark.inputs import ItemSelection
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.config import store_path
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
 from legal_judge.errors import ConfigError, GateFailure, NotFoundError, Problem
-from legal_judge.selection import ItemSelection
 from legal_judge.store import Store
 
 console = Console()
@@ -54,7 +54,7 @@ def validate(dataset: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
 def judge(spec: str, item_id: str, dataset: Path | None, no_cache: bool, as_json: bool) -> None:
     """Judge one item with one judge and print the verdict."""
-    from legal_judge.judge import Judge, JudgeConfig
+    from legal_judge.judge.judge import Judge, JudgeConfig
     from legal_judge.providers.registry import get_provider
 
     items = {i.id: i for i in load_dataset(dataset or sample_dataset_path())}
@@ -103,7 +103,7 @@ def _progress_bar() -> Progress:
 def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache: bool,
              run_id: str | None, quiet: bool, calibration: str | None = None,
              lookup: bool = False, selection: ItemSelection | None = None) -> dict[str, Any]:
-    from legal_judge.runner import RunProgress, execute_plan, plan_run, resolve_inputs
+    from legal_judge.benchmark.runner import RunProgress, execute_plan, plan_run, resolve_inputs
 
     store = Store()
     inputs = resolve_inputs(store, dataset, ensemble, resume=resume, selection=selection)
@@ -138,7 +138,7 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
 
 def export_and_say(store: Store, run_id: str, path: Path, *, fmt: str | None = None) -> None:
     """Write the run's results file (``run --out``, ``runs export``) and say so."""
-    from legal_judge.export import export_run
+    from legal_judge.benchmark.export import export_run
 
     result = export_run(store, run_id, path, fmt=fmt)
     wrote(console, result.path, result.rows,
@@ -290,7 +290,7 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
                           fix="add --batch, or drop --no-wait")
     selection = ItemSelection.from_options(limit=limit, sample=sample, seed=seed, ids=ids)
     if out is not None:
-        from legal_judge.export import check_export_path
+        from legal_judge.benchmark.export import check_export_path
 
         check_export_path(out)  # before anything is paid for
     if batch:
@@ -342,7 +342,7 @@ def _end_unfinished(outcome: Any, *, batch: bool = False) -> None:
 def demo(out: Path | None, quiet: bool) -> None:
     """Score the bundled sample with three simulated judges (no keys, no network)."""
     if out is not None:
-        from legal_judge.export import check_export_path
+        from legal_judge.benchmark.export import check_export_path
 
         check_export_path(out)
     res = _execute(str(sample_dataset_path()), "demo", resume=None, no_cache=False, run_id=None,
@@ -381,7 +381,7 @@ def compare_cmd(run_a: str, run_b: str, threshold: float, alpha: float, min_item
     Compares the judges' raw scores of both runs by default (a run scored with --calibration
     keeps its raw scores, and those are compared).
     """
-    from legal_judge.compare import compare_runs
+    from legal_judge.benchmark.compare import compare_runs
     from legal_judge.reports.ci import compare_suite
 
     if min_items < 2:

@@ -13,10 +13,10 @@ from rich.console import Console
 from rich.text import Text
 
 from legal_judge.commands.tables import SECTION, Col, print_table, styled, wrote
-from legal_judge.debias import parse_mode, toml_line
-from legal_judge.debias_experiment import DEFAULT_MODES
+from legal_judge.debias.experiment import DEFAULT_MODES
 from legal_judge.errors import ConfigError, InputError, Problem
-from legal_judge.judge import JudgeConfig
+from legal_judge.judge.judge import JudgeConfig
+from legal_judge.judge.mitigation import parse_mode, toml_line
 
 __all__ = ["COMMANDS", "debias", "resolve_judge"]
 
@@ -33,7 +33,7 @@ def resolve_judge(value: str, *, name: str | None = None) -> JudgeConfig:
         InputError: an unreadable or invalid file.
         ConfigError: no judge of that name.
     """
-    from legal_judge.ensemble_config import load_ensemble_config, resolve_ensemble_path
+    from legal_judge.benchmark.ensemble_config import load_ensemble_config, resolve_ensemble_path
 
     # The rule of `run --ensemble`: a bundled name wins over a same-named file in this folder.
     path = resolve_ensemble_path(value, missing_ok=True)
@@ -205,7 +205,7 @@ def compare(judge_ref: str, judge_name: str | None, modes: str, pairs_path: Path
             biases: str | None, orders: str, repeats: int, alpha: float, concurrency: int,
             no_cache: bool, json_out: Path | None) -> None:
     """Which mitigation makes the judge pick the correct answer more often, per bias."""
-    from legal_judge.debias_experiment import load_pairs, run_experiment, save_experiment
+    from legal_judge.debias.experiment import load_pairs, run_experiment, save_experiment
     from legal_judge.providers.registry import get_provider
     from legal_judge.store import Store
 
@@ -247,7 +247,7 @@ def compare(judge_ref: str, judge_name: str | None, modes: str, pairs_path: Path
 def prompt(bias: str, criterion: str, as_json: bool) -> None:
     """Print the filled bias-aware warning, judge prompt and self-debiasing prompt."""
     from legal_judge.assets import load_assets
-    from legal_judge.debias import prompt_texts
+    from legal_judge.judge.mitigation import prompt_texts
 
     texts = prompt_texts(load_assets(), bias.strip().lower(), criterion=criterion)
     if as_json:

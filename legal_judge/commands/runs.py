@@ -64,7 +64,7 @@ def runs_show(run_id: str, as_json: bool) -> None:
     resume = resume_command(run) if run["status"] in ("interrupted", "stopped") else None
     if run["summary"] is not None:
         # Labels arrive after a run: the corrected figures are computed when shown.
-        from legal_judge.summary import corrected_figures
+        from legal_judge.benchmark.summary import corrected_figures
 
         run["summary"]["corrected"] = corrected_figures(store, run_id)
     if as_json:

@@ -81,7 +81,7 @@ class SimulatedProfile(BaseModel):
 def _pair_rows() -> tuple[dict[str, Any], ...]:
     """The default known-answer set (pairs and controls), read by the experiment's own loader."""
     # Imported here: the experiment module imports the judge, which imports the providers.
-    from legal_judge.debias_experiment import load_pairs
+    from legal_judge.debias.experiment import load_pairs
 
     return tuple(p.model_dump() for p in load_pairs())
 

@@ -1,8 +1,8 @@
 """Reports people read: self-contained HTML (inline SVG charts), Markdown and JSON.
 
 The reports render and compute nothing: numbers come from the stored run summaries and the stored
-audit, calibration and debias reports, per-item outcomes from :mod:`legal_judge.item_outcomes` and
-comparisons from :mod:`legal_judge.compare`. ``build_report`` picks the kind from the id::
+audit, calibration and debias reports, per-item outcomes from :mod:`legal_judge.benchmark.item_outcomes` and
+comparisons from :mod:`legal_judge.benchmark.compare`. ``build_report`` picks the kind from the id::
 
     from legal_judge.reports import build_comparison_report, build_report, write_report
     report = build_report(store, "run-20260101-120000-abc123")

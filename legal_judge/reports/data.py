@@ -1,11 +1,11 @@
 """Reading what a report shows from the store: which kind an id is, and its stored numbers.
 
-Nothing is computed here: run summaries come from :func:`legal_judge.summary.summarize_run` (the
+Nothing is computed here: run summaries come from :func:`legal_judge.benchmark.summary.summarize_run` (the
 same function the run stored its summary with), each item's outcome from
-:func:`legal_judge.item_outcomes.item_outcomes`, audits, calibrations and debias experiments from
+:func:`legal_judge.benchmark.item_outcomes.item_outcomes`, audits, calibrations and debias experiments from
 their stored ``report_json``, calibration trends from
 :func:`legal_judge.calibration.calibration_history`, a comparison of two runs from
-:func:`legal_judge.compare.compare_runs` and :func:`legal_judge.item_outcomes.paired_outcomes`.
+:func:`legal_judge.benchmark.compare.compare_runs` and :func:`legal_judge.benchmark.item_outcomes.paired_outcomes`.
 """
 
 from __future__ import annotations
@@ -61,14 +61,14 @@ def load_report_data(store: Store, entity_id: str) -> ReportData:
 
 
 def _run(store: Store, run_id: str) -> ReportData:
-    from legal_judge.item_outcomes import item_outcomes
-    from legal_judge.summary import summarize_run
+    from legal_judge.benchmark.item_outcomes import item_outcomes
+    from legal_judge.benchmark.summary import summarize_run
 
     run = store.get_run(run_id)
     # A run interrupted before its summary was written still gets a report from what is stored.
     summary = run["summary"] or summarize_run(store, run_id)
     if run["summary"]:
-        from legal_judge.summary import corrected_figures
+        from legal_judge.benchmark.summary import corrected_figures
 
         # Labels arrive after the run: the corrected figures are those of the store now.
         summary = {**summary, "corrected": corrected_figures(store, run_id)}
@@ -89,9 +89,9 @@ def load_comparison_data(store: Store, run_a: str, run_b: str, *, threshold: flo
         NotFoundError: an id is in no table.
         ConfigError: an id is not a run, or the runs share no scored item.
     """
-    from legal_judge.compare import compare_runs
+    from legal_judge.benchmark.compare import compare_runs
+    from legal_judge.benchmark.item_outcomes import paired_outcomes, transition_counts
     from legal_judge.errors import ConfigError
-    from legal_judge.item_outcomes import paired_outcomes, transition_counts
 
     for rid in (run_a, run_b):
         kind = detect_kind(store, rid)

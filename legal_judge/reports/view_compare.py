@@ -1,6 +1,6 @@
 """The comparison report: run B against baseline run A, the release gate laid out for a reviewer.
 
-:func:`comparison_view` adapts the result of :func:`legal_judge.compare.compare_runs` to what the
+:func:`comparison_view` adapts the result of :func:`legal_judge.benchmark.compare.compare_runs` to what the
 report shows (one :class:`RubricDelta` per rubric, the pass-rate test, the regressed items). It
 reads the fields compare gives today and, where present, the ones it is growing (a Holm-adjusted
 p-value, a per-rubric ``status`` such as ``insufficient``, regressed items with before/after), so
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from legal_judge.item_outcomes import ItemPair
+from legal_judge.benchmark.item_outcomes import ItemPair
 from legal_judge.reports import charts
 from legal_judge.reports.data import ReportData
 from legal_judge.reports.model import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from legal_judge.debias import toml_line
+from legal_judge.judge.mitigation import toml_line
 from legal_judge.reports import charts
 from legal_judge.reports.data import ReportData
 from legal_judge.reports.model import Chart, KeyValues, Note, Report, Section, Table, ci, fmt, pct

@@ -1,14 +1,14 @@
 """Items laid out for a reviewer: the run report's item table and each item's detail card.
 
 The outcomes (status, pass/fail, the lists an item belongs to) come from
-:func:`legal_judge.item_outcomes.item_outcomes`; this module only lays them out.
+:func:`legal_judge.benchmark.item_outcomes.item_outcomes`; this module only lays them out.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from legal_judge.item_outcomes import CATEGORIES, ItemOutcome
+from legal_judge.benchmark.item_outcomes import CATEGORIES, ItemOutcome
 from legal_judge.reports.model import (
     Card,
     Filter,

@@ -14,7 +14,7 @@ from typing import Any
 from langfuse.api import LangfuseAPI
 
 from legal_judge.errors import SyncError
-from legal_judge.langfuse_sync import require_settings
+from legal_judge.sync.langfuse_sync import require_settings
 
 __all__ = ["AnnotationScore", "annotation_scores", "queue_trace_ids"]
 

@@ -8,7 +8,7 @@ delivered like an audit:
 * one ``evaluator`` per bias (``debias.<bias>``) with the per-mode figures (accuracy with its CI,
   change against plain, McNemar p raw and Holm-adjusted, significance, over-correction) and the
   recommendation; ``WARNING`` when a mode over-corrects. Trial outcomes are counted, not copied;
-* the scores of :func:`legal_judge.debias_analysis.langfuse_scores`: the per-bias ones on their
+* the scores of :func:`legal_judge.debias.analysis.langfuse_scores`: the per-bias ones on their
   bias observation, the per-mode token costs on the trace.
 """
 
@@ -40,15 +40,15 @@ def debias_plan(store: Store, experiment_id: str, *, masker: Masker) -> TracePla
     Raises:
         KeyError: the store holds no experiment with this id.
     """
-    from legal_judge.debias_analysis import langfuse_scores
-    from legal_judge.debias_experiment import load_experiment
+    from legal_judge.debias.analysis import langfuse_scores
+    from legal_judge.debias.experiment import load_experiment
 
     report = load_experiment(store, experiment_id)
     if report is None:
         raise KeyError(f"debias experiment {experiment_id}")
     tid, when = det_id(f"debias_experiment:{experiment_id}"), ts(report["created_at"])
     meta = {"experiment_id": experiment_id, "judge_id": report.get("judge_id")}
-    plan = TracePlan(tid, "legal_judge.debias_experiment", None, tags=["legal_judge", "debias"],
+    plan = TracePlan(tid, "legal_judge.debias.experiment", None, tags=["legal_judge", "debias"],
                      metadata={k: str(v) for k, v in meta.items()})
     recommendations = {b: {k: v["recommendation"].get(k) for k in
                            ("mode", "basis", "change", "p_value", "p_holm")}

@@ -23,7 +23,7 @@ def _key(name: str) -> str:
 
 def estimate_scores(store: Store, run_id: str) -> list[ScorePlan]:
     """The ``run.<figure>.raw`` / ``run.<figure>.corrected`` session scores of a run."""
-    from legal_judge.summary import corrected_figures
+    from legal_judge.benchmark.summary import corrected_figures
 
     est = corrected_figures(store, run_id)
     if est is None:

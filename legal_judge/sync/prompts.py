@@ -108,7 +108,7 @@ def _with_hash(text: str, config: dict[str, Any]) -> dict[str, Any]:
 
 def _rubric_text(assets: Assets, r: Rubric) -> str:
     # The same template the judge renders, so Langfuse and local runs show identical rubric text.
-    from legal_judge.judge import rubric_definitions
+    from legal_judge.judge.judge import rubric_definitions
 
     return rubric_definitions(assets, [r])
 

@@ -117,7 +117,7 @@ def test_a_bundled_name_wins_over_a_same_named_file_as_in_run(
     # `audit run --judge demo` refused it ("cannot read the judge"), and a resumed audit would
     # have reread the empty file (the stored --judge value was its absolute path).
     from legal_judge.audit.resume import audit_source
-    from legal_judge.ensemble_config import load_ensemble_config
+    from legal_judge.benchmark.ensemble_config import load_ensemble_config
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "demo").write_text("", encoding="utf-8")

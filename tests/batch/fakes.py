@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from legal_judge.batch.base import BatchHandle, BatchLimits, BatchLine, BatchStatus
-from legal_judge.judge import Judge
+from legal_judge.judge.judge import Judge
 from legal_judge.models import CompletionRequest, CompletionResponse
 
 

@@ -23,9 +23,10 @@ from legal_judge.batch.routing import (
     batch_priced,
     records_cost,
 )
+from legal_judge.benchmark.ensemble_config import EnsembleConfig
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.ensemble_config import EnsembleConfig
-from legal_judge.judge import JudgeConfig
+from legal_judge.judge.judge import JudgeConfig
 from legal_judge.models import (
     BenchmarkItem,
     CompletionRequest,
@@ -35,7 +36,6 @@ from legal_judge.models import (
     Verdict,
 )
 from legal_judge.providers.pricing import cost_usd
-from legal_judge.runner import run_benchmark
 from legal_judge.store import Store
 
 from .fakes import SimBatchBackend

@@ -12,8 +12,8 @@ import pytest
 from legal_judge.batch import run_benchmark_batch
 from legal_judge.batch.emulator import EmulatedRequest, ProviderEmulator, default_answer
 from legal_judge.batch.records import batch_rows
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.providers.pricing import cost_usd
-from legal_judge.runner import run_benchmark
 from legal_judge.store import Store
 
 SPECS = {"openai": "openai:gpt-4o", "anthropic": "anthropic:claude-haiku-4-5"}

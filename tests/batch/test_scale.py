@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from legal_judge.batch import BatchLimits, run_benchmark_batch
 from legal_judge.batch.records import batch_rows
+from legal_judge.benchmark.ensemble_config import load_ensemble_config
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.ensemble_config import load_ensemble_config
-from legal_judge.runner import run_benchmark
 from legal_judge.store import Store
 
 from .fakes import sim_factory

@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from legal_judge.benchmark.export import result_rows
+from legal_judge.benchmark.summary import summarize_run
 from legal_judge.calibration import (
     compare,
     correct_result,
@@ -15,9 +17,7 @@ from legal_judge.calibration import (
     from_store,
     save_calibration,
 )
-from legal_judge.export import result_rows
 from legal_judge.store import Store
-from legal_judge.summary import summarize_run
 
 
 def _calibrated_run(store: Store, make_run: Any, invoke: Any, tmp_path: Path) -> str:

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from legal_judge.benchmark.ensemble_config import load_ensemble_config
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.calibration import (
     compare,
     draw_sample,
@@ -22,9 +24,7 @@ from legal_judge.calibration import (
     write_template,
 )
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.ensemble_config import load_ensemble_config
 from legal_judge.errors import InputError
-from legal_judge.runner import run_benchmark
 from legal_judge.store import MIGRATIONS, Store, utcnow
 
 HEADER = "item_id,rubric,score,annotator,labeled_at\n"

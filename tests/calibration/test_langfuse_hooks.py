@@ -27,9 +27,9 @@ class FakeSink:
 
 
 def _install(monkeypatch: pytest.MonkeyPatch, sink: FakeSink | None) -> None:
-    module = types.ModuleType("legal_judge.sink")
+    module = types.ModuleType("legal_judge.sync.sink")
     module.get_sink = lambda: sink  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "legal_judge.sink", module)
+    monkeypatch.setitem(sys.modules, "legal_judge.sync.sink", module)
 
 
 def test_sample_creates_an_annotation_queue(invoke: Any, store: Store, make_run: Any,

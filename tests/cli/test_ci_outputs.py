@@ -12,13 +12,13 @@ import pytest
 from click.testing import CliRunner, Result
 from lxml import etree
 
+from legal_judge.benchmark.ensemble_config import load_ensemble_config
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.cli import cli
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.ensemble_config import load_ensemble_config
 from legal_judge.reports.ci import CiCase, CiSuite
 from legal_judge.reports.junit import junit_xml
 from legal_judge.reports.summary_md import summary_markdown
-from legal_judge.runner import run_benchmark
 from legal_judge.store import Store
 
 from .junit_check import XSD, cases, validated

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from legal_judge.benchmark.export import short_judge_names
+from legal_judge.benchmark.inputs import ItemSelection, select_items
 from legal_judge.cli import cli
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.export import short_judge_names
-from legal_judge.selection import ItemSelection, select_items
 from legal_judge.store import Store
 
 SAMPLE = str(sample_dataset_path())

@@ -20,11 +20,7 @@ from click.testing import CliRunner
 # imported twice, so everything the inner runs use is imported here first.
 import legal_judge.audit.history
 import legal_judge.audit.target
-import legal_judge.checks
-import legal_judge.providers.openai
-import legal_judge.providers.simulated
-import legal_judge.pytest_plugin
-import legal_judge.single  # noqa: F401
+import legal_judge.benchmark.single  # noqa: F401
 from legal_judge.cli import cli
 from legal_judge.store import Store
 
@@ -183,7 +179,7 @@ def test_an_installed_entry_point_loads_the_plugin_once(pytester: pytest.Pyteste
     (dist / "entry_points.txt").write_text(f"[pytest11]\n{PLUGIN} = {PLUGIN}\n")
     pytester.makepyfile(test_fixture='''
 def test_fixture_is_there(legal_judge):
-    assert legal_judge.ensemble == "default"
+    assert legal_judge.benchmark.ensemble == "default"
 ''')
     _ini(pytester)
     monkeypatch.setenv("PYTHONPATH", f"{site}:{ROOT}")

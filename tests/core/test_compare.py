@@ -8,11 +8,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from legal_judge.benchmark.compare import compare_runs
+from legal_judge.benchmark.ensemble_config import load_ensemble_config
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.cli import cli
-from legal_judge.compare import compare_runs
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.ensemble_config import load_ensemble_config
-from legal_judge.runner import run_benchmark
 from legal_judge.stats import mcnemar_from_outcomes, paired_test
 from legal_judge.store import Store
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from legal_judge.assets import load_assets
-from legal_judge.ensemble import EnsemblePolicy, JudgeSlot, aggregate, check_policy, compute_weights
+from legal_judge.benchmark.ensemble import (
+    EnsemblePolicy,
+    JudgeSlot,
+    aggregate,
+    check_policy,
+    compute_weights,
+)
 from legal_judge.errors import ConfigError
 from legal_judge.models import Verdict
 

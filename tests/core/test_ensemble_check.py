@@ -12,19 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.doctor import run_doctor
-from legal_judge.ensemble_check import EnsembleInvalid, check_ensemble
-from legal_judge.ensemble_config import (
+from legal_judge.benchmark.ensemble_check import EnsembleInvalid, check_ensemble
+from legal_judge.benchmark.ensemble_config import (
     EnsembleConfig,
     bundled_config,
     load_ensemble_config,
     resolve_ensemble_path,
 )
+from legal_judge.benchmark.runner import run_benchmark
+from legal_judge.dataset import load_dataset, sample_dataset_path
+from legal_judge.doctor import run_doctor
 from legal_judge.errors import ConfigError, InputError
-from legal_judge.judge import JudgeConfig
+from legal_judge.judge.judge import JudgeConfig
 from legal_judge.providers.base import ProviderOptions, parse_spec, url_problem
-from legal_judge.runner import run_benchmark
 from legal_judge.store import Store
 
 BAD_URLS = {

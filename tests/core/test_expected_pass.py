@@ -14,6 +14,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from legal_judge.benchmark.ensemble_config import load_ensemble_config
+from legal_judge.benchmark.item_outcomes import item_outcomes
+from legal_judge.benchmark.runner import run_benchmark
+from legal_judge.benchmark.summary import summarize_run
 from legal_judge.cli import cli
 from legal_judge.dataset import (
     expected_pass_of,
@@ -21,12 +25,8 @@ from legal_judge.dataset import (
     normalise_expected_pass,
     sample_dataset_path,
 )
-from legal_judge.ensemble_config import load_ensemble_config
 from legal_judge.errors import InputError, Problem
-from legal_judge.item_outcomes import item_outcomes
-from legal_judge.runner import run_benchmark
 from legal_judge.store import Store
-from legal_judge.summary import summarize_run
 
 TEXTS = {True: ("true", "Yes", "PASS", " pass "), False: ("false", "No", "FAIL", "False")}
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from legal_judge.errors import AuthError, ProviderUnavailable
-from legal_judge.judge import (
+from legal_judge.judge.judge import (
     DebiasConfig,
     Judge,
     JudgeConfig,

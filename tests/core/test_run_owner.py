@@ -11,9 +11,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from click.testing import CliRunner
 
+from legal_judge.benchmark.ensemble_config import load_ensemble_config
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.cli import cli
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.ensemble_config import load_ensemble_config
 from legal_judge.errors import ConfigError
 from legal_judge.run_owner import (
     STALE_AFTER_S,
@@ -25,7 +26,6 @@ from legal_judge.run_owner import (
     run_owner,
     this_host,
 )
-from legal_judge.runner import run_benchmark
 from legal_judge.store import Store
 
 

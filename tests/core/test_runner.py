@@ -17,12 +17,12 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
+from legal_judge.benchmark.ensemble_config import EnsembleConfig, load_ensemble_config
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.cli import cli
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.ensemble_config import EnsembleConfig, load_ensemble_config
-from legal_judge.judge import JudgeConfig
+from legal_judge.judge.judge import JudgeConfig
 from legal_judge.providers.registry import register_provider, unregister_provider
-from legal_judge.runner import run_benchmark
 from legal_judge.store import Store
 
 from .fakes import ScriptedProvider, verdict_json

@@ -10,11 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from legal_judge.benchmark.ensemble_config import load_ensemble_config
+from legal_judge.benchmark.runner import StoreLookupCache, run_benchmark
 from legal_judge.checks import CourtListenerLookup
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.ensemble_config import load_ensemble_config
 from legal_judge.errors import MissingKeyError
-from legal_judge.runner import StoreLookupCache, run_benchmark
 from legal_judge.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "checks"))

@@ -8,7 +8,7 @@ from typing import Any
 
 from legal_judge.audit.target import JudgeTarget, load_targets
 from legal_judge.errors import ProviderUnavailable
-from legal_judge.judge import Judge, JudgeConfig
+from legal_judge.judge.judge import Judge, JudgeConfig
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message, Usage
 from legal_judge.providers.base import parse_spec
 from legal_judge.store import Store

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from legal_judge.debias_analysis import analyze, recommend
-from legal_judge.debias_experiment import DebiasPair, TrialOutcome, run_experiment
-from legal_judge.judge import JudgeConfig
+from legal_judge.debias.analysis import analyze, recommend
+from legal_judge.debias.experiment import DebiasPair, TrialOutcome, run_experiment
+from legal_judge.judge.judge import JudgeConfig
 from legal_judge.models import CompletionRequest
 from legal_judge.stats import mcnemar_exact, mcnemar_from_outcomes
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from legal_judge.cli import cli
 from legal_judge.commands.debias import resolve_judge
-from legal_judge.debias_analysis import langfuse_scores
+from legal_judge.debias.analysis import langfuse_scores
 from legal_judge.errors import InputError
 
 
@@ -84,7 +84,7 @@ def test_resolve_judge_reads_the_bundled_demo_beside_a_file_named_demo(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The rule of `run --ensemble`: a bundled name wins over a same-named file in this folder
     # (an empty `demo` there was read as a judge file and refused).
-    from legal_judge.ensemble_config import load_ensemble_config
+    from legal_judge.benchmark.ensemble_config import load_ensemble_config
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "demo").write_text("", encoding="utf-8")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from legal_judge.judge import Judge, JudgeConfig
-from legal_judge.models import CompletionRequest
-from legal_judge.pairwise import (
+from legal_judge.debias.pairwise import (
     OrderVerdict,
     PairwiseJudge,
     PairwiseParseError,
@@ -16,6 +14,8 @@ from legal_judge.pairwise import (
     position_summary,
     stability,
 )
+from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.models import CompletionRequest
 
 from .conftest import CORRECT, RecordingProvider, knows_answer, pairwise_json
 

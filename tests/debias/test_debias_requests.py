@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from legal_judge.judge import DebiasConfig, Judge, JudgeConfig
+from legal_judge.debias.pairwise import PairwiseJudge
+from legal_judge.judge.judge import DebiasConfig, Judge, JudgeConfig
 from legal_judge.models import BenchmarkItem, CompletionRequest
-from legal_judge.pairwise import PairwiseJudge
 
 from .conftest import CORRECT, RecordingProvider, pairwise_json
 

@@ -10,7 +10,7 @@ import pytest
 from standin import LangfuseStandin
 
 from legal_judge.errors import InputError
-from legal_judge.langfuse_sync import _client, load_langfuse_dataset, require_settings
+from legal_judge.sync.langfuse_sync import _client, load_langfuse_dataset, require_settings
 
 
 def _items(rows: list[tuple[str, object]]) -> None:

@@ -14,7 +14,9 @@ from langfuse import Langfuse
 from lf_fixtures import CLIENT, JUDGES, RUBRICS, make_run
 from standin import PROJECT_ID, LangfuseStandin, experiment_id_for
 
-from legal_judge.langfuse_sync import (
+from legal_judge.benchmark.runner import run_benchmark, run_inputs
+from legal_judge.store import Store
+from legal_judge.sync.langfuse_sync import (
     _client,
     _Deadline,
     _emit,
@@ -23,12 +25,10 @@ from legal_judge.langfuse_sync import (
     push_dataset,
     require_settings,
 )
-from legal_judge.runner import run_benchmark, run_inputs
-from legal_judge.sink import get_sink
-from legal_judge.store import Store
 from legal_judge.sync.mask import Masker
 from legal_judge.sync.plan import item_trace_id, run_plans, span_id
 from legal_judge.sync.plan_dataset import DATASET_ITEM_KEY, experiment_id
+from legal_judge.sync.sink import get_sink
 
 
 def _bench(tmp_path: Path) -> Path:

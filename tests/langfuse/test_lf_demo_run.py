@@ -6,13 +6,13 @@ import asyncio
 
 from standin import LangfuseStandin
 
+from legal_judge.benchmark.ensemble_config import load_ensemble_config
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.ensemble_config import load_ensemble_config
-from legal_judge.langfuse_sync import push_prompts
-from legal_judge.runner import run_benchmark
-from legal_judge.sink import get_sink
 from legal_judge.store import Store
+from legal_judge.sync.langfuse_sync import push_prompts
 from legal_judge.sync.plan import item_trace_id
+from legal_judge.sync.sink import get_sink
 
 
 def _run(n: int = 5) -> tuple[Store, str, list[str]]:

@@ -14,18 +14,18 @@ from standin import LangfuseStandin, validate
 
 from legal_judge.commands.langfuse import datasets, sync
 from legal_judge.errors import ConfigError
-from legal_judge.langfuse_sync import (
+from legal_judge.models import EnsembleResult
+from legal_judge.store import Store, canonical_json, utcnow
+from legal_judge.sync.langfuse_sync import (
     _client,
     ensemble_evaluator,
     load_langfuse_dataset,
     push_dataset,
     require_settings,
 )
-from legal_judge.models import EnsembleResult
-from legal_judge.sink import get_sink
-from legal_judge.store import Store, canonical_json, utcnow
 from legal_judge.sync.mask import Masker, load_masker
 from legal_judge.sync.plan import det_id, item_trace_id
+from legal_judge.sync.sink import get_sink
 
 
 def _bench(tmp_path: Path) -> Path:

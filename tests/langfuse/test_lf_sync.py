@@ -10,10 +10,10 @@ import pytest
 from lf_fixtures import CLIENT, JUDGES, RUBRICS, make_run
 from standin import LangfuseStandin
 
-from legal_judge.langfuse_sync import push_prompts
-from legal_judge.sink import OutboxSink, get_sink
 from legal_judge.store import Store
+from legal_judge.sync.langfuse_sync import push_prompts
 from legal_judge.sync.plan import det_id, item_trace_id, span_id
+from legal_judge.sync.sink import OutboxSink, get_sink
 
 
 def _gens(standin: LangfuseStandin, trace_id: str) -> list[dict]:

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from legal_judge.ensemble_config import EnsembleConfig
+from legal_judge.benchmark.ensemble_config import EnsembleConfig
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.errors import ProviderUnavailable, RateLimitError
-from legal_judge.judge import JudgeConfig
+from legal_judge.judge.judge import JudgeConfig
 from legal_judge.models import CompletionRequest, CompletionResponse
 from legal_judge.providers import base as provider_base
 from legal_judge.providers.retry import RetryPolicy
 from legal_judge.providers.simulated import SimulatedProvider
-from legal_judge.runner import run_benchmark
 from legal_judge.store import Store
 
 from .conftest import FAULTS, Stub, bench_items

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from legal_judge.cli import cli
-from legal_judge.judge import Judge, JudgeConfig, fence_for
+from legal_judge.debias.pairwise import PairwiseJudge, pair_fence
+from legal_judge.judge.judge import Judge, JudgeConfig, fence_for
 from legal_judge.models import BenchmarkItem
-from legal_judge.pairwise import PairwiseJudge, pair_fence
 from legal_judge.providers.registry import get_provider
 
 BASE = "A verbal lease for up to three years can be valid (s.54(2) LPA 1925)."

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin
 
-from legal_judge.ensemble_config import load_ensemble_config
-from legal_judge.runner import run_benchmark
-from legal_judge.sink import sync_now
+from legal_judge.benchmark.ensemble_config import load_ensemble_config
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.store import Store
 from legal_judge.sync.plan import item_trace_id
+from legal_judge.sync.sink import sync_now
 
 from .conftest import bench_items
 from .invariants import dump

@@ -87,7 +87,7 @@ def standin(monkeypatch: pytest.MonkeyPatch) -> Iterator[LangfuseStandin]:
 
 @pytest.mark.parametrize("body", [ESCAPES[0], ESCAPES[3], UNSAFE_CALLS[7]])
 def test_a_template_pulled_from_langfuse_is_refused(standin: LangfuseStandin, body: str) -> None:
-    from legal_judge import langfuse_sync
+    from legal_judge.sync import langfuse_sync
 
     client = langfuse_sync._client(langfuse_sync.require_settings())
     client.lf.api.prompts.create(request=CreateTextPromptRequest(

@@ -14,7 +14,7 @@ from cdp_browser import CHROMIUM, Browser
 from click.testing import CliRunner
 from report_fixtures import REGRESSED
 
-from legal_judge.item_outcomes import run_item_outcomes
+from legal_judge.benchmark.item_outcomes import run_item_outcomes
 
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 pytestmark = [pytest.mark.browser,

@@ -13,8 +13,12 @@ from click.testing import CliRunner
 from markupsafe import escape
 from report_fixtures import IMPROVED, REGRESSED
 
-from legal_judge.compare import compare_runs
-from legal_judge.item_outcomes import paired_outcomes, run_item_outcomes, transition_counts
+from legal_judge.benchmark.compare import compare_runs
+from legal_judge.benchmark.item_outcomes import (
+    paired_outcomes,
+    run_item_outcomes,
+    transition_counts,
+)
 from legal_judge.reports import build_comparison_report, build_report, render_html, render_markdown
 from legal_judge.reports.model import ItemTable
 from legal_judge.reports.view_compare import comparison_view

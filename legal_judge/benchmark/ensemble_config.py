@@ -31,7 +31,7 @@ from typing import Literal, overload
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from legal_judge.errors import ConfigError, InputError, Problem
-from legal_judge.judge import JudgeConfig
+from legal_judge.judge.judge import JudgeConfig
 
 __all__ = ["EnsembleConfig", "bundled_config", "bundled_names", "load_ensemble_config",
            "resolve_ensemble_path"]
@@ -80,12 +80,12 @@ class EnsembleConfig(BaseModel):
 
 def bundled_config(name: str) -> Path:
     """Path of a config shipped with the package (``default``, ``demo``)."""
-    return Path(__file__).parent / "data" / f"ensemble.{name}.toml"
+    return Path(__file__).parent.parent / "data" / f"ensemble.{name}.toml"
 
 
 def bundled_names() -> list[str]:
     """The names of the bundled ensembles, sorted."""
-    folder = Path(__file__).parent / "data"
+    folder = Path(__file__).parent.parent / "data"
     return sorted(p.name.removeprefix("ensemble.").removesuffix(".toml")
                   for p in folder.glob("ensemble.*.toml"))
 

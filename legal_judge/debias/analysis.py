@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from scipy import stats as sps
 
-from legal_judge.debias import parse_mode
-from legal_judge.pairwise import OrderVerdict, combine_orders, position_summary
+from legal_judge.debias.pairwise import OrderVerdict, combine_orders, position_summary
+from legal_judge.judge.mitigation import parse_mode
 from legal_judge.stats import (
     adjust_pvalues,
     mcnemar_from_outcomes,
@@ -43,7 +43,7 @@ from legal_judge.stats import (
 )
 
 if TYPE_CHECKING:
-    from legal_judge.debias_experiment import TrialOutcome
+    from legal_judge.debias.experiment import TrialOutcome
 
 __all__ = ["NO_SIGNIFICANT_MODE", "PAPER_EXPECTATION", "analyze", "langfuse_scores", "recommend"]
 

@@ -2,7 +2,7 @@
 
 Configuration is the SDK's: ``LANGFUSE_PUBLIC_KEY``, ``LANGFUSE_SECRET_KEY``, ``LANGFUSE_BASE_URL``
 (``LANGFUSE_TIMEOUT`` seconds per request, default 5). The rest of the package talks to
-:mod:`legal_judge.sink`, which calls :func:`deliver_outbox` here.
+:mod:`legal_judge.sync.sink`, which calls :func:`deliver_outbox` here.
 
 Delivery is synchronous and bounded: spans go through a recording OTLP exporter (so a failed export
 is known, not only logged), ``force_flush`` gets the remaining time, scores are posted with
@@ -13,7 +13,7 @@ id generator and start/end times come from the store, so a resend updates instea
 Evaluator adapter example (``run_experiment`` calls it once per item)::
 
     from langfuse import get_client
-    from legal_judge.langfuse_sync import ensemble_evaluator
+    from legal_judge.sync.langfuse_sync import ensemble_evaluator
 
     def score_fn(item):            # BenchmarkItem -> EnsembleResult, e.g. the runner's ensemble
         return my_ensemble.judge_one(item)

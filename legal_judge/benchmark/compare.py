@@ -122,7 +122,7 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, threshold: float = 0.2
     """
     meta_a, meta_b = store.get_run(run_a), store.get_run(run_b)
     if corrected:
-        from legal_judge.compare_corrected import compare_corrected
+        from legal_judge.benchmark.compare_corrected import compare_corrected
 
         return compare_corrected(store, meta_a, meta_b, threshold=threshold, alpha=alpha)
     (res_a, cal_a), (res_b, cal_b) = _raw_results(store, meta_a), _raw_results(store, meta_b)

@@ -41,7 +41,7 @@ __all__ = [
     "verdict_schema",
 ]
 
-log = logging.getLogger("legal_judge.judge")
+log = logging.getLogger("legal_judge.judge.judge")
 
 RETRY_TEMPERATURES = (0.0, 0.2, 0.4)
 DebiasMode = Literal["plain", "aware", "self", "aware+self", "swap"]  # swap: pairwise only
@@ -321,7 +321,7 @@ class Judge:
         # static system prompt also lets providers' prefix caching discount the repeated tokens.
         cached = self._system_cache.get(key)
         if cached is None:
-            from legal_judge.debias import warning_text
+            from legal_judge.judge.mitigation import warning_text
 
             warning = (warning_text(self.assets, self.config.debias)
                        if "aware" in self.config.debias.mode else "")
@@ -477,7 +477,7 @@ class Judge:
         try:
             verdict = await self._judge_with_retries(item, rubrics, messages, run_id=run_id)
             if verdict.status == "ok" and "self" in self.config.debias.mode:
-                from legal_judge.debias import self_debias_pass
+                from legal_judge.judge.mitigation import self_debias_pass
 
                 verdict = await self_debias_pass(self, item, rubrics, messages, verdict, run_id=run_id)
         except (AuthError, BadRequestError, ConfigError):

@@ -7,8 +7,8 @@ Both verdicts are kept, with whether the verdict changed.
 
 ``swap`` is the seed's remedy for position ("position is checked more reliably by swapping A and
 B, not just with text"): a pairwise judgment asks both orders and combines them by balanced position
-calibration (:func:`legal_judge.pairwise.balanced_winner`). It acts where the judge compares two
-answers (``debias compare``, :class:`~legal_judge.pairwise.PairwiseJudge`); scoring one answer
+calibration (:func:`legal_judge.debias.pairwise.balanced_winner`). It acts where the judge compares two
+answers (``debias compare``, :class:`~legal_judge.debias.pairwise.PairwiseJudge`); scoring one answer
 against the rubrics has no order to swap, so there it changes nothing but the judge id.
 """
 
@@ -23,7 +23,7 @@ from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem, Message, Verdict
 
 if TYPE_CHECKING:
-    from legal_judge.judge import DebiasConfig, Judge
+    from legal_judge.judge.judge import DebiasConfig, Judge
 
 __all__ = [
     "ModeSpec",
@@ -60,7 +60,7 @@ class ModeSpec:
 
     def config(self, bias: str, *, criterion: str) -> DebiasConfig:
         """The judge's debias config for pairs of ``bias`` (specific scope names that bias)."""
-        from legal_judge.judge import DebiasConfig
+        from legal_judge.judge.judge import DebiasConfig
 
         named = {"specific": bias, "generic": "generic", "all": "all"}[self.scope]
         if self.base in _NO_SCOPE:
@@ -115,7 +115,7 @@ def prompt_texts(assets: Assets, bias: str, *, criterion: str) -> dict[str, str]
         bias: A bias of the catalogue, ``generic`` or ``all``.
         criterion: The criterion, which is also what the judge is told to focus on.
     """
-    from legal_judge.judge import DebiasConfig
+    from legal_judge.judge.judge import DebiasConfig
 
     if bias not in ("generic", "all"):
         assets.bias(bias)  # raises ConfigError naming the catalogue

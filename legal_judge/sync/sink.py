@@ -4,7 +4,7 @@ Everything is stored locally first; a sink only queues a reference in the store'
 (``outbox_put``) and :meth:`Sink.flush` delivers the outbox when Langfuse is configured
 (``LANGFUSE_PUBLIC_KEY``, ``LANGFUSE_SECRET_KEY``, ``LANGFUSE_BASE_URL``), within a bounded timeout.
 An outage leaves the rows pending with their error; ``legal-judge sync`` delivers them later. This
-module never imports ``langfuse``; delivery lives in :mod:`legal_judge.langfuse_sync`.
+module never imports ``langfuse``; delivery lives in :mod:`legal_judge.sync.langfuse_sync`.
 
 Typical use at the end of a run::
 
@@ -115,7 +115,7 @@ class OutboxSink:
     def create_annotation_queue(self, *, name: str, run_id: str, trace_seeds: list[str],
                                 rubrics: list[dict[str, Any]]) -> str:
         """A Langfuse annotation queue for a calibration sample (Langfuse must be configured)."""
-        from legal_judge import langfuse_sync
+        from legal_judge.sync import langfuse_sync
 
         return langfuse_sync.create_annotation_queue(name=name, run_id=run_id,
                                                      trace_seeds=trace_seeds, rubrics=rubrics)
@@ -139,7 +139,7 @@ def sync_now(store: Store, *, timeout_s: float = 30.0, masker: Masker | None = N
     Raises:
         ConfigError: Langfuse is not configured or the mask file is invalid.
     """
-    from legal_judge import langfuse_sync
+    from legal_judge.sync import langfuse_sync
 
     langfuse_sync.require_settings()
     t0 = time.monotonic()

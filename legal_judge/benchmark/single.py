@@ -63,8 +63,8 @@ def judge_answer(prompt: str, response: str, *, ensemble: str = "default",
     Raises:
         ConfigError: a bad ensemble, a refused same-family configuration or a missing key.
     """
-    from legal_judge.ensemble_config import load_ensemble_config
-    from legal_judge.runner import run_benchmark
+    from legal_judge.benchmark.ensemble_config import load_ensemble_config
+    from legal_judge.benchmark.runner import run_benchmark
 
     store = store or Store()
     digest = hashlib.sha256(f"{prompt}\x00{response}".encode()).hexdigest()[:12]

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from legal_judge.debias import self_debias_text, warning_text
-from legal_judge.judge import RETRY_TEMPERATURES, Judge
+from legal_judge.judge.judge import RETRY_TEMPERATURES, Judge
+from legal_judge.judge.mitigation import self_debias_text, warning_text
 from legal_judge.models import CompletionRequest, Message
 from legal_judge.stats import position_consistency, repetition_stability
 
@@ -306,7 +306,7 @@ class PairwiseJudge:
 
     async def _ask(self, messages: list[Message], *, item_id: str, run_id: str | None,
                    seed: int | None, purpose: str) -> OrderVerdict:
-        from legal_judge.judge import _cost  # the judge's pricing rule (cache hits cost 0)
+        from legal_judge.judge.judge import _cost  # the judge's pricing rule (cache hits cost 0)
 
         j = self.judge
         acc = OrderVerdict(status="inconclusive")

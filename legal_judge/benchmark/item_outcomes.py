@@ -13,11 +13,11 @@ reviewer can go straight to the items they most want to see:
 * ``flagged``: flagged for human review (disagreement over the threshold, or a check).
 
 The definitions of ``passed_should_fail`` and ``failed_should_pass`` are the run summary's
-(:func:`legal_judge.summary.summarize_run`): only scored items count, so the lists and the
+(:func:`legal_judge.benchmark.summary.summarize_run`): only scored items count, so the lists and the
 summary's counts agree.
 
 :func:`paired_outcomes` lines up the same items in two runs (baseline A, candidate B) with both
-verdicts; :mod:`legal_judge.compare` computes the statistics of that comparison.
+verdicts; :mod:`legal_judge.benchmark.compare` computes the statistics of that comparison.
 """
 
 from __future__ import annotations

@@ -16,12 +16,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from legal_judge.assets import load_assets
-from legal_judge.ensemble import EnsemblePolicy, JudgeSlot, aggregate, check_policy
-from legal_judge.ensemble_config import EnsembleConfig
+from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot, aggregate, check_policy
+from legal_judge.benchmark.ensemble_config import EnsembleConfig
+from legal_judge.benchmark.inputs import ItemSelection, select_items
 from legal_judge.errors import ConfigError
-from legal_judge.judge import Judge
+from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
-from legal_judge.selection import ItemSelection, select_items
 from legal_judge.store import Store
 
 __all__ = ["RunInputs", "RunOutcome", "RunPlan", "RunProgress", "StoredResults",
@@ -236,7 +236,7 @@ def resolve_inputs(store: Store, dataset: str | None, ensemble: str, *, resume: 
         ConfigError: no dataset and nothing to resume; a selection on a resumed run; an unknown
             ``--ids`` item.
     """
-    from legal_judge.ensemble_config import load_ensemble_config
+    from legal_judge.benchmark.ensemble_config import load_ensemble_config
 
     if resume:
         if selection is not None and not selection.everything:
@@ -250,7 +250,7 @@ def resolve_inputs(store: Store, dataset: str | None, ensemble: str, *, resume: 
         raise ConfigError("no dataset given", code="dataset-missing",
                           fix="pass a dataset file, e.g. legal-judge run bench.jsonl")
     if dataset.startswith("langfuse:"):
-        from legal_judge.langfuse_sync import load_langfuse_dataset
+        from legal_judge.sync.langfuse_sync import load_langfuse_dataset
 
         items = load_langfuse_dataset(dataset.removeprefix("langfuse:"))
     else:
@@ -284,12 +284,12 @@ def ensemble_judge_id(config: EnsembleConfig, judges: list[Judge]) -> str:
 
 def _langfuse_prompts(warnings: list[str]) -> dict[str, int] | None:
     """The Langfuse prompt versions this run uses, when Langfuse is configured and reachable."""
-    from legal_judge.sink import langfuse_configured
+    from legal_judge.sync.sink import langfuse_configured
 
     if not langfuse_configured():
         return None
-    from legal_judge import langfuse_sync
     from legal_judge.errors import LegalJudgeError
+    from legal_judge.sync import langfuse_sync
 
     try:
         return langfuse_sync.resolve_prompt_versions()
@@ -299,7 +299,7 @@ def _langfuse_prompts(warnings: list[str]) -> dict[str, int] | None:
 
 
 def _sync_at_end(store: Store, run_id: str, warnings: list[str]) -> None:
-    from legal_judge.sink import get_sink
+    from legal_judge.sync.sink import get_sink
 
     sink = get_sink()
     sink.enqueue_run(store, run_id)
@@ -347,7 +347,7 @@ def build_judges(config: EnsembleConfig, store: Store, *, use_cache: bool,
         EnsembleInvalid: every problem of every judge (unknown provider, malformed URL, missing
             keys, invalid options, ...) in one error, from the same check ``doctor`` runs.
     """
-    from legal_judge.ensemble_check import check_ensemble
+    from legal_judge.benchmark.ensemble_check import check_ensemble
 
     return check_ensemble(config, store=store, use_cache=use_cache,
                           http_client=http_client).judges_or_raise()
@@ -495,7 +495,7 @@ async def execute_plan(plan: RunPlan, *, on_progress: Callable[[RunProgress], No
         finally:
             for j in judges:
                 await j.provider.aclose()
-        from legal_judge.summary import summarize_run
+        from legal_judge.benchmark.summary import summarize_run
 
         run.warnings += run.language_warnings()
         summary = summarize_run(store, run.run_id) if status == "completed" else None

@@ -17,7 +17,7 @@ so the two trials of a pair get the same verdict (the second from the cache); th
 McNemar test stays the trial, as for every mode.
 
 ``plain`` is also re-asked ``repeats - 1`` times with other seeds (repetition stability). The analysis
-is in :mod:`legal_judge.debias_analysis`; calls are cached and logged, so a rerun after a failure
+is in :mod:`legal_judge.debias.analysis`; calls are cached and logged, so a rerun after a failure
 resumes without paying twice.
 """
 
@@ -36,11 +36,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from legal_judge.assets import load_assets
 from legal_judge.dataset import read_jsonl_models
-from legal_judge.debias import ModeSpec, parse_mode
-from legal_judge.debias_analysis import analyze
+from legal_judge.debias.analysis import analyze
+from legal_judge.debias.pairwise import OrderVerdict, PairwiseJudge
 from legal_judge.errors import ConfigError, InputError, Problem
-from legal_judge.judge import Judge, JudgeConfig
-from legal_judge.pairwise import OrderVerdict, PairwiseJudge
+from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.judge.mitigation import ModeSpec, parse_mode
 from legal_judge.store import Store, canonical_json, utcnow
 
 __all__ = [
@@ -120,12 +120,12 @@ class TrialOutcome:
 
 def bundled_pairs_path() -> Path:
     """The known-answer pair set shipped with the package (the signal on the wrong answer)."""
-    return Path(__file__).parent / "data" / "debias_pairs.jsonl"
+    return Path(__file__).parent.parent / "data" / "debias_pairs.jsonl"
 
 
 def bundled_controls_path() -> Path:
     """The shipped reversed-signal controls (``"control": true``: the signal on the correct answer)."""
-    return Path(__file__).parent / "data" / "debias_controls.jsonl"
+    return Path(__file__).parent.parent / "data" / "debias_controls.jsonl"
 
 
 def bundled_pair_files() -> tuple[Path, ...]:
@@ -247,7 +247,7 @@ async def run_experiment(config: JudgeConfig, pairs: Sequence[DebiasPair], *,
         config: The judge (its own ``debias`` setting is replaced by each mode's).
         pairs: The known-answer pairs.
         provider: The judge's provider (``get_provider(config.spec)``); the caller closes it.
-        modes: Mode names (see :func:`legal_judge.debias.parse_mode`); ``plain`` is always added.
+        modes: Mode names (see :func:`legal_judge.judge.mitigation.parse_mode`); ``plain`` is always added.
         biases: Restrict to these bias labels (default: all in ``pairs``).
         orders: ``given`` (the file's order only) or ``both`` (also swapped; controls for position).
         repeats: ``plain`` is asked this many times per test trial (repetition stability; 1 = off).
@@ -257,7 +257,7 @@ async def run_experiment(config: JudgeConfig, pairs: Sequence[DebiasPair], *,
         alpha: Significance level of the McNemar tests.
 
     Returns:
-        The report (see :func:`legal_judge.debias_analysis.analyze`) with the experiment's id,
+        The report (see :func:`legal_judge.debias.analysis.analyze`) with the experiment's id,
         the judge ids per mode and bias, the settings and every trial outcome.
 
     Raises:

@@ -1,0 +1,1 @@
+"""``legal-judge run``: inputs, the ensemble and its configuration, the runner, summary, compare, export."""
