@@ -48,7 +48,7 @@ def debias_plan(store: Store, experiment_id: str, *, masker: Masker) -> TracePla
         raise KeyError(f"debias experiment {experiment_id}")
     tid, when = det_id(f"debias_experiment:{experiment_id}"), ts(report["created_at"])
     meta = {"experiment_id": experiment_id, "judge_id": report.get("judge_id")}
-    plan = TracePlan(tid, "legal_judge.debias.experiment", None, tags=["legal_judge", "debias"],
+    plan = TracePlan(tid, "legal_judge.debias_experiment", None, tags=["legal_judge", "debias"],
                      metadata={k: str(v) for k, v in meta.items()})
     recommendations = {b: {k: v["recommendation"].get(k) for k in
                            ("mode", "basis", "change", "p_value", "p_holm")}

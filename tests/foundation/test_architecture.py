@@ -1,0 +1,348 @@
+"""The layer rules of docs/ARCHITECTURE.md, checked on the source of ``legal_judge``.
+
+The rules are read from the code's own imports (``ast``), without importing anything:
+
+- no import cycle among ``legal_judge`` modules, counting function-level (lazy) imports, which hide a
+  cycle from Python but not from a reader; imports under ``if TYPE_CHECKING:`` do not run and do not count;
+- no ``from legal_judge.x import _private``, no ``module._private`` and no ``obj._private`` where the
+  private name is not defined in the module that uses it (it then belongs to another module's object);
+- ``langfuse`` is imported only in ``legal_judge/sync/langfuse*.py``;
+- SQL text and a Store's ``.db`` connection appear only in ``legal_judge/store/``;
+- no module over 400 lines, except those listed in ``LONG_MODULES`` with the reason.
+
+Each rule is also run on a small synthetic package that breaks it, so a checker that sees nothing fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "legal_judge"
+
+MAX_LINES = 400
+
+# A module may be longer only with a reason a reviewer accepts; the list is meant to shrink.
+LONG_MODULES: dict[str, str] = {}
+
+_SQL = re.compile(
+    r"\b(SELECT\b.+\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
+    r"CREATE\s+(TABLE|INDEX|VIEW)|ALTER\s+TABLE|DROP\s+TABLE|PRAGMA\s+\w+)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+@dataclass
+class Tree:
+    """The modules of one package, with their parsed source and import edges."""
+
+    root: Path
+    name: str
+    files: dict[str, Path] = field(default_factory=dict)
+    trees: dict[str, ast.Module] = field(default_factory=dict)
+    edges: dict[str, set[str]] = field(default_factory=dict)
+    private: list[str] = field(default_factory=list)
+    langfuse: list[str] = field(default_factory=list)
+
+
+def _module_name(package: Path, name: str, path: Path) -> str:
+    parts = [name, *path.relative_to(package).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_nodes(tree: ast.Module) -> set[int]:
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            if (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+                isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+            ):
+                for statement in node.body:
+                    skipped.update(id(inner) for inner in ast.walk(statement))
+    return skipped
+
+
+def load_tree(package: Path, name: str) -> Tree:
+    """Parse every module of ``package`` (imported as ``name``) and record its imports."""
+    tree = Tree(root=package, name=name)
+    for path in sorted(package.rglob("*.py")):
+        module = _module_name(package, name, path)
+        tree.files[module] = path
+        tree.trees[module] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for module, parsed in tree.trees.items():
+        tree.edges[module] = set()
+        skipped = _type_checking_nodes(parsed)
+        aliases: dict[str, str] = {}
+        for node in ast.walk(parsed):
+            if id(node) in skipped:
+                continue
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    _note_external(tree, module, alias.name)
+                    if alias.name.split(".")[0] == name:
+                        target = _owning_module(tree, alias.name)
+                        tree.edges[module].add(target)
+                        aliases[alias.asname or alias.name] = target
+            elif isinstance(node, ast.ImportFrom):
+                source = _absolute(tree, module, node.level, node.module)
+                _note_external(tree, module, source)
+                if source.split(".")[0] != name:
+                    continue
+                for alias in node.names:
+                    submodule = f"{source}.{alias.name}"
+                    if submodule in tree.files:
+                        tree.edges[module].add(submodule)
+                        aliases[alias.asname or alias.name] = submodule
+                        continue
+                    target = _owning_module(tree, source)
+                    tree.edges[module].add(target)
+                    if _is_private(alias.name) and target != module:
+                        tree.private.append(f"{module} imports {target}.{alias.name}")
+        for node in ast.walk(parsed):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and _is_private(node.attr)
+                and aliases[node.value.id] != module
+            ):
+                tree.private.append(f"{module} uses {aliases[node.value.id]}.{node.attr}")
+        tree.edges[module].discard(module)
+    return tree
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _note_external(tree: Tree, module: str, imported: str) -> None:
+    if imported.split(".")[0] == "langfuse":
+        tree.langfuse.append(module)
+
+
+def _absolute(tree: Tree, module: str, level: int, name: str | None) -> str:
+    if level == 0:
+        return name or ""
+    base = module.split(".")
+    if tree.files[module].name != "__init__.py":
+        base = base[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join([*base, name] if name else base)
+
+
+def _owning_module(tree: Tree, dotted: str) -> str:
+    while dotted not in tree.files and "." in dotted:
+        dotted = dotted.rsplit(".", 1)[0]
+    return dotted
+
+
+def cycles(tree: Tree) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for start in tree.files:
+        if start in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = [(start, iter(sorted(tree.edges[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in tree.files:
+                    continue
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(tree.edges[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component: list[str] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def _in(tree: Tree, module: str, package: str) -> bool:
+    prefix = f"{tree.name}.{package}"
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def langfuse_outside_sync(tree: Tree) -> list[str]:
+    """Modules that import ``langfuse`` but are not ``sync/langfuse*.py``."""
+    allowed = f"{tree.name}.sync.langfuse"
+    return sorted({module for module in tree.langfuse if not module.startswith(allowed)})
+
+
+def sql_outside_store(tree: Tree) -> list[str]:
+    """``module:line`` of SQL text or ``.db`` use outside the store package."""
+    found: list[str] = []
+    for module, parsed in tree.trees.items():
+        if _in(tree, module, "store"):
+            continue
+        for node in ast.walk(parsed):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SQL.search(node.value):
+                if _is_docstring(parsed, node):
+                    continue
+                found.append(f"{module}:{node.lineno} SQL text")
+            elif isinstance(node, ast.Attribute) and node.attr == "db":
+                found.append(f"{module}:{node.lineno} .db")
+    return found
+
+
+def _is_docstring(parsed: ast.Module, constant: ast.Constant) -> bool:
+    for node in ast.walk(parsed):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and body[0].value is constant:
+                return True
+    return False
+
+
+# Private attributes of third-party objects used on purpose, with the reason (the SDK offers no public way).
+FOREIGN_PRIVATE: dict[str, str] = {
+    "_otel_tracer": "Langfuse v5 exposes no public way to start a span at a stored (past) timestamp",
+    "_create_observation_from_otel_span": "Langfuse v5 wraps a started OTel span only through this",
+    "_otel_span": "ending a Langfuse v5 observation at a stored timestamp needs its OTel span",
+}
+
+
+def private_attributes(tree: Tree, foreign: dict[str, str] | None = None) -> list[str]:
+    """``module:line name`` where a module uses a private attribute it does not define itself."""
+    foreign = foreign or {}
+    found: list[str] = []
+    for module, parsed in tree.trees.items():
+        defined: set[str] = set()
+        for node in ast.walk(parsed):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                defined.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                defined.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                defined.add(node.id)
+            elif isinstance(node, ast.keyword) and node.arg:
+                defined.add(node.arg)
+        for node in ast.walk(parsed):
+            if (
+                isinstance(node, ast.Attribute)
+                and _is_private(node.attr)
+                and node.attr not in defined
+                and node.attr not in foreign
+            ):
+                found.append(f"{module}:{node.lineno} {ast.unparse(node.value)}.{node.attr}")
+    return sorted(found)
+
+
+def long_modules(tree: Tree, limit: int = MAX_LINES, allowed: dict[str, str] | None = None) -> list[str]:
+    """Modules over ``limit`` lines that are not listed in ``allowed``."""
+    allowed = allowed or {}
+    found = []
+    for module, path in tree.files.items():
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > limit and module not in allowed:
+            found.append(f"{module}: {lines} lines")
+    return found
+
+
+@pytest.fixture(scope="module")
+def tree() -> Tree:
+    return load_tree(PACKAGE, "legal_judge")
+
+
+def test_no_import_cycles(tree: Tree) -> None:
+    assert cycles(tree) == []
+
+
+def test_no_private_names_cross_modules(tree: Tree) -> None:
+    assert tree.private == []
+
+
+def test_no_private_attributes_of_other_modules(tree: Tree) -> None:
+    assert private_attributes(tree, foreign=FOREIGN_PRIVATE) == []
+
+
+def test_langfuse_is_imported_only_in_sync_langfuse_modules(tree: Tree) -> None:
+    assert langfuse_outside_sync(tree) == []
+    assert any(module.startswith("legal_judge.sync.langfuse") for module in tree.langfuse)
+
+
+def test_sql_lives_only_in_the_store(tree: Tree) -> None:
+    assert sql_outside_store(tree) == []
+
+
+def test_modules_stay_under_400_lines(tree: Tree) -> None:
+    assert long_modules(tree, allowed=LONG_MODULES) == []
+
+
+def test_every_long_module_exception_is_still_long_and_has_a_reason(tree: Tree) -> None:
+    for module, reason in LONG_MODULES.items():
+        assert module in tree.files, f"{module} is listed in LONG_MODULES but does not exist"
+        assert len(reason) > 20, f"{module}: say why it is long"
+        assert len(tree.files[module].read_text(encoding="utf-8").splitlines()) > MAX_LINES, (
+            f"{module} is no longer over {MAX_LINES} lines: take it off LONG_MODULES"
+        )
+
+
+# -- the checkers themselves, on a package made to break every rule -------------------------------------
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    package = root / "pkg"
+    for relative, text in files.items():
+        path = package / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return package
+
+
+def test_the_checkers_see_each_kind_of_violation(tmp_path: Path) -> None:
+    package = _write(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a.py": "from pkg.b import helper\n",
+            "b.py": "def helper():\n    from pkg import a  # a lazy import still closes the cycle\n",
+            "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.d import D\n",
+            "d.py": "from pkg.c import x\nfrom pkg.b import _secret\nimport pkg.a as mod\nmod._hidden()\n",
+            "e.py": "class E:\n    def __init__(self):\n        self._own = 1\n\ndef f(client):\n    return client._conn\n",
+            "report.py": 'import langfuse\nQUERY = "SELECT id FROM runs"\ndef f(store):\n    return store.db\n',
+            "store/__init__.py": 'Q = "INSERT INTO runs VALUES (1)"\n',
+            "sync/__init__.py": "",
+            "sync/langfuse_client.py": "from langfuse import Langfuse\n",
+            "big.py": "x = 1\n" * 401,
+        },
+    )
+    synthetic = load_tree(package, "pkg")
+    assert cycles(synthetic) == [["pkg.a", "pkg.b"]]
+    assert sorted(synthetic.private) == ["pkg.d imports pkg.b._secret", "pkg.d uses pkg.a._hidden"]
+    assert private_attributes(synthetic) == ["pkg.d:4 mod._hidden", "pkg.e:6 client._conn"]
+    assert langfuse_outside_sync(synthetic) == ["pkg.report"]
+    assert sql_outside_store(synthetic) == ["pkg.report:2 SQL text", "pkg.report:4 .db"]
+    assert long_modules(synthetic) == ["pkg.big: 401 lines"]
+    assert long_modules(synthetic, allowed={"pkg.big": "a reason"}) == []
