@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import httpx
 
-from legal_judge.errors import LegalJudgeError
+from legal_judge.errors import ConfigError, LegalJudgeError
 
 __all__ = ["KEY_ENV", "Check", "DoctorResult", "run_doctor"]
 
@@ -219,7 +219,10 @@ def _close_providers(judges: list[Any]) -> None:
 def _langfuse(timeout_s: float) -> list[Check]:
     from legal_judge.sync.settings import missing_variables, set_variables, settings_from_env
 
-    settings = settings_from_env()
+    try:
+        settings = settings_from_env()
+    except ConfigError as exc:
+        return [Check("langfuse", "problem", exc.message, exc.fix)]
     if settings is None:
         if not set_variables():
             return [Check("langfuse", "info", "not configured (offline: everything stays in the "

@@ -9,6 +9,7 @@ prompt in Langfuse (default ``llm-judge-v2``); ``LEGAL_JUDGE_MASK_FILE`` names t
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -55,16 +56,36 @@ def configured() -> bool:
                 and _base_url())
 
 
+def _timeout_s() -> float:
+    raw = os.environ.get("LANGFUSE_TIMEOUT", "").strip()
+    if not raw:
+        return 5.0
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ConfigError(f"LANGFUSE_TIMEOUT={raw!r} is not a number of seconds",
+                          code="langfuse-timeout-invalid",
+                          fix="set LANGFUSE_TIMEOUT to a positive number of seconds "
+                              "(default 5), or unset it")
+    return value
+
+
 def settings_from_env() -> LangfuseSettings | None:
-    """Settings from the SDK's environment variables, or None when any of the three is missing."""
+    """Settings from the SDK's environment variables, or None when any of the three is missing.
+
+    Raises:
+        ConfigError: ``LANGFUSE_TIMEOUT`` is set but is no positive number of seconds.
+    """
     pk, sk, url = os.environ.get("LANGFUSE_PUBLIC_KEY"), os.environ.get("LANGFUSE_SECRET_KEY"), _base_url()
     if not (pk and sk and url):
         return None
-    return LangfuseSettings(pk, sk, url.rstrip("/"), float(os.environ.get("LANGFUSE_TIMEOUT", 5)))
+    return LangfuseSettings(pk, sk, url.rstrip("/"), _timeout_s())
 
 
 def require_settings() -> LangfuseSettings:
-    """The settings, or a ConfigError that names the missing variables."""
+    """The settings, or a ConfigError that names the missing variables (or the bad timeout)."""
     s = settings_from_env()
     if s is None:
         raise ConfigError("Langfuse is not configured", code="langfuse-unconfigured",
