@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import httpx
 
-from legal_judge.errors import LegalJudgeError
+from legal_judge.errors import ConfigError, LegalJudgeError
 
 __all__ = ["KEY_ENV", "Check", "DoctorResult", "run_doctor"]
 
@@ -217,19 +217,18 @@ def _close_providers(judges: list[Any]) -> None:
 
 
 def _langfuse(timeout_s: float) -> list[Check]:
-    from legal_judge.sync.langfuse_sync import settings_from_env
+    from legal_judge.sync.settings import missing_variables, set_variables, settings_from_env
 
-    names = ("LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL")
-    set_names = [n for n in names if os.environ.get(n)] + (
-        ["LANGFUSE_HOST"] if os.environ.get("LANGFUSE_HOST") else [])
-    settings = settings_from_env()
+    try:
+        settings = settings_from_env()
+    except ConfigError as exc:
+        return [Check("langfuse", "problem", exc.message, exc.fix)]
     if settings is None:
-        if not set_names:
+        if not set_variables():
             return [Check("langfuse", "info", "not configured (offline: everything stays in the "
                           "local store; set LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and "
                           "LANGFUSE_BASE_URL to sync)")]
-        missing = [n for n in names if not os.environ.get(n)
-                   and not (n == "LANGFUSE_BASE_URL" and os.environ.get("LANGFUSE_HOST"))]
+        missing = missing_variables()
         return [Check("langfuse", "problem", f"partly configured: {', '.join(missing)} missing",
                       f"set {', '.join(missing)} (or unset the other LANGFUSE_* variables)")]
     auth = base64.b64encode(f"{settings.public_key}:{settings.secret_key}".encode()).decode()

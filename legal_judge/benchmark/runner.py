@@ -250,7 +250,7 @@ def resolve_inputs(store: Store, dataset: str | None, ensemble: str, *, resume: 
         raise ConfigError("no dataset given", code="dataset-missing",
                           fix="pass a dataset file, e.g. legal-judge run bench.jsonl")
     if dataset.startswith("langfuse:"):
-        from legal_judge.sync.langfuse_sync import load_langfuse_dataset
+        from legal_judge.sync.langfuse_datasets import load_langfuse_dataset
 
         items = load_langfuse_dataset(dataset.removeprefix("langfuse:"))
     else:
@@ -289,10 +289,10 @@ def _langfuse_prompts(warnings: list[str]) -> dict[str, int] | None:
     if not langfuse_configured():
         return None
     from legal_judge.errors import LegalJudgeError
-    from legal_judge.sync import langfuse_sync
+    from legal_judge.sync.langfuse_prompts import resolve_prompt_versions
 
     try:
-        return langfuse_sync.resolve_prompt_versions()
+        return resolve_prompt_versions()
     except LegalJudgeError as exc:  # Langfuse down or prompts not pushed: the run goes on
         warnings.append(f"Langfuse prompt versions not recorded: {exc.message}")
         return None

@@ -49,7 +49,7 @@ def prompts_push(label: str | None) -> None:
     Only LABEL is set: on each new version, and moved to an unchanged version that holds the
     repository's content. The judge prompt references its rubrics with the same label.
     """
-    from legal_judge.sync.langfuse_sync import push_prompts
+    from legal_judge.sync.langfuse_prompts import push_prompts
 
     _table("prompt push", push_prompts(label=label), ["name", "kind", "action", "version"])
 
@@ -64,7 +64,7 @@ def prompts_pull(name: str, label: str, version: int | None) -> None:
     The judge prompt's rubric references are resolved by the server; the versions they resolved
     to are listed first.
     """
-    from legal_judge.sync.langfuse_sync import pull_prompt
+    from legal_judge.sync.langfuse_prompts import pull_prompt
 
     got = pull_prompt(name, label=label, version=version)
     _console.print(f"[bold]{got['name']}[/] v{got['version']} labels={','.join(got['labels'])}")
@@ -82,7 +82,7 @@ def prompts_pull(name: str, label: str, version: int | None) -> None:
 @click.option("--label", default="production", show_default=True)
 def prompts_promote(name: str, version: int, label: str) -> None:
     """Move a label (default production) to a prompt version."""
-    from legal_judge.sync.langfuse_sync import promote_prompt
+    from legal_judge.sync.langfuse_prompts import promote_prompt
 
     labels = promote_prompt(name, version, label=label)
     _console.print(f"{name} v{version}: {', '.join(labels)}")
@@ -92,7 +92,7 @@ def prompts_promote(name: str, version: int, label: str) -> None:
 @click.option("--label", default="latest", show_default=True)
 def prompts_diff(label: str) -> None:
     """Repository prompts against the Langfuse version with LABEL."""
-    from legal_judge.sync.langfuse_sync import diff_prompts
+    from legal_judge.sync.langfuse_prompts import diff_prompts
 
     _table(f"repository vs Langfuse ({label})", diff_prompts(label=label),
            ["name", "status", "remote_version", "local_sha256", "remote_sha256"])
@@ -229,7 +229,7 @@ def datasets() -> None:
 @click.option("--name", required=True, help="the Langfuse dataset name")
 def datasets_push(file: str, name: str) -> None:
     """Upload a JSONL/CSV/JSON benchmark as a Langfuse dataset (masked)."""
-    from legal_judge.sync.langfuse_sync import push_dataset
+    from legal_judge.sync.langfuse_datasets import push_dataset
 
     n = push_dataset(file, name=name)
     # The dataset is `run`'s positional DATASET argument (there is no --dataset option).

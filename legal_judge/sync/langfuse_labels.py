@@ -1,22 +1,29 @@
-"""Read the lawyers' ANNOTATION scores back from Langfuse (the reverse of the annotation queue).
+"""The lawyers' labels through Langfuse: the annotation queue out, their ANNOTATION scores back.
 
-``calibrate sample`` puts the sampled traces in an annotation queue; lawyers score them in the
-Langfuse UI (``source=ANNOTATION``, the same score names and configs as the ensemble's). This
-module only talks to Langfuse (REST, through the SDK's generated ``LangfuseAPI`` client); turning
-the scores into validated labels is :mod:`legal_judge.calibration.langfuse_import`.
+``calibrate sample`` puts the sampled traces in an annotation queue
+(:func:`create_annotation_queue`); lawyers score them in the Langfuse UI (``source=ANNOTATION``,
+the same score names and configs as the ensemble's) and :func:`annotation_scores` reads them
+back. This module only talks to Langfuse; turning the scores into validated labels is
+:mod:`legal_judge.calibration.langfuse_import`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
+from langfuse import Langfuse
 from langfuse.api import LangfuseAPI
 
+from legal_judge.assets import load_assets
 from legal_judge.errors import SyncError
-from legal_judge.sync.langfuse_sync import require_settings
+from legal_judge.sync.langfuse_client import Deadline, client_for
+from legal_judge.sync.langfuse_scores import ensure_score_configs
+from legal_judge.sync.plan import score_config_specs
+from legal_judge.sync.settings import require_settings
 
-__all__ = ["AnnotationScore", "annotation_scores", "queue_trace_ids"]
+__all__ = ["AnnotationScore", "annotation_scores", "create_annotation_queue", "queue_trace_ids"]
 
 _PAGE = 100
 _TRACES_PER_REQUEST = 50
@@ -38,10 +45,48 @@ class AnnotationScore:
     metadata: dict[str, Any]
 
 
-def _api(timeout_s: float) -> LangfuseAPI:
-    s = require_settings()
-    return LangfuseAPI(base_url=s.base_url, username=s.public_key, password=s.secret_key,
-                       x_langfuse_public_key=s.public_key, timeout=timeout_s)
+def _api() -> LangfuseAPI:
+    return client_for(require_settings()).lf.api
+
+
+def _read_options(timeout_s: float) -> Any:
+    # Reads are idempotent: the SDK's own retries stay on (unlike delivery's requests).
+    return {"timeout_in_seconds": max(1, math.ceil(timeout_s))}
+
+
+def create_annotation_queue(*, name: str, run_id: str, trace_seeds: list[str],
+                            rubrics: list[dict[str, Any]], timeout_s: float = 30.0) -> str:
+    """An annotation queue for lawyers: one score config per rubric, one item per sampled trace.
+
+    ``trace_seeds`` are ``"{run_id}:{item_id}"``: the queue points at the judges' own traces, so
+    the lawyers' scores land next to the judges' (``legal-judge sync`` delivers those traces).
+
+    Returns:
+        The queue id.
+
+    Raises:
+        SyncError: Langfuse refused or was unreachable.
+    """
+    c = client_for(require_settings())
+    dl = Deadline(timeout_s)
+    wanted = {r["name"] for r in rubrics}
+    try:
+        configs = ensure_score_configs(
+            c, [s for s in score_config_specs(load_assets()) if s.name in wanted], dl)
+        queue = c.lf.api.annotation_queues.create_queue(
+            name=name, score_config_ids=[configs[n][0] for n in sorted(wanted) if n in configs],
+            description=f"legal-judge calibration sample of run {run_id}",
+            request_options=dl.options())
+        for seed in trace_seeds:
+            c.lf.api.annotation_queues.create_queue_item(
+                queue.id, object_id=Langfuse.create_trace_id(seed=seed), object_type="TRACE",
+                request_options=dl.options())
+    except SyncError:
+        raise
+    except Exception as exc:
+        raise SyncError(f"cannot create the annotation queue: {exc}",
+                        fix="check LANGFUSE_BASE_URL and the keys; the CSV template still works") from None
+    return str(queue.id)
 
 
 def queue_trace_ids(queue_id: str, *, timeout_s: float = 30.0) -> list[str]:
@@ -50,11 +95,12 @@ def queue_trace_ids(queue_id: str, *, timeout_s: float = 30.0) -> list[str]:
     Raises:
         ConfigError: Langfuse is not configured. SyncError: Langfuse refused or is unreachable.
     """
-    api = _api(timeout_s)
+    api, options = _api(), _read_options(timeout_s)
     out, page = [], 1
     try:
         while True:
-            got = api.annotation_queues.list_queue_items(queue_id, page=page, limit=_PAGE)
+            got = api.annotation_queues.list_queue_items(queue_id, page=page, limit=_PAGE,
+                                                      request_options=options)
             out += [i.object_id for i in got.data if str(i.object_type) == "TRACE"]
             if page >= (got.meta.total_pages or 1):
                 return out
@@ -71,7 +117,7 @@ def annotation_scores(trace_ids: list[str], *, timeout_s: float = 30.0) -> list[
     Raises:
         ConfigError: Langfuse is not configured. SyncError: Langfuse refused or is unreachable.
     """
-    api = _api(timeout_s)
+    api, options = _api(), _read_options(timeout_s)
     out: list[AnnotationScore] = []
     try:
         for k in range(0, len(trace_ids), _TRACES_PER_REQUEST):
@@ -79,7 +125,8 @@ def annotation_scores(trace_ids: list[str], *, timeout_s: float = 30.0) -> list[
             cursor = None
             while True:
                 got = api.scores.get_many(trace_id=batch, source="ANNOTATION", limit=_PAGE,
-                                          cursor=cursor, fields="details,subject,annotation")
+                                          cursor=cursor, fields="details,subject,annotation",
+                                          request_options=options)
                 out += [_one(s) for s in got.data]
                 cursor = got.meta.cursor
                 if not cursor:

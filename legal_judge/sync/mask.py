@@ -14,7 +14,6 @@ Configuration comes from a YAML file named by ``LEGAL_JUDGE_MASK_FILE``::
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,10 +22,10 @@ from typing import Any
 import yaml
 
 from legal_judge.errors import ConfigError
+from legal_judge.sync.settings import MASK_ENV, mask_file
 
-__all__ = ["MASK_ENV", "REDACTED", "Masker", "load_masker"]
+__all__ = ["REDACTED", "Masker", "load_masker"]
 
-MASK_ENV = "LEGAL_JUDGE_MASK_FILE"
 REDACTED = "[REDACTED]"
 
 
@@ -71,7 +70,7 @@ def load_masker(path: Path | str | None = None) -> Masker:
     Raises:
         ConfigError: the file is missing, not YAML, or has an invalid regex.
     """
-    path = path or os.environ.get(MASK_ENV)
+    path = path or mask_file()
     if not path:
         return Masker()
     try:

@@ -16,19 +16,17 @@ creates a Langfuse version only when that hash differs from the newest version's
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from legal_judge.assets import Assets, Rubric
 from legal_judge.store import canonical_json
+from legal_judge.sync.settings import judge_prompt_name
 
 __all__ = [
-    "DEFAULT_JUDGE_PROMPT",
     "LocalPrompt",
     "content_hash",
-    "judge_prompt_name",
     "local_prompts",
     "parse_references",
     "prompt_reference",
@@ -37,7 +35,6 @@ __all__ = [
     "rubric_prompt_name",
 ]
 
-DEFAULT_JUDGE_PROMPT = "llm-judge-v2"
 JUDGE_TEMPLATE = "judge_system"
 
 
@@ -55,11 +52,6 @@ class LocalPrompt:
     def sha256(self) -> str:
         """The content hash stored in the Langfuse prompt's config."""
         return str(self.config["sha256"])
-
-
-def judge_prompt_name() -> str:
-    """The Langfuse name of the judge system prompt."""
-    return os.environ.get("LEGAL_JUDGE_JUDGE_PROMPT") or DEFAULT_JUDGE_PROMPT
 
 
 def reference_label(push_label: str | None) -> str:
@@ -127,7 +119,7 @@ def local_prompts(assets: Assets, *, judge_name: str | None = None,
 
     Args:
         assets: The repository's assets.
-        judge_name: The judge prompt's Langfuse name (default :func:`judge_prompt_name`).
+        judge_name: The judge prompt's Langfuse name (default ``LEGAL_JUDGE_JUDGE_PROMPT`` or ``llm-judge-v2``).
         label: The label the judge prompt's rubric references name (default ``latest``).
     """
     judge_name = judge_name or judge_prompt_name()

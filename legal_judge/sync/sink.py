@@ -2,9 +2,11 @@
 
 Everything is stored locally first; a sink only queues a reference in the store's outbox
 (``outbox_put``) and :meth:`Sink.flush` delivers the outbox when Langfuse is configured
-(``LANGFUSE_PUBLIC_KEY``, ``LANGFUSE_SECRET_KEY``, ``LANGFUSE_BASE_URL``), within a bounded timeout.
-An outage leaves the rows pending with their error; ``legal-judge sync`` delivers them later. This
-module never imports ``langfuse``; delivery lives in :mod:`legal_judge.sync.langfuse_sync`.
+(:mod:`legal_judge.sync.settings`), within a bounded timeout. An outage leaves the rows pending
+with their error; ``legal-judge sync`` delivers them later. This module imports no ``langfuse``
+module, not even in a function: delivery lives in :mod:`legal_judge.sync.langfuse_delivery` and the
+annotation queue in :mod:`legal_judge.sync.langfuse_labels`, loaded (with the SDK) only when a
+delivery or a queue is asked for, so a process that never syncs never loads the SDK.
 
 Typical use at the end of a run::
 
@@ -15,17 +17,15 @@ Typical use at the end of a run::
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from legal_judge.store import Store
 from legal_judge.sync.mask import Masker, load_masker
+from legal_judge.sync.settings import configured, require_settings
 
 __all__ = ["OutboxSink", "Sink", "SyncReport", "get_sink", "langfuse_configured", "sync_now"]
-
-_ENV = ("LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL")
 
 
 @dataclass
@@ -88,9 +88,7 @@ class Sink(Protocol):
 
 def langfuse_configured() -> bool:
     """True when the three Langfuse environment variables are set."""
-    return all(os.environ.get(k) for k in _ENV) or bool(
-        os.environ.get("LANGFUSE_PUBLIC_KEY") and os.environ.get("LANGFUSE_SECRET_KEY")
-        and os.environ.get("LANGFUSE_HOST"))
+    return configured()
 
 
 class OutboxSink:
@@ -115,10 +113,10 @@ class OutboxSink:
     def create_annotation_queue(self, *, name: str, run_id: str, trace_seeds: list[str],
                                 rubrics: list[dict[str, Any]]) -> str:
         """A Langfuse annotation queue for a calibration sample (Langfuse must be configured)."""
-        from legal_judge.sync import langfuse_sync
+        from legal_judge.sync.langfuse_labels import create_annotation_queue
 
-        return langfuse_sync.create_annotation_queue(name=name, run_id=run_id,
-                                                     trace_seeds=trace_seeds, rubrics=rubrics)
+        return create_annotation_queue(name=name, run_id=run_id, trace_seeds=trace_seeds,
+                                       rubrics=rubrics)
 
     def flush(self, store: Store, *, timeout_s: float = 10.0) -> SyncReport:
         if not self.deliver:
@@ -139,13 +137,13 @@ def sync_now(store: Store, *, timeout_s: float = 30.0, masker: Masker | None = N
     Raises:
         ConfigError: Langfuse is not configured or the mask file is invalid.
     """
-    from legal_judge.sync import langfuse_sync
+    require_settings()
+    from legal_judge.sync.langfuse_delivery import deliver_outbox  # loads the SDK: only to deliver
 
-    langfuse_sync.require_settings()
     t0 = time.monotonic()
-    res = langfuse_sync.deliver_outbox(store, timeout_s=timeout_s,
-                                       masker=masker if masker is not None else load_masker(),
-                                       retry_parked=retry_parked)
+    res = deliver_outbox(store, timeout_s=timeout_s,
+                         masker=masker if masker is not None else load_masker(),
+                         retry_parked=retry_parked)
     return SyncReport(
         configured=True, delivered=len(res.delivered), failed=len(res.failed),
         pending=store.outbox_status()["pending"], timed_out=res.timed_out,

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "langfuse"))
 from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402
 
 from legal_judge.store import Store  # noqa: E402
-from legal_judge.sync.langfuse_sync import create_annotation_queue  # noqa: E402
+from legal_judge.sync.langfuse_labels import create_annotation_queue  # noqa: E402
 from legal_judge.sync.mask import load_masker  # noqa: E402
 from legal_judge.sync.plan import item_trace_id  # noqa: E402
 from legal_judge.sync.plan_other import label_scores  # noqa: E402
@@ -115,7 +115,7 @@ def test_run_level_raw_and_corrected_scores_reach_langfuse(store: Store, make_ru
                                                            standin: LangfuseStandin,
                                                            invoke: Any, tmp_path: Path) -> None:
     from legal_judge.calibration import estimate_run
-    from legal_judge.sync.langfuse_sync import deliver_outbox
+    from legal_judge.sync.langfuse_delivery import deliver_outbox
 
     truth = make_run(store, "r1", n_items=40, bias=1.0, seed=6)
     lines = ["item_id,rubric,score,annotator,labeled_at"]

@@ -179,7 +179,7 @@ def test_an_installed_entry_point_loads_the_plugin_once(pytester: pytest.Pyteste
     (dist / "entry_points.txt").write_text(f"[pytest11]\n{PLUGIN} = {PLUGIN}\n")
     pytester.makepyfile(test_fixture='''
 def test_fixture_is_there(legal_judge):
-    assert legal_judge.benchmark.ensemble == "default"
+    assert legal_judge.ensemble == "default"
 ''')
     _ini(pytester)
     monkeypatch.setenv("PYTHONPATH", f"{site}:{ROOT}")

@@ -10,12 +10,14 @@ import pytest
 from standin import LangfuseStandin
 
 from legal_judge.errors import InputError
-from legal_judge.sync.langfuse_sync import _client, load_langfuse_dataset, require_settings
+from legal_judge.sync.langfuse_client import client_for
+from legal_judge.sync.langfuse_datasets import load_langfuse_dataset
+from legal_judge.sync.settings import require_settings
 
 
 def _items(rows: list[tuple[str, object]]) -> None:
     """Create dataset items through the real SDK (validated by the stand-in)."""
-    lf = _client(require_settings()).lf
+    lf = client_for(require_settings()).lf
     lf.create_dataset(name="ui-made")
     for item_id, expected in rows:
         lf.create_dataset_item(dataset_name="ui-made",

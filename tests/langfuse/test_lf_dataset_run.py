@@ -16,18 +16,13 @@ from standin import PROJECT_ID, LangfuseStandin, experiment_id_for
 
 from legal_judge.benchmark.runner import run_benchmark, run_inputs
 from legal_judge.store import Store
-from legal_judge.sync.langfuse_sync import (
-    _client,
-    _Deadline,
-    _emit,
-    _flush_spans,
-    link_dataset_run,
-    push_dataset,
-    require_settings,
-)
+from legal_judge.sync.langfuse_client import Deadline, client_for
+from legal_judge.sync.langfuse_datasets import link_dataset_run, push_dataset
+from legal_judge.sync.langfuse_traces import emit_trace, flush_spans
 from legal_judge.sync.mask import Masker
 from legal_judge.sync.plan import item_trace_id, run_plans, span_id
 from legal_judge.sync.plan_dataset import DATASET_ITEM_KEY, experiment_id
+from legal_judge.sync.settings import require_settings
 from legal_judge.sync.sink import get_sink
 
 
@@ -94,7 +89,7 @@ def test_a_run_over_a_langfuse_dataset_is_a_dataset_run(standin: LangfuseStandin
     assert items[0]["metadata"][DATASET_ITEM_KEY]["dataset_id"] == dataset["id"]
 
     # Read back with the SDK, as Langfuse's experiment comparison would.
-    api = _client(require_settings()).lf.api
+    api = client_for(require_settings()).lf.api
     runs = api.experiments.list(from_start_time=_since(), dataset_id=dataset["id"]).data
     assert sorted(e.name for e in runs) == sorted([run_1, run_2])
     assert all(e.item_count == 3 and e.dataset_id == dataset["id"] for e in runs)
@@ -150,9 +145,9 @@ def test_the_stand_in_refuses_a_link_to_an_item_of_no_dataset(standin: LangfuseS
     plans = link_dataset_run(store, run_id, run_plans(
         store, run_id, masker=Masker(), configs=set(), judge_name="llm-judge-v2"),
         masker=Masker())
-    c = _client(require_settings())
-    _emit(c, plans[0])
-    _flush_spans(c, _Deadline(10))
+    c = client_for(require_settings())
+    emit_trace(c, plans[0])
+    flush_spans(c, Deadline(10))
     assert any("unknown dataset" in r for r in standin.state.rejected), standin.state.rejected
     assert not standin.state.experiment_items
 

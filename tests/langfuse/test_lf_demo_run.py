@@ -10,7 +10,7 @@ from legal_judge.benchmark.ensemble_config import load_ensemble_config
 from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.store import Store
-from legal_judge.sync.langfuse_sync import push_prompts
+from legal_judge.sync.langfuse_prompts import push_prompts
 from legal_judge.sync.plan import item_trace_id
 from legal_judge.sync.sink import get_sink
 

@@ -16,15 +16,12 @@ from legal_judge.commands.langfuse import datasets, sync
 from legal_judge.errors import ConfigError
 from legal_judge.models import EnsembleResult
 from legal_judge.store import Store, canonical_json, utcnow
-from legal_judge.sync.langfuse_sync import (
-    _client,
-    ensemble_evaluator,
-    load_langfuse_dataset,
-    push_dataset,
-    require_settings,
-)
+from legal_judge.sync.langfuse_client import client_for
+from legal_judge.sync.langfuse_datasets import load_langfuse_dataset, push_dataset
+from legal_judge.sync.langfuse_evaluators import ensemble_evaluator
 from legal_judge.sync.mask import Masker, load_masker
 from legal_judge.sync.plan import det_id, item_trace_id
+from legal_judge.sync.settings import require_settings
 from legal_judge.sync.sink import get_sink
 
 
@@ -57,7 +54,7 @@ def test_ensemble_evaluator_in_run_experiment(standin: LangfuseStandin) -> None:
         return EnsembleResult(item_id=item.id, status="ok", scores={"legal_soundness": 4.0},
                               hallucination="clean", overall="pass", valid_judges=3)
 
-    lf = _client(require_settings()).lf
+    lf = client_for(require_settings()).lf
     result = lf.run_experiment(
         name="lj-exp", data=[{"input": {"id": "e1", "prompt": "Is a verbal lease valid?"}}],
         task=lambda *, item, **kw: "Yes, up to three years.",

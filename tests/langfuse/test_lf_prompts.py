@@ -9,7 +9,7 @@ from standin import LangfuseStandin
 from legal_judge.cli import cli
 from legal_judge.commands.langfuse import COMMANDS, prompts
 from legal_judge.errors import ConfigError, NotFoundError
-from legal_judge.sync.langfuse_sync import (
+from legal_judge.sync.langfuse_prompts import (
     diff_prompts,
     promote_prompt,
     pull_prompt,

@@ -11,7 +11,7 @@ from lf_fixtures import CLIENT, JUDGES, RUBRICS, make_run
 from standin import LangfuseStandin
 
 from legal_judge.store import Store
-from legal_judge.sync.langfuse_sync import push_prompts
+from legal_judge.sync.langfuse_prompts import push_prompts
 from legal_judge.sync.plan import det_id, item_trace_id, span_id
 from legal_judge.sync.sink import OutboxSink, get_sink
 

@@ -87,12 +87,14 @@ def standin(monkeypatch: pytest.MonkeyPatch) -> Iterator[LangfuseStandin]:
 
 @pytest.mark.parametrize("body", [ESCAPES[0], ESCAPES[3], UNSAFE_CALLS[7]])
 def test_a_template_pulled_from_langfuse_is_refused(standin: LangfuseStandin, body: str) -> None:
-    from legal_judge.sync import langfuse_sync
+    from legal_judge.sync.langfuse_client import client_for
+    from legal_judge.sync.langfuse_prompts import pull_prompt
+    from legal_judge.sync.settings import require_settings
 
-    client = langfuse_sync._client(langfuse_sync.require_settings())
+    client = client_for(require_settings())
     client.lf.api.prompts.create(request=CreateTextPromptRequest(
         name="legal-judge/template/evil", prompt="Judge this.\n" + body, labels=["production"]))
-    pulled = langfuse_sync.pull_prompt("legal-judge/template/evil")
+    pulled = pull_prompt("legal-judge/template/evil")
     assert body in pulled["prompt"]
     with pytest.raises(TemplateError, match="refused|failed to render"):
         render_string(pulled["prompt"], _variables(), name="langfuse:legal-judge/template/evil")
