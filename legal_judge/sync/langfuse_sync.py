@@ -52,7 +52,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
 
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.errors import ConfigError, InputError, Problem, SyncError
 from legal_judge.models import BenchmarkItem, EnsembleResult
 from legal_judge.store import Store
