@@ -12,7 +12,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    "Assets": "legal_judge.assets",
+    "Assets": "legal_judge.assets.catalogue",
     "BenchmarkItem": "legal_judge.models",
     "CompletionRequest": "legal_judge.models",
     "CompletionResponse": "legal_judge.models",
@@ -35,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     "gate_decision": "legal_judge.audit.gate",
     "get_provider": "legal_judge.providers.registry",
     "judge_answer": "legal_judge.benchmark.single",
-    "load_assets": "legal_judge.assets",
+    "load_assets": "legal_judge.assets.catalogue",
     "load_dataset": "legal_judge.dataset",
     "load_ensemble_config": "legal_judge.benchmark.ensemble_config",
     "load_targets": "legal_judge.audit.target",

@@ -23,6 +23,7 @@ __all__ = ["cli", "main"]
 # Each module defines COMMANDS: list[click.Command]; one module per area, one owner each.
 COMMAND_MODULES = (
     "legal_judge.commands.core",
+    "legal_judge.commands.compare",
     "legal_judge.commands.runs",
     "legal_judge.commands.check",
     "legal_judge.commands.langfuse",
@@ -44,7 +45,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("legal_judge.commands.core",
              "Score the bundled sample with three simulated judges (no keys, no network)."),
     "runs": ("legal_judge.commands.runs", "List, show and export stored runs."),
-    "compare": ("legal_judge.commands.core",
+    "compare": ("legal_judge.commands.compare",
                 "Paired comparison of two runs on the same items (RUN_B against baseline RUN_A)."),
     "check": ("legal_judge.commands.check",
               "Check the legal citations in an answer; exit 1 if any is invalid."),

@@ -142,7 +142,7 @@ def assert_judged(prompt: str, response: str, *, ensemble: str = "default",
 
 
 def _check_rubric_names(rubrics: list[str], scored: list[str]) -> None:
-    from legal_judge.assets import load_assets
+    from legal_judge.assets.catalogue import load_assets
     from legal_judge.errors import ConfigError
 
     assets = load_assets()

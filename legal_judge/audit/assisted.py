@@ -15,7 +15,7 @@ import asyncio
 import logging
 from typing import Any
 
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.audit.calls import load_json_answer, with_json_retries
 from legal_judge.audit.design import AuditSettings, Design, TestPair
 from legal_judge.audit.log import AuditLog

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from legal_judge.assets import Assets
+from legal_judge.assets.catalogue import Assets
 from legal_judge.errors import AuthError, BadRequestError, ProviderError
 from legal_judge.judge.judge import RETRY_TEMPERATURES, ParseError
 from legal_judge.models import CompletionRequest, CompletionResponse, Message

@@ -28,7 +28,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from legal_judge.assets import render_string
+from legal_judge.assets.templates import render_string
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.models import BenchmarkItem
 from legal_judge.sentences import plain_prose, sentences

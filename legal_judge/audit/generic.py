@@ -16,7 +16,7 @@
     pairwise_template: null     # optional: variables question, answer_a, answer_b, fence_open/close
     high_stakes: false
 
-Templates render in the sandbox (``legal_judge.assets.render_string``) with ``input``/``prompt``,
+Templates render in the sandbox (``legal_judge.assets.templates.render_string``) with ``input``/``prompt``,
 ``output``/``response``, ``jurisdiction``, ``expected_signals``, ``fence_open`` and ``fence_close``.
 Calls go through the store's provider cache and call log like legal-judge's own judge.
 """
@@ -30,7 +30,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from legal_judge.assets import Assets, load_assets, render_string
+from legal_judge.assets.catalogue import Assets, load_assets
+from legal_judge.assets.templates import render_string
 from legal_judge.audit.calls import (
     Compared,
     Scored,

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from legal_judge.assets import RubricSet
+from legal_judge.assets.rubrics import RubricSet
 from legal_judge.errors import ConfigError
 from legal_judge.models import EnsembleResult, JudgeWeight, Verdict
 

@@ -108,7 +108,7 @@ def check_ensemble(config: EnsembleConfig, *, store: Store | None = None, use_ca
     Returns:
         The judges created and the problems found; no provider is called.
     """
-    from legal_judge.assets import load_assets
+    from legal_judge.assets.catalogue import load_assets
 
     check = EnsembleCheck(config)
     rubrics_ok = True

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot, aggregate, check_policy
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.benchmark.inputs import ItemSelection, select_items

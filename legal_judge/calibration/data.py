@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from legal_judge.assets import RubricSet
+from legal_judge.assets.rubrics import RubricSet
 from legal_judge.calibration.labels import (
     Label,
     RawLabel,

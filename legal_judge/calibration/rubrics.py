@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from legal_judge.assets import RubricSet, load_assets
+from legal_judge.assets.catalogue import load_assets
+from legal_judge.assets.rubrics import RubricSet
 
 __all__ = ["PASS_FAIL", "PASS_FAIL_ALIASES", "RubricSpec", "rubric_specs", "with_pass_fail"]
 

@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from legal_judge import stats
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.calibration.rubrics import RubricSpec, rubric_specs
 from legal_judge.calibration.schema import SampledItem, SampleReport
 from legal_judge.errors import ConfigError

@@ -1,4 +1,8 @@
-"""``legal-judge audit``: run, stats, verify-log, diff, needed, gate, review, traffic, list."""
+"""``legal-judge audit``: the group, and measuring a judge: run, stats, traffic, dimensions.
+
+The release decisions (gate, needed, review) are in commands/audit_gate.py, the stored history
+(list, diff, verify-log) in commands/audit_history.py, the printed report in commands/audit_render.py.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,9 @@ import yaml
 from pydantic import ValidationError
 from rich.console import Console
 
+from legal_judge.commands.audit_gate import apply_gate, gate_cmd, needed_cmd, review_cmd
+from legal_judge.commands.audit_history import diff_cmd, list_cmd, verify_log_cmd
 from legal_judge.commands.audit_render import print_report
-from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, GateFailure, InputError, Problem
 from legal_judge.store import Store
@@ -89,6 +94,11 @@ def _write(report: dict[str, Any], out: Path | None) -> None:
 def audit() -> None:
     """Audit a judge: can it tell good answers from bad, does an irrelevant attribute move it,
     and how large a bias is ruled out (a JSON report, a verdict, a CI gate)."""
+
+
+# Subcommands with their own modules: the release decisions and the stored history.
+for _command in (gate_cmd, needed_cmd, review_cmd, diff_cmd, list_cmd, verify_log_cmd):
+    audit.add_command(_command)
 
 
 @audit.command("run")
@@ -229,7 +239,7 @@ def _conclude(outcomes: list[Any], out: Path | None, max_severity: str | None,
     if max_severity is not None:
         for o in outcomes:
             if o.status == "complete":
-                _gate(o.report, max_severity=max_severity, store=store,
+                apply_gate(o.report, max_severity=max_severity, store=store,
                       allow_inconclusive=allow_inconclusive)
 
 
@@ -276,161 +286,6 @@ def stats_cmd(pairs_file: Path, out: Path | None, config_file: Path | None, **op
     report = build_report(rows, settings, dimensions=dims)
     print_report(report)
     _write(report, out)
-
-
-@audit.command("verify-log")
-@click.option("--expect-head", help="A head hash printed by an earlier verification.")
-def verify_log_cmd(expect_head: str | None) -> None:
-    """Verify the audit log's hash chain; exit 1 on any edited, deleted or reordered entry."""
-    from legal_judge.audit.log import AuditLog
-
-    result = AuditLog(Store()).verify(expect_head=expect_head)
-    if not result.ok:
-        for p in result.problems[:50]:
-            err_console.print(f"[red]{p}[/red]")
-        raise GateFailure(f"the audit log is not intact ({len(result.problems)} problems)",
-                          fix="restore the store from a backup; the log must never be edited")
-    console.print(f"[green]audit log intact[/green]: {result.entries} entries, head {result.head}")
-
-
-@audit.command("diff")
-@click.argument("old")
-@click.argument("new")
-@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-@click.option("--force", is_flag=True,
-              help="Compare audits of different base judges anyway (the statuses then compare "
-                   "two judges, not a judge over time).")
-def diff_cmd(old: str, new: str, as_json: bool, force: bool) -> None:
-    """Compare two audits of the same base judge (ids or report files) per dimension.
-
-    The base judge is the provider, model, rubric set (and --rubric); the debias mode may differ,
-    which is how a mitigation is re-audited. Different base judges: exit 2 unless --force.
-    """
-    from legal_judge.audit.history import (
-        base_judge_of_report,
-        check_comparable,
-        diff_reports,
-        load_report,
-    )
-
-    store = Store()
-    before, after = load_report(old, store=store), load_report(new, store=store)
-    forced = False
-    try:
-        check_comparable(before, after, old_ref=old, new_ref=new)
-    except ConfigError as exc:
-        if not force:
-            raise
-        forced = True
-        err_console.print(f"warning: {exc} (--force: compared anyway)")
-    rows = diff_reports(before, after)
-    if as_json:
-        click.echo(json.dumps(rows, indent=2))
-        return
-    def fmt(v: float | None) -> str:
-        return "-" if v is None else f"{v:+.2f}"
-
-    base = base_judge_of_report(after)
-    title = f"{old} -> {new}" + ("" if forced or base is None else f" ({base['key']})")
-    print_table(console, title,
-                [Col("dimension", keep=True), Col("effect old", numeric=True),
-                 Col("effect new", numeric=True), Col("change", numeric=True),
-                 Col("status", keep=True), Col("over-correction")],
-                [[r["dimension"], fmt(r["effect_old"]), fmt(r["effect_new"]),
-                  fmt(r["effect_change"]), r["status"], "yes" if r["sign_flip"] else ""]
-                 for r in rows])
-
-
-@audit.command("needed")
-@click.option("--judge", "judge_config", required=True, help="Spec, ensemble TOML or target YAML.")
-@click.option("--all-judges", is_flag=True,
-              help="Kept for scripts: an ensemble's judges are always all checked.")
-@click.option("--rubric", help="As given to audit run.")
-def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
-    """Exit 1 when a judge (its judge_id) has no audit that judged something.
-
-    Every judge of an ensemble must be audited; an audit that stopped before any judge call
-    (INSUFFICIENT_DATA) does not count.
-    """
-    from legal_judge.audit.history import audit_coverage
-    from legal_judge.audit.target import load_targets
-
-    del all_judges  # an ensemble always needs every judge audited
-    store = Store()
-    targets = load_targets(judge_config, store=store, rubric=rubric, all_judges=True)
-    coverage = audit_coverage(store, [(t.judge_id, t.label) for t in targets])
-    for c in coverage:
-        mark = "[green]audited[/green]" if c.audit_id else "[red]missing[/red]"
-        console.print(f"{mark} {c.label} ({c.judge_id}): {c.note}")
-    missing = [c for c in coverage if c.audit_id is None]
-    if missing:
-        fix = f"legal-judge audit run --judge {judge_config}"
-        if len(targets) > 1:
-            fix += " --all-judges"
-        if rubric:
-            fix += f" --rubric {rubric}"
-        raise GateFailure(f"{len(missing)} of {len(coverage)} judge(s) have no audit that judged "
-                          f"something: {', '.join(f'{c.label} ({c.judge_id})' for c in missing)}",
-                          fix=fix)
-
-
-@audit.command("gate")
-@click.argument("report_ref")
-@click.option("--max-severity", default="low", show_default=True,
-              type=click.Choice(["none", "low", "medium", "high", "critical"]))
-@click.option("--allow-inconclusive", is_flag=True,
-              help="Let an inconclusive verdict pass (an audit that judged nothing never does).")
-@click.option("--high-stakes/--not-high-stakes", default=None,
-              help="Override the report's high_stakes flag.")
-@ci_options
-def gate_cmd(report_ref: str, max_severity: str, allow_inconclusive: bool,
-             high_stakes: bool | None, junit: Path | None, summary_md: Path | None) -> None:
-    """Exit 1 unless the judge is certified (every probe passes, nothing flagged, every
-    dimension equivalent), the severity is at most the threshold, and a high-stakes judge's
-    latest audit is approved."""
-    from legal_judge.audit.history import load_report
-
-    store = Store()
-    _gate(load_report(report_ref, store=store), max_severity=max_severity, store=store,
-          allow_inconclusive=allow_inconclusive, high_stakes=high_stakes, junit=junit,
-          summary_md=summary_md)
-
-
-def _gate(report: dict[str, Any], *, max_severity: str, store: Store, allow_inconclusive: bool,
-          high_stakes: bool | None = None, junit: Path | None = None,
-          summary_md: Path | None = None) -> None:
-    from legal_judge.audit.gate import gate_decision, gate_report
-    from legal_judge.reports.ci import audit_gate_suite
-
-    decision = gate_decision(report, max_severity=max_severity,
-                             allow_inconclusive=allow_inconclusive, store=store,
-                             high_stakes=high_stakes)
-    console.print(decision.sentence, markup=False)
-    write_ci_outputs(console, lambda: audit_gate_suite(report, decision), junit=junit,
-                     summary_md=summary_md)
-    if not decision.passed:
-        for check in decision.failed():
-            if check.kind in ("probe", "dimension"):
-                err_console.print(f"  {check.kind} {check.name}: {check.outcome}: {check.reason}",
-                                  markup=False)
-        gate_report(report, max_severity=max_severity, allow_inconclusive=allow_inconclusive,
-                    store=store, high_stakes=high_stakes)
-    note = " (allowed by --allow-inconclusive)" if decision.verdict == "inconclusive" else ""
-    console.print(f"[green]gate passed[/green]: verdict {decision.verdict}{note}, severity "
-                  f"{decision.severity} <= {max_severity}")
-
-
-@audit.command("review")
-@click.argument("audit_id")
-@click.option("--approve/--reject", required=True, help="Sign off or reject the findings.")
-@click.option("--reviewer", required=True, help="Your name.")
-@click.option("--note", default="", help="What you checked.")
-def review_cmd(audit_id: str, approve: bool, reviewer: str, note: str) -> None:
-    """Record a human sign-off of an audit's findings and test design in the audit log."""
-    from legal_judge.audit.history import record_review
-
-    out = record_review(Store(), audit_id, approve=approve, reviewer=reviewer, note=note)
-    console.print(f"{out['decision']} by {reviewer} (log entry {out['seq']})")
 
 
 @audit.command("traffic")
@@ -483,45 +338,6 @@ def traffic_cmd(since: str, attribute: str, input_file: Path | None, rubric: str
     if result["status"] != "complete":
         raise GateFailure(f"traffic audit: {result['summary']}",
                           fix=f"widen --since or lower the grouping granularity (min {min_sample})")
-
-
-@audit.command("list")
-@click.option("--limit", default=20, show_default=True, type=int)
-@click.option("--json", "as_json", is_flag=True, help="Print the audits as JSON.")
-def list_cmd(limit: int, as_json: bool) -> None:
-    """The most recent audits in the store (an audit whose process is gone is shown interrupted)."""
-    from legal_judge.audit.execute import RESUMABLE
-    from legal_judge.audit.history import review_state
-    from legal_judge.run_owner import audit_resume_command, displayed_status, run_owner
-
-    store = Store()
-    rows = store.db.execute("SELECT id, created_at, judge_id, status, severity FROM audits "
-                            "ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall()
-    owners = store.owners("audit", [r["id"] for r in rows])
-    audits = []
-    for r in rows:
-        state = review_state(store, r["id"])
-        status = displayed_status(r["status"], run_owner(owners.get(r["id"], {})))
-        # Running (its process is alive) is not resumable; interrupted, failed, submitted are.
-        resume = audit_resume_command(r["id"]) if status in RESUMABLE and status != "running" \
-            else None
-        audits.append({**dict(r), "status": status,
-                       "review": state["decision"] if state else None, "resume_command": resume})
-    if as_json:
-        echo_json(audits)
-        return
-    print_table(console, "audits",
-                [Col("audit", keep=True), Col("created", optional=True), Col("judge_id", keep=True),
-                 Col("status", keep=True), Col("severity", keep=True), Col("review", keep=True)],
-                [[a["id"], a["created_at"][:19].replace("T", " "), a["judge_id"], a["status"],
-                  a["severity"] or "", a["review"] or ""] for a in audits],
-                empty="no audits yet: `legal-judge audit run --judge SPEC` makes one")
-    unfinished = [a["resume_command"] for a in audits if a["resume_command"]]
-    if unfinished:
-        console.print("unfinished audits can be finished (judgments made are not repeated):",
-                      highlight=False)
-        for command in unfinished:
-            console.print(f"  {command}", soft_wrap=True, highlight=False, markup=False)
 
 
 @audit.command("dimensions")

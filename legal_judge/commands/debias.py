@@ -246,7 +246,7 @@ def compare(judge_ref: str, judge_name: str | None, modes: str, pairs_path: Path
 @click.option("--json", "as_json", is_flag=True, help="Print the prompts as one JSON object.")
 def prompt(bias: str, criterion: str, as_json: bool) -> None:
     """Print the filled bias-aware warning, judge prompt and self-debiasing prompt."""
-    from legal_judge.assets import load_assets
+    from legal_judge.assets.catalogue import load_assets
     from legal_judge.judge.mitigation import prompt_texts
 
     texts = prompt_texts(load_assets(), bias.strip().lower(), criterion=criterion)

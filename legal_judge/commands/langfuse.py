@@ -9,7 +9,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.commands.tables import Col, print_table
 from legal_judge.errors import LegalJudgeError, SyncError
 from legal_judge.store import Store

@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from legal_judge.commands.core import console, export_and_say, print_summary
+from legal_judge.commands.core import console, export_and_say
+from legal_judge.commands.run_render import print_summary
 from legal_judge.commands.tables import Col, echo_json, print_table
 from legal_judge.run_owner import displayed_status, resume_command, run_owner
 from legal_judge.store import Store

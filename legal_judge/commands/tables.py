@@ -21,7 +21,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["Cell", "Col", "SECTION", "echo_json", "layout", "print_table", "styled", "wrote"]
+__all__ = ["Cell", "Col", "SECTION", "ci_cell", "echo_json", "layout", "print_table", "styled",
+           "wrote"]
 
 Cell = str | Text | None
 #: A row equal to this starts a new section (a rule between row groups).
@@ -41,6 +42,12 @@ class Col:
     keep: bool = False
     optional: bool = False
     numeric: bool = False
+
+
+def ci_cell(pair: list[float] | None, spec: str, sep: str) -> str:
+    """A confidence interval as ``lo{sep}hi`` formatted with ``spec``; ``n/a`` when there is none."""
+    # A single item or pair has no confidence interval (stats return None), not a zero-width one.
+    return "n/a" if not pair else f"{pair[0]:{spec}}{sep}{pair[1]:{spec}}"
 
 
 def styled(text: str, style: str) -> Text:

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.dataset import read_jsonl_models
 from legal_judge.debias.analysis import analyze
 from legal_judge.debias.pairwise import OrderVerdict, PairwiseJudge

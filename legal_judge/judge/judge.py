@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from legal_judge.assets import Assets, Rubric, RubricSet, load_assets
+from legal_judge.assets.catalogue import Assets, load_assets
+from legal_judge.assets.rubrics import Rubric, RubricSet
 from legal_judge.errors import AuthError, BadRequestError, ConfigError, ProviderError
 from legal_judge.models import (
     BenchmarkItem,

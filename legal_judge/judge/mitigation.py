@@ -18,7 +18,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from legal_judge.assets import Assets, Rubric
+from legal_judge.assets.catalogue import Assets
+from legal_judge.assets.rubrics import Rubric
 from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem, Message, Verdict
 

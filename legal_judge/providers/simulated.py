@@ -253,7 +253,7 @@ class SimulatedProvider:
         return shift
 
     def _answer(self, request: CompletionRequest, key: str) -> str:
-        from legal_judge.assets import load_assets
+        from legal_judge.assets.catalogue import load_assets
 
         messages = [(m.role, m.content) for m in request.messages]
         view = parse_prompt(messages, list(load_assets().biases))

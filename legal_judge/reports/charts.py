@@ -1,26 +1,20 @@
-"""Charts as inline SVG strings (matplotlib, Agg backend): plotting only, no statistics.
+"""Charts as inline SVG strings: plotting only, no statistics.
 
 Every function takes numbers already computed elsewhere (run summaries, stored reports) and returns
-an ``<svg>`` element ready to be placed in an HTML page: no XML prolog, no DOCTYPE, no metadata, no
-external reference, text kept as text (``svg.fonttype = none``) so it prints sharply and stays
-searchable. Element ids are salted per chart so several charts can share one page.
+an ``<svg>`` element ready to be placed in an HTML page; how a figure is styled and exported (no
+metadata, no external reference, text kept as text, ids salted per chart) is
+:mod:`legal_judge.reports.figures`.
 """
 
 from __future__ import annotations
 
-import io
-import re
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import matplotlib
+import matplotlib.patches
+import numpy as np
 
-matplotlib.use("Agg")  # no display, no GUI toolkit: reports render on servers and in CI
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from legal_judge.reports.figures import PALETTE, figure, finite, slug, small_multiples, to_svg
 
 __all__ = [
     "bar_with_ci",
@@ -37,67 +31,16 @@ __all__ = [
     "trend_lines",
 ]
 
-PALETTE = ("#1f5f99", "#c2571a", "#2e8b57", "#7a3e9d", "#8c6d1f", "#b03a48", "#4a6b7c", "#6b8e23")
-_RC: Any = {
-    "svg.fonttype": "none", "font.family": "sans-serif", "font.size": 9,
-    "axes.spines.top": False, "axes.spines.right": False, "axes.titlesize": 10,
-    "axes.titleweight": "bold", "figure.dpi": 100,
-}
-
-
-@contextmanager
-def _figure(key: str, width: float, height: float, *, ncols: int = 1,
-            nrows: int = 1) -> Iterator[tuple[Figure, Any]]:
-    with plt.rc_context({**_RC, "svg.hashsalt": key}):
-        fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False)
-        try:
-            yield fig, axes
-        finally:
-            plt.close(fig)
-
-
-@contextmanager
-def _small_multiples(key: str, names: list[str], panel_w: float,
-                     panel_h: float) -> Iterator[tuple[Figure, list[tuple[int, Any, str]]]]:
-    """A grid of panels, three a row, one per name (index, axes, name); spare cells hidden."""
-    ncols = min(3, max(1, len(names)))
-    nrows = max(1, -(-len(names) // ncols))
-    with _figure(key, panel_w * ncols, panel_h * nrows, ncols=ncols, nrows=nrows) as (fig, axes):
-        cells = list(axes.flat)
-        for ax in cells[len(names):]:
-            ax.axis("off")
-        yield fig, [(i, cells[i], name) for i, name in enumerate(names)]
-
-
-def _svg(fig: Figure, key: str, title: str) -> str:
-    buf = io.StringIO()
-    with plt.rc_context({**_RC, "svg.hashsalt": key}):
-        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
-    text = buf.getvalue()
-    text = text[text.index("<svg"):]
-    text = re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)
-    # Accessible name; the title text is escaped by the caller's data being plain ASCII-safe here.
-    safe = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("<svg ", f'<svg role="img" aria-label="{safe}" ', 1)
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "chart"
-
-
-def _finite(x: float | None) -> bool:
-    return x is not None and bool(np.isfinite(x))
-
 
 def bar_with_ci(labels: Sequence[str], means: Sequence[float], cis: Sequence[Sequence[float] | None],
                 *, title: str, xlabel: str, xlim: tuple[float, float] | None = None) -> str:
     """Horizontal points with 95% CI whiskers, one row per label (rubric means, pass rate)."""
-    key = _slug(title)
-    with _figure(key, 6.4, 0.45 * len(labels) + 1.0) as (fig, axes):
+    key = slug(title)
+    with figure(key, 6.4, 0.45 * len(labels) + 1.0) as (fig, axes):
         ax = axes[0][0]
         y = np.arange(len(labels))[::-1]
         for yi, m, ci in zip(y, means, cis, strict=True):
-            if ci is not None and all(_finite(c) for c in ci):
+            if ci is not None and all(finite(c) for c in ci):
                 ax.plot([ci[0], ci[1]], [yi, yi], color=PALETTE[0], lw=2)
             ax.plot([m], [yi], "o", color=PALETTE[0], ms=6)
             ax.annotate(f"{m:.2f}", (m, yi), xytext=(0, 7), textcoords="offset points",
@@ -108,22 +51,22 @@ def bar_with_ci(labels: Sequence[str], means: Sequence[float], cis: Sequence[Seq
             ax.set_xlim(*xlim)
         ax.set_title(title)
         ax.grid(axis="x", alpha=0.3)
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def deltas_with_ci(labels: Sequence[str], deltas: Sequence[float | None],
                    cis: Sequence[Sequence[float] | None], *, title: str, threshold: float,
                    flagged: Sequence[bool]) -> str:
     """Change per row (B - A) with its 95% CI, a zero line and the regression threshold."""
-    key = _slug(title)
-    with _figure(key, 6.4, 0.45 * len(labels) + 1.2) as (fig, axes):
+    key = slug(title)
+    with figure(key, 6.4, 0.45 * len(labels) + 1.2) as (fig, axes):
         ax = axes[0][0]
         y = np.arange(len(labels))[::-1]
         for yi, d, ci, bad in zip(y, deltas, cis, flagged, strict=True):
             color = PALETTE[5] if bad else PALETTE[0]
-            if ci is not None and all(_finite(c) for c in ci):
+            if ci is not None and all(finite(c) for c in ci):
                 ax.plot([ci[0], ci[1]], [yi, yi], color=color, lw=2)
-            if _finite(d):
+            if finite(d):
                 ax.plot([d], [yi], "s", color=color, ms=6)
                 ax.annotate(f"{d:+.2f}", (d, yi), xytext=(0, 7), textcoords="offset points",
                             ha="center", fontsize=8)
@@ -136,15 +79,15 @@ def deltas_with_ci(labels: Sequence[str], deltas: Sequence[float | None],
         ax.set_xlabel("change in ensemble score, B - A (points, 95% CI)")
         ax.set_title(title)
         ax.grid(axis="x", alpha=0.3)
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def histograms(series: dict[str, Sequence[float]], *, title: str, bins: Sequence[float],
                xlabel: str) -> str:
     """Small multiples: one histogram per series (score distributions per rubric)."""
-    key = _slug(title)
+    key = slug(title)
     names = list(series)
-    with _small_multiples(key, names, 3.0, 2.2) as (fig, cells):
+    with small_multiples(key, names, 3.0, 2.2) as (fig, cells):
         for i, ax, name in cells:
             values = list(series[name])
             ax.hist(values, bins=list(bins), color=PALETTE[i % len(PALETTE)], edgecolor="white")
@@ -152,16 +95,16 @@ def histograms(series: dict[str, Sequence[float]], *, title: str, bins: Sequence
             ax.set_xlabel(xlabel, fontsize=8)
         fig.suptitle(title, fontweight="bold")
         fig.tight_layout()
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def judge_vs_ensemble(rubrics: Sequence[str], judges: dict[str, dict[str, float]],
                       ensemble: dict[str, float], *, title: str) -> str:
     """Grouped bars: each judge's mean per rubric beside the ensemble's mean."""
-    key = _slug(title)
+    key = slug(title)
     groups = [*judges.items(), ("ensemble", ensemble)]
     width = 0.8 / len(groups)
-    with _figure(key, 7.6, 3.2) as (fig, axes):
+    with figure(key, 7.6, 3.2) as (fig, axes):
         ax = axes[0][0]
         x = np.arange(len(rubrics))
         for gi, (name, means) in enumerate(groups):
@@ -175,16 +118,16 @@ def judge_vs_ensemble(rubrics: Sequence[str], judges: dict[str, dict[str, float]
                   bbox_to_anchor=(0.5, -0.22), frameon=False)
         ax.set_title(title)
         ax.grid(axis="y", alpha=0.3)
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def strip_plot(series: dict[str, Sequence[float]], *, title: str, xlabel: str,
                threshold: float | None = None) -> str:
     """One row of points per series (disagreement ranges per rubric), with an optional threshold."""
-    key = _slug(title)
+    key = slug(title)
     names = list(series)
     rng = np.random.default_rng(0)  # fixed jitter: the same data draws the same picture
-    with _figure(key, 6.4, 0.45 * len(names) + 1.1) as (fig, axes):
+    with figure(key, 6.4, 0.45 * len(names) + 1.1) as (fig, axes):
         ax = axes[0][0]
         for i, name in enumerate(names):
             values = np.asarray(series[name], dtype=float)
@@ -198,7 +141,7 @@ def strip_plot(series: dict[str, Sequence[float]], *, title: str, xlabel: str,
         ax.set_xlabel(xlabel)
         ax.set_title(title)
         ax.grid(axis="x", alpha=0.3)
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float,
@@ -210,25 +153,25 @@ def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float
     Each row: ``dimension``, ``mean``, ``ci`` (pair or None), ``noise`` (score units or None),
     ``effect``, ``effect_kind``, ``mde`` (or None), ``flagged``.
     """
-    key = _slug(title)
+    key = slug(title)
     n = len(rows)
-    with _figure(key, 9.6, 0.5 * n + 1.6, ncols=2) as (fig, axes):
+    with figure(key, 9.6, 0.5 * n + 1.6, ncols=2) as (fig, axes):
         left, right = axes[0][0], axes[0][1]
         y = np.arange(n)[::-1]
         for yi, row in zip(y, rows, strict=True):
             color = PALETTE[5] if row["flagged"] else PALETTE[0]
-            if _finite(row.get("noise")):
+            if finite(row.get("noise")):
                 left.add_patch(matplotlib.patches.Rectangle(
                     (-row["noise"], yi - 0.3), 2 * row["noise"], 0.6, color="#bbbbbb", alpha=0.5,
                     lw=0))
             if row.get("ci") is not None:
                 left.plot(row["ci"], [yi, yi], color=color, lw=2)
-            if _finite(row.get("mean")):
+            if finite(row.get("mean")):
                 left.plot([row["mean"]], [yi], "s", color=color, ms=6)
-            if _finite(row.get("mde")):
+            if finite(row.get("mde")):
                 for sign in (-1, 1):
                     right.plot([sign * row["mde"]], [yi], "|", color="#777777", ms=12)
-            if _finite(row.get("effect")):
+            if finite(row.get("effect")):
                 right.plot([row["effect"]], [yi], "D", color=color, ms=6)
         left.axvline(0, color="#333333", lw=0.8)
         right.axvline(0, color="#333333", lw=0.8)
@@ -251,7 +194,7 @@ def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float
         right.grid(axis="x", alpha=0.3)
         fig.suptitle(title, fontweight="bold")
         fig.tight_layout()
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def probe_panel(rows: Sequence[dict[str, Any]], *, title: str, min_sensitivity: float,
@@ -262,20 +205,20 @@ def probe_panel(rows: Sequence[dict[str, Any]], *, title: str, min_sensitivity: 
     Each row: ``probe``, ``drop`` (or None), ``ci``, ``sensitivity`` (or None), ``sens_ci``,
     ``passed``.
     """
-    key = _slug(title)
+    key = slug(title)
     n = len(rows)
-    with _figure(key, 9.6, 0.5 * n + 1.6, ncols=2) as (fig, axes):
+    with figure(key, 9.6, 0.5 * n + 1.6, ncols=2) as (fig, axes):
         left, right = axes[0][0], axes[0][1]
         y = np.arange(n)[::-1]
         for yi, row in zip(y, rows, strict=True):
             color = PALETTE[2] if row["passed"] else PALETTE[5]
             if row.get("ci") is not None:
                 left.plot(row["ci"], [yi, yi], color=color, lw=2)
-            if _finite(row.get("drop")):
+            if finite(row.get("drop")):
                 left.plot([row["drop"]], [yi], "s", color=color, ms=6)
             if row.get("sens_ci") is not None:
                 right.plot(row["sens_ci"], [yi, yi], color=color, lw=2)
-            if _finite(row.get("sensitivity")):
+            if finite(row.get("sensitivity")):
                 right.plot([row["sensitivity"]], [yi], "D", color=color, ms=6)
         left.axvline(0, color="#333333", lw=0.8)
         left.axvline(step, color="#777777", ls="--", lw=1)
@@ -294,16 +237,16 @@ def probe_panel(rows: Sequence[dict[str, Any]], *, title: str, min_sensitivity: 
                          fontsize=8)
         fig.suptitle(title, fontweight="bold")
         fig.tight_layout()
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def scatter_identity(panels: Mapping[str, tuple[Sequence[float], Sequence[float]]], *, title: str,
                      lo: float = 0.0, hi: float = 5.0) -> str:
     """Judge (y) against lawyer (x) per rubric with the identity line; a fixed small jitter."""
-    key = _slug(title)
+    key = slug(title)
     names = list(panels)
     rng = np.random.default_rng(0)
-    with _small_multiples(key, names, 3.0, 3.0) as (fig, cells):
+    with small_multiples(key, names, 3.0, 3.0) as (fig, cells):
         for i, ax, name in cells:
             human, judge = (np.asarray(v, dtype=float) for v in panels[name])
             jx, jy = rng.uniform(-0.08, 0.08, (2, human.size))
@@ -317,7 +260,7 @@ def scatter_identity(panels: Mapping[str, tuple[Sequence[float], Sequence[float]
             ax.set_ylabel("judge", fontsize=8)
         fig.suptitle(title, fontweight="bold")
         fig.tight_layout()
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def bland_altman(panels: Mapping[str, tuple[Sequence[float], Sequence[float]]], *, title: str) -> str:
@@ -327,10 +270,10 @@ def bland_altman(panels: Mapping[str, tuple[Sequence[float], Sequence[float]]], 
     mean +/- 1.96 SD (the conventional limits of agreement); the report's own divergence
     statistics (with their CI) are in the tables beside the chart.
     """
-    key = _slug(title)
+    key = slug(title)
     names = list(panels)
     rng = np.random.default_rng(1)
-    with _small_multiples(key, names, 3.0, 2.6) as (fig, cells):
+    with small_multiples(key, names, 3.0, 2.6) as (fig, cells):
         for i, ax, name in cells:
             human, judge = (np.asarray(v, dtype=float) for v in panels[name])
             avg, diff = (judge + human) / 2, judge - human
@@ -347,15 +290,15 @@ def bland_altman(panels: Mapping[str, tuple[Sequence[float], Sequence[float]]], 
             ax.set_ylabel("judge - lawyer", fontsize=8)
         fig.suptitle(title, fontweight="bold")
         fig.tight_layout()
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def confusion_matrix(cells: list[list[int]], *, title: str, rows: Sequence[str],
                      cols: Sequence[str]) -> str:
     """A 2x2 (or n x n) count matrix as a heat map with the counts written in."""
-    key = _slug(title)
+    key = slug(title)
     data = np.asarray(cells, dtype=float)
-    with _figure(key, 3.4, 3.0) as (fig, axes):
+    with figure(key, 3.4, 3.0) as (fig, axes):
         ax = axes[0][0]
         # pcolormesh stays vector in SVG (imshow would embed a raster image).
         ax.pcolormesh(np.arange(data.shape[1] + 1) - 0.5, np.arange(data.shape[0] + 1) - 0.5, data,
@@ -369,20 +312,20 @@ def confusion_matrix(cells: list[list[int]], *, title: str, rows: Sequence[str],
         ax.set_yticks(range(len(rows)), rows)
         ax.set_title(title)
         ax.spines[:].set_visible(False)
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def trend_lines(series: dict[str, list[tuple[str, float | None, Sequence[float] | None]]], *,
                 title: str, ylabel: str) -> str:
     """One line per series over quarters, with CI whiskers; points keep their quarter labels."""
-    key = _slug(title)
+    key = slug(title)
     quarters = sorted({q for pts in series.values() for q, _, _ in pts})
     index = {q: i for i, q in enumerate(quarters)}
-    with _figure(key, 6.8, 3.0) as (fig, axes):
+    with figure(key, 6.8, 3.0) as (fig, axes):
         ax = axes[0][0]
         for si, (name, pts) in enumerate(series.items()):
             color = PALETTE[si % len(PALETTE)]
-            shown = [(index[q], m, ci) for q, m, ci in pts if _finite(m)]
+            shown = [(index[q], m, ci) for q, m, ci in pts if finite(m)]
             offset = (si - (len(series) - 1) / 2) * 0.04
             ax.plot([x + offset for x, _, _ in shown], [m for _, m, _ in shown], "o-", color=color,
                     label=name, ms=4)
@@ -395,27 +338,27 @@ def trend_lines(series: dict[str, list[tuple[str, float | None, Sequence[float] 
         ax.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
         ax.set_title(title)
         ax.grid(axis="y", alpha=0.3)
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)
 
 
 def grouped_accuracy(biases: Sequence[str], modes: Sequence[str],
                      cells: dict[tuple[str, str], tuple[float | None, Sequence[float | None] | None]],
                      *, title: str) -> str:
     """Accuracy per bias (groups) and mode (bars) with 95% CI whiskers."""
-    key = _slug(title)
+    key = slug(title)
     width = 0.8 / max(1, len(modes))
-    with _figure(key, max(6.4, 1.1 * len(biases) + 2), 3.4) as (fig, axes):
+    with figure(key, max(6.4, 1.1 * len(biases) + 2), 3.4) as (fig, axes):
         ax = axes[0][0]
         x = np.arange(len(biases))
         for mi, mode in enumerate(modes):
             xs = x + (mi - (len(modes) - 1) / 2) * width
             for xi, bias in zip(xs, biases, strict=True):
                 acc, ci = cells.get((bias, mode), (None, None))
-                if not _finite(acc):
+                if not finite(acc):
                     continue
                 ax.bar([xi], [acc], width, color=PALETTE[mi % len(PALETTE)],
                        label=mode if bias == biases[0] else None)
-                if ci is not None and all(_finite(c) for c in ci):
+                if ci is not None and all(finite(c) for c in ci):
                     ax.plot([xi, xi], list(ci), color="#222222", lw=1)
         ax.set_xticks(x, list(biases), fontsize=8)
         ax.set_ylim(0, 1.05)
@@ -424,4 +367,4 @@ def grouped_accuracy(biases: Sequence[str], modes: Sequence[str],
                   bbox_to_anchor=(0.5, -0.12), frameon=False)
         ax.set_title(title)
         ax.grid(axis="y", alpha=0.3)
-        return _svg(fig, key, title)
+        return to_svg(fig, key, title)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.store import Store
 from legal_judge.sync.langfuse_client import Deadline, Undeliverable, client_for, refusal
 from legal_judge.sync.langfuse_datasets import link_dataset_run

@@ -16,7 +16,7 @@ from typing import Any
 from langfuse import Langfuse
 from langfuse.api import LangfuseAPI
 
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.errors import SyncError
 from legal_judge.sync.langfuse_client import Deadline, client_for
 from legal_judge.sync.langfuse_scores import ensure_score_configs

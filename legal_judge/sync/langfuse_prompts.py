@@ -13,7 +13,7 @@ from urllib.parse import quote
 from langfuse.api import CreateTextPromptRequest
 from langfuse.api.commons.errors import NotFoundError as LfNotFound
 
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.errors import ConfigError, NotFoundError, SyncError
 from legal_judge.sync.langfuse_client import LangfuseClient, client_for
 from legal_judge.sync.prompts import (

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from legal_judge.assets import Assets
+from legal_judge.assets.catalogue import Assets
 from legal_judge.providers.pricing import cost_usd
 from legal_judge.store import Store
 from legal_judge.sync.mask import Masker

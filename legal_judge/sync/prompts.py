@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from legal_judge.assets import Assets, Rubric
+from legal_judge.assets.catalogue import Assets
+from legal_judge.assets.rubrics import Rubric
 from legal_judge.store import canonical_json
 from legal_judge.sync.settings import judge_prompt_name
 

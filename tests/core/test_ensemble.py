@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.benchmark.ensemble import (
     EnsemblePolicy,
     JudgeSlot,

@@ -80,7 +80,7 @@ async def test_three_failures_inconclusive_raw_kept_never_a_score(caplog: pytest
     (lambda d: d.update(overall="ok"), "overall must be"),
 ])
 def test_parse_rejects_invalid(mutate, message) -> None:  # type: ignore[no-untyped-def]
-    from legal_judge.assets import load_assets
+    from legal_judge.assets.catalogue import load_assets
 
     assets = load_assets()
     rubrics = assets.active_rubrics(assets.rubric_set())
@@ -91,7 +91,7 @@ def test_parse_rejects_invalid(mutate, message) -> None:  # type: ignore[no-unty
 
 
 def test_parse_accepts_fenced_json() -> None:
-    from legal_judge.assets import load_assets
+    from legal_judge.assets.catalogue import load_assets
 
     assets = load_assets()
     parsed = parse_verdict_json("Here:\n```json\n" + verdict_json(ls=2) + "\n```",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from legal_judge.assets import load_assets
+from legal_judge.assets.catalogue import load_assets
 from legal_judge.debias.experiment import bundled_pairs_path, load_pairs, trials_for
 from legal_judge.errors import InputError
 

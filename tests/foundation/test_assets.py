@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from legal_judge.assets import asset_root, load_assets, render_string
+from legal_judge.assets.catalogue import asset_root, load_assets
+from legal_judge.assets.templates import render_string
 from legal_judge.errors import ConfigError, InputError, TemplateError
 
 EXPECTED_RUBRICS = {"legal_soundness", "citation_quality", "jurisdiction_awareness", "completeness",
@@ -68,7 +69,7 @@ def test_sandbox_refuses_attribute_escapes(attack: str) -> None:
 
 
 def test_hashes_are_stable_across_processes() -> None:
-    code = "from legal_judge.assets import load_assets; print(sorted((r['name'], r['sha256']) for r in load_assets().listing()))"
+    code = "from legal_judge.assets.catalogue import load_assets; print(sorted((r['name'], r['sha256']) for r in load_assets().listing()))"
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
             for _ in range(2)}
     assert len(outs) == 1 and "judge_system" in outs.pop()

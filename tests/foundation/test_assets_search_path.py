@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from legal_judge.assets import asset_root, asset_roots, load_assets
+from legal_judge.assets.catalogue import asset_root, asset_roots, load_assets
 from legal_judge.errors import ConfigError, InputError
 
 TEAM = Path(__file__).resolve().parents[1] / "data" / "team_assets"

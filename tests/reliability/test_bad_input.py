@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from legal_judge.assets import asset_root
+from legal_judge.assets.catalogue import asset_root
 from legal_judge.cli import cli
 from legal_judge.dataset import sample_dataset_path
 

@@ -14,7 +14,8 @@ from langfuse.api import CreateTextPromptRequest
 from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin
 
 import legal_judge
-from legal_judge.assets import load_assets, render_string
+from legal_judge.assets.catalogue import load_assets
+from legal_judge.assets.templates import render_string
 from legal_judge.cli import cli
 from legal_judge.errors import TemplateError
 
@@ -112,7 +113,7 @@ def test_render_string_is_the_only_way_templates_are_rendered() -> None:
     for path in root.rglob("*.py"):
         rel = path.relative_to(root).as_posix()
         hits = pattern.findall(path.read_text(encoding="utf-8"))
-        if hits and rel not in ("assets.py",):
+        if hits and rel not in ("assets/templates.py", "assets/catalogue.py"):
             offenders[rel] = hits
     # reports/html.py renders the package's own report template, in a SandboxedEnvironment.
     assert offenders == {"reports/html.py": ["SandboxedEnvironment("]}, offenders

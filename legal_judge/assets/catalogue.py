@@ -1,4 +1,5 @@
-"""Versioned rubrics and prompt templates.
+"""The catalogue of versioned assets: where rubrics and templates are found, their versions and
+hashes, and :class:`Assets`, the lookup every judge, audit and sync uses.
 
 Rubrics live in ``rubrics/<name>.v<N>.yaml`` and templates in ``prompts/<name>.v<N>.j2`` at the top of the
 repository; the wheel carries copies under ``legal_judge/_assets/``. A released version is never edited,
@@ -11,9 +12,8 @@ same name and version found twice must be byte-identical (a full copy of the bun
 different content under a released name and version is refused. Every asset has a name, a version and the sha256 of its bytes; verdicts
 record them so "the judge changed" is a fact, not a guess.
 
-Templates are rendered with Jinja2's ``SandboxedEnvironment`` and ``StrictUndefined``: a missing variable
-or an attempt to reach Python internals is a :class:`~legal_judge.errors.TemplateError`, never a silently
-empty string.
+The file schemas are in :mod:`legal_judge.assets.rubrics`; templates and their sandbox in
+:mod:`legal_judge.assets.templates`.
 """
 
 from __future__ import annotations
@@ -24,181 +24,18 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import jinja2
 import yaml
-from jinja2.sandbox import ImmutableSandboxedEnvironment
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
-from legal_judge.errors import ConfigError, InputError, Problem, TemplateError
+from legal_judge.assets.rubrics import Rubric, RubricSet
+from legal_judge.assets.templates import Template, syntax_problem
+from legal_judge.errors import ConfigError, InputError, Problem
 
-__all__ = [
-    "Assets",
-    "Bias",
-    "Rubric",
-    "RubricSet",
-    "Template",
-    "asset_root",
-    "asset_roots",
-    "load_assets",
-    "render_string",
-]
+__all__ = ["Assets", "Bias", "asset_root", "asset_roots", "load_assets"]
 
 _VERSIONED = re.compile(r"^(?P<name>[a-z][a-z0-9_]*)\.v(?P<version>\d+)\.(?P<ext>yaml|j2)$")
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Scale(_Strict):
-    """Numeric scale bounds (inclusive)."""
-
-    min: int
-    max: int
-
-
-class Rubric(_Strict):
-    """One rubric: numeric (0-5) or categorical (hallucination)."""
-
-    name: str
-    version: int
-    title: str
-    kind: Literal["numeric", "categorical"]
-    description: str
-    bias_guard: str
-    guide: dict[str, str]
-    scale: Scale | None = None
-    values: list[str] | None = None
-    severity: list[str] | None = None
-    applies_to_languages: list[str] | None = None
-    sha256: str = ""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _guide_keys_as_text(cls, data: Any) -> Any:
-        # YAML reads "5:" as an int key; the guide is text keyed by level either way.
-        if isinstance(data, dict) and isinstance(data.get("guide"), dict):
-            data = {**data, "guide": {str(k): v for k, v in data["guide"].items()}}
-        return data
-
-    @model_validator(mode="after")
-    def _check_kind(self) -> Rubric:
-        if self.kind == "numeric":
-            if self.scale is None:
-                raise ValueError("a numeric rubric needs 'scale: {min, max}'")
-            levels = {str(v) for v in range(self.scale.min, self.scale.max + 1)}
-            if set(self.guide) != levels:
-                raise ValueError(f"guide must describe every level {sorted(levels)}")
-        else:
-            if not self.values:
-                raise ValueError("a categorical rubric needs 'values'")
-            if set(self.guide) != set(self.values):
-                raise ValueError("guide must describe every value")
-            if self.severity is not None and sorted(self.severity) != sorted(self.values):
-                raise ValueError("severity must order exactly the values")
-        return self
-
-    @property
-    def id(self) -> str:
-        """``name@version``."""
-        return f"{self.name}@{self.version}"
-
-    def valid_score(self, value: float) -> bool:
-        """True when a numeric score lies on this rubric's scale."""
-        return self.scale is not None and self.scale.min <= value <= self.scale.max
-
-
-class FailCondition(_Strict):
-    """One condition of the pass/fail rule."""
-
-    rubric: str
-    equals: str | float | None = None
-    at_most: float | None = None
-    reason: str
-
-
-class PassFail(_Strict):
-    """Fail if any condition holds."""
-
-    fail_if: list[FailCondition]
-
-
-class OptionalRubric(_Strict):
-    """A rubric applied only to answers in some languages."""
-
-    rubric: str
-    when_language_in: list[str]
-
-
-class OverrideSet(_Strict):
-    """What an override sets."""
-
-    rubric: str
-    score: float
-
-
-class Override(_Strict):
-    """A documented rule-based override applied after the judges answered."""
-
-    name: str
-    when_check: Literal["citations_force_zero"]
-    set: OverrideSet
-    reason: str
-
-
-class RubricSet(_Strict):
-    """The active rubrics plus the rules that combine them, as data."""
-
-    name: str
-    version: int
-    title: str
-    rubrics: list[str]
-    optional_rubrics: list[OptionalRubric] = Field(default_factory=list)
-    pass_fail: PassFail
-    overrides: list[Override] = Field(default_factory=list)
-    sha256: str = ""
-
-    @property
-    def id(self) -> str:
-        """``name@version``."""
-        return f"{self.name}@{self.version}"
-
-    def fail_reasons(self, scores: dict[str, float], categorical: dict[str, str]) -> list[str]:
-        """Reasons the pass/fail rule fails these scores (empty list = pass)."""
-        reasons = []
-        for cond in self.pass_fail.fail_if:
-            value: float | str | None = scores.get(cond.rubric, categorical.get(cond.rubric))
-            if value is None:
-                continue
-            if cond.equals is not None and value == cond.equals or cond.at_most is not None and isinstance(value, int | float) and value <= cond.at_most:
-                reasons.append(cond.reason)
-        return reasons
-
-    def describe_rule(self) -> str:
-        """The pass/fail rule in words, for prompts and reports."""
-        return "fail if " + ", OR if ".join(c.reason for c in self.pass_fail.fail_if)
-
-
-@dataclass(frozen=True)
-class Template:
-    """A versioned Jinja template."""
-
-    name: str
-    version: int
-    source: str
-    sha256: str
-    path: str
-
-    @property
-    def id(self) -> str:
-        """``name@version``."""
-        return f"{self.name}@{self.version}"
-
-    def render(self, **variables: Any) -> str:
-        """Render with the sandbox and StrictUndefined; errors name the template and variable."""
-        return render_string(self.source, variables, name=self.id)
 
 
 @dataclass(frozen=True)
@@ -284,83 +121,12 @@ def _pick(table: dict[str, dict[int, Any]], ref: str, what: str) -> Any:
     return versions[int(version)]
 
 
-_MAX_POWER = 1024
-_MAX_REPEAT = 1_000_000
-
-
-class _Sandbox(ImmutableSandboxedEnvironment):
-    """No attribute escapes, no mutation of the variables, no arithmetic that exhausts the machine.
-
-    Templates can come from Langfuse or a user's config, so ``9**9**9`` or ``'x' * 10**10`` must be
-    refused like ``''.__class__``; there is no loader, so include/import/extends are refused too.
-    """
-
-    intercepted_binops = frozenset({"**", "*"})
-
-    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        if operator == "**" and isinstance(right, int) and abs(right) > _MAX_POWER:
-            raise jinja2.exceptions.SecurityError(f"exponent {right} is larger than {_MAX_POWER}")
-        if operator == "*":
-            seq, n = (left, right) if isinstance(right, int) else (right, left)
-            if isinstance(seq, str | list | tuple) and isinstance(n, int) and len(seq) * n > _MAX_REPEAT:
-                raise jinja2.exceptions.SecurityError("repetition longer than a million items")
-        return super().call_binop(context, operator, left, right)
-
-
-_ENV = _Sandbox(
-    undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False,
-    trim_blocks=False, lstrip_blocks=False,
-)
-
-
-@lru_cache(maxsize=256)
-def _compile(source: str) -> jinja2.Template:
-    # Compiling is ~100x the cost of rendering; templates are few and immutable.
-    return _ENV.from_string(source)
-
-
-def render_string(source: str, variables: dict[str, Any], *, name: str = "<template>") -> str:
-    """Render Jinja ``source`` in the sandbox with StrictUndefined.
-
-    Args:
-        source: The template text (from the repository, a user config or Langfuse).
-        variables: The variables the template may use.
-        name: Shown in error messages.
-
-    Raises:
-        TemplateError: missing variable, syntax error, or an unsafe attribute/call refused by the sandbox.
-    """
-    try:
-        return _compile(source).render(**variables)
-    except jinja2.UndefinedError as exc:
-        raise TemplateError(
-            f"template {name}: {exc.message}",
-            fix="pass the missing variable or remove it from the template",
-        ) from None
-    except jinja2.exceptions.SecurityError as exc:
-        raise TemplateError(
-            f"template {name} was refused by the sandbox: {exc}",
-            fix="templates may only use the variables they are given; remove attribute escapes and calls",
-        ) from None
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateError(
-            f"template {name}: syntax error on line {exc.lineno}: {exc.message}",
-            fix="fix the Jinja syntax on that line",
-        ) from None
-    except (jinja2.TemplateError, ArithmeticError, TypeError, ValueError) as exc:
-        # 1/0, range(10**9), {% include %} without a loader: refused, never a traceback.
-        raise TemplateError(
-            f"template {name} failed to render: {type(exc).__name__}: {exc}",
-            fix="templates may only format the variables they are given; no includes or big loops",
-        ) from None
-
-
 def asset_root() -> Path:
     """Where the bundled ``rubrics/`` and ``prompts/`` are: the wheel copy, or the checkout."""
-    packaged = Path(__file__).parent / "_assets"
+    packaged = Path(__file__).parent.parent / "_assets"  # legal_judge/_assets in the wheel
     if (packaged / "rubrics").is_dir():
         return packaged
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]  # the checkout: legal_judge/assets/ is two below
 
 
 def asset_roots() -> list[Path]:
@@ -434,7 +200,7 @@ def _load_rubric_file(path: Path, assets: Assets, problems: list[Problem]) -> No
         problems.append(Problem(str(path), None, "name/version",
                                 f"must match the file name ({name}, {version})"))
         return
-    model: type[_Strict] = RubricSet if "rubrics" in data else Rubric
+    model: type[Rubric] | type[RubricSet] = RubricSet if "rubrics" in data else Rubric
     try:
         obj = model.model_validate({**data, "sha256": _sha256(raw)})
     except ValidationError as exc:
@@ -474,10 +240,9 @@ def _load_root(root: Path, problems: list[Problem]) -> Assets:
             continue
         raw = path.read_bytes()
         source = raw.decode("utf-8")
-        try:
-            _ENV.parse(source)
-        except jinja2.TemplateSyntaxError as exc:
-            problems.append(Problem(str(path), exc.lineno, None, f"Jinja syntax: {exc.message}"))
+        problem = syntax_problem(source, str(path))
+        if problem is not None:
+            problems.append(problem)
             continue
         name, version = parsed
         assets.templates.setdefault(name, {})[version] = Template(

@@ -1,0 +1,118 @@
+"""``legal-judge audit gate``, ``needed`` and ``review``: may this judge be used? The release gate on
+an audit report, the check that every judge has an audit, and the human sign-off in the audit log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.errors import GateFailure
+from legal_judge.store import Store
+
+__all__ = ["apply_gate", "gate_cmd", "needed_cmd", "review_cmd"]
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+@click.command("needed")
+@click.option("--judge", "judge_config", required=True, help="Spec, ensemble TOML or target YAML.")
+@click.option("--all-judges", is_flag=True,
+              help="Kept for scripts: an ensemble's judges are always all checked.")
+@click.option("--rubric", help="As given to audit run.")
+def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
+    """Exit 1 when a judge (its judge_id) has no audit that judged something.
+
+    Every judge of an ensemble must be audited; an audit that stopped before any judge call
+    (INSUFFICIENT_DATA) does not count.
+    """
+    from legal_judge.audit.history import audit_coverage
+    from legal_judge.audit.target import load_targets
+
+    del all_judges  # an ensemble always needs every judge audited
+    store = Store()
+    targets = load_targets(judge_config, store=store, rubric=rubric, all_judges=True)
+    coverage = audit_coverage(store, [(t.judge_id, t.label) for t in targets])
+    for c in coverage:
+        mark = "[green]audited[/green]" if c.audit_id else "[red]missing[/red]"
+        console.print(f"{mark} {c.label} ({c.judge_id}): {c.note}")
+    missing = [c for c in coverage if c.audit_id is None]
+    if missing:
+        fix = f"legal-judge audit run --judge {judge_config}"
+        if len(targets) > 1:
+            fix += " --all-judges"
+        if rubric:
+            fix += f" --rubric {rubric}"
+        raise GateFailure(f"{len(missing)} of {len(coverage)} judge(s) have no audit that judged "
+                          f"something: {', '.join(f'{c.label} ({c.judge_id})' for c in missing)}",
+                          fix=fix)
+
+
+@click.command("gate")
+@click.argument("report_ref")
+@click.option("--max-severity", default="low", show_default=True,
+              type=click.Choice(["none", "low", "medium", "high", "critical"]))
+@click.option("--allow-inconclusive", is_flag=True,
+              help="Let an inconclusive verdict pass (an audit that judged nothing never does).")
+@click.option("--high-stakes/--not-high-stakes", default=None,
+              help="Override the report's high_stakes flag.")
+@ci_options
+def gate_cmd(report_ref: str, max_severity: str, allow_inconclusive: bool,
+             high_stakes: bool | None, junit: Path | None, summary_md: Path | None) -> None:
+    """Exit 1 unless the judge is certified (every probe passes, nothing flagged, every
+    dimension equivalent), the severity is at most the threshold, and a high-stakes judge's
+    latest audit is approved."""
+    from legal_judge.audit.history import load_report
+
+    store = Store()
+    apply_gate(load_report(report_ref, store=store), max_severity=max_severity, store=store,
+          allow_inconclusive=allow_inconclusive, high_stakes=high_stakes, junit=junit,
+          summary_md=summary_md)
+
+
+def apply_gate(report: dict[str, Any], *, max_severity: str, store: Store, allow_inconclusive: bool,
+               high_stakes: bool | None = None, junit: Path | None = None,
+               summary_md: Path | None = None) -> None:
+    """Print the gate's decision on ``report`` (and its JUnit/summary files); raise when it fails.
+
+    Used by ``audit gate`` and by ``audit run --max-severity``.
+
+    Raises:
+        GateFailure: the judge is not certified, too severe, or a high-stakes audit is not approved.
+    """
+    from legal_judge.audit.gate import gate_decision, gate_report
+    from legal_judge.reports.ci import audit_gate_suite
+
+    decision = gate_decision(report, max_severity=max_severity,
+                             allow_inconclusive=allow_inconclusive, store=store,
+                             high_stakes=high_stakes)
+    console.print(decision.sentence, markup=False)
+    write_ci_outputs(console, lambda: audit_gate_suite(report, decision), junit=junit,
+                     summary_md=summary_md)
+    if not decision.passed:
+        for check in decision.failed():
+            if check.kind in ("probe", "dimension"):
+                err_console.print(f"  {check.kind} {check.name}: {check.outcome}: {check.reason}",
+                                  markup=False)
+        gate_report(report, max_severity=max_severity, allow_inconclusive=allow_inconclusive,
+                    store=store, high_stakes=high_stakes)
+    note = " (allowed by --allow-inconclusive)" if decision.verdict == "inconclusive" else ""
+    console.print(f"[green]gate passed[/green]: verdict {decision.verdict}{note}, severity "
+                  f"{decision.severity} <= {max_severity}")
+
+
+@click.command("review")
+@click.argument("audit_id")
+@click.option("--approve/--reject", required=True, help="Sign off or reject the findings.")
+@click.option("--reviewer", required=True, help="Your name.")
+@click.option("--note", default="", help="What you checked.")
+def review_cmd(audit_id: str, approve: bool, reviewer: str, note: str) -> None:
+    """Record a human sign-off of an audit's findings and test design in the audit log."""
+    from legal_judge.audit.history import record_review
+
+    out = record_review(Store(), audit_id, approve=approve, reviewer=reviewer, note=note)
+    console.print(f"{out['decision']} by {reviewer} (log entry {out['seq']})")
