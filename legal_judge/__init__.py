@@ -22,7 +22,7 @@ _EXPORTS: dict[str, str] = {
     "ItemSelection": "legal_judge.benchmark.inputs",
     "GateDecision": "legal_judge.audit.gate",
     "Judge": "legal_judge.judge.judge",
-    "JudgeConfig": "legal_judge.judge.judge",
+    "JudgeConfig": "legal_judge.judge.config",
     "LegalJudgeError": "legal_judge.errors",
     "Store": "legal_judge.store",
     "Verdict": "legal_judge.models",

@@ -63,7 +63,9 @@ async def bare_loop(items: list[BenchmarkItem], url: str, concurrency: int) -> d
     """The ceiling: the same requests through AsyncOpenAI with nothing else."""
     import openai
 
-    from legal_judge.judge.judge import Judge, JudgeConfig, verdict_schema
+    from legal_judge.judge.config import JudgeConfig
+    from legal_judge.judge.judge import Judge
+    from legal_judge.judge.parse import verdict_schema
     from legal_judge.providers.registry import get_provider
 
     judge = Judge(JudgeConfig(spec=f"openai-compatible:gpt-4o@{url}"),

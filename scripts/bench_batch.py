@@ -39,7 +39,7 @@ async def main_async(n_items: int, tmp: Path) -> None:
     from legal_judge.benchmark.ensemble_config import EnsembleConfig
     from legal_judge.benchmark.runner import run_benchmark
     from legal_judge.dataset import load_dataset, sample_dataset_path
-    from legal_judge.judge.judge import JudgeConfig
+    from legal_judge.judge.config import JudgeConfig
     from legal_judge.store import Store
 
     base = load_dataset(sample_dataset_path())
@@ -93,7 +93,8 @@ async def audit_async(pairs: int, tmp: Path) -> None:
     from legal_judge.batch.audit import run_audit_batch
     from legal_judge.batch.emulator import ProviderEmulator
     from legal_judge.dataset import load_dataset, sample_dataset_path
-    from legal_judge.judge.judge import Judge, JudgeConfig
+    from legal_judge.judge.config import JudgeConfig
+    from legal_judge.judge.judge import Judge
     from legal_judge.providers.registry import get_provider
     from legal_judge.store import Store
 

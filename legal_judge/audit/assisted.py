@@ -16,12 +16,12 @@ import logging
 from typing import Any
 
 from legal_judge.assets.catalogue import load_assets
-from legal_judge.audit.calls import load_json_answer, with_json_retries
+from legal_judge.audit.calls import with_json_retries
 from legal_judge.audit.design import AuditSettings, Design, TestPair
 from legal_judge.audit.log import AuditLog
 from legal_judge.audit.target import AuditTarget
 from legal_judge.errors import ProviderError
-from legal_judge.judge.judge import ParseError, fence_for
+from legal_judge.judge.parse import ParseError, extract_json, fence_for
 from legal_judge.models import CompletionRequest, CompletionResponse, Message
 from legal_judge.store import Store
 
@@ -43,7 +43,7 @@ _VARIANT_SCHEMA = {
 
 def parse_variants(text: str) -> tuple[str, str, str]:
     """Validate the auditor's answer: two non-empty variants and what changed."""
-    data = load_json_answer(text)
+    data = extract_json(text)
     if not isinstance(data, dict):
         raise ParseError("the answer must be a JSON object")
     out = []
@@ -77,12 +77,12 @@ async def _one(pair: TestPair, provider: Any, settings: AuditSettings, target: A
     try:
         out = await with_json_retries(
             call, [Message(role="user", content=prompt)], parse_variants, assets=assets,
-            model=provider.spec.model, temperature=0.0, max_tokens=2000,
+            provider=provider.spec.prefix, model=provider.spec.model, temperature=0.0, max_tokens=2000,
             json_schema=_VARIANT_SCHEMA, schema_name="variants", seed=None)
     except ProviderError as exc:
         return {"pair_id": pair.pair_id, "status": "error", "error": exc.message, "raw": []}
     if out.value is None:
-        return {"pair_id": pair.pair_id, "status": "INCONCLUSIVE", "error": out.error,
+        return {"pair_id": pair.pair_id, "status": "INCONCLUSIVE", "error": out.reason,
                 "raw": out.raw}
     a, b, changed = out.value
     pair.a = pair.a.model_copy(update={"response": a})

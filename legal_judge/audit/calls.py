@@ -1,13 +1,13 @@
-"""The shared call loop of audit targets: the JSON retry policy and what one judgment returns.
+"""What the audit's targets share: what one judgment returns, the repeat seeds, pairwise parsing.
 
-The retry policy is the judge's (DESIGN): the first attempt at the configured temperature, then 0.2 and
-0.4 with the retry instruction appended; after three invalid outputs the judgment is INCONCLUSIVE with
-the raw outputs kept. A parse function never invents a score.
+The calls go through the one JSON retry loop (:func:`legal_judge.judge.attempts.run_attempts`, the
+judge's policy from DESIGN): the first attempt at the configured temperature, then 0.2 and 0.4 with the
+retry instruction appended; after three invalid outputs the judgment is INCONCLUSIVE with the raw
+outputs kept. A parse function never invents a score.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -15,13 +15,23 @@ from typing import Any, TypeVar
 
 from legal_judge.assets.catalogue import Assets
 from legal_judge.errors import AuthError, BadRequestError, ProviderError
-from legal_judge.judge.judge import RETRY_TEMPERATURES, ParseError
-from legal_judge.models import CompletionRequest, CompletionResponse, Message
+from legal_judge.judge.attempts import Attempts, Complete, run_attempts
+from legal_judge.judge.parse import ParseError, extract_json
+from legal_judge.models import Message
 
-__all__ = ["Compared", "Scored", "compared_from", "compared_or_error", "json_path_get", "parse_pairwise", "with_json_retries"]
+__all__ = ["Compared", "Scored", "compared_from", "compared_or_error", "json_path_get",
+           "number_in", "parse_pairwise", "repeat_seed", "with_json_retries"]
 
 log = logging.getLogger("legal_judge.audit")
 T = TypeVar("T")
+_REPEAT_BASE = 7_919
+
+
+def repeat_seed(base: int | None, repeat: int) -> int | None:
+    """The request seed of the ``repeat``-th judgment (0 = the normal one)."""
+    if repeat == 0:
+        return base
+    return (base or 0) * 1_000 + _REPEAT_BASE + repeat
 
 
 @dataclass
@@ -53,18 +63,7 @@ class Compared:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class Attempted:
-    """The outcome of :func:`with_json_retries`."""
-
-    value: Any
-    status: str
-    error: str | None
-    raw: list[str]
-    cached: bool
-
-
-async def compared_or_error(attempt: Awaitable[Attempted]) -> Compared:
+async def compared_or_error(attempt: Awaitable[Attempts[tuple[float, float, str]]]) -> Compared:
     """:func:`compared_from` on the awaited outcome. A provider failure after its retries is an
     ``error`` judgment; an auth or bad-request error (no retry fixes it) stops the audit."""
     try:
@@ -76,60 +75,28 @@ async def compared_or_error(attempt: Awaitable[Attempted]) -> Compared:
     return compared_from(out)
 
 
-def compared_from(out: Attempted) -> Compared:
+def compared_from(out: Attempts[tuple[float, float, str]]) -> Compared:
     """A pairwise judgment from the outcome of :func:`with_json_retries` on a pairwise parse."""
-    if out.value is None:
-        return Compared(None, None, None, out.status, out.error, "\n---\n".join(out.raw),
+    if not out.ok or out.value is None:
+        return Compared(None, None, None, out.status, out.reason, "\n---\n".join(out.raw),
                         len(out.raw))
     sa, sb, winner = out.value
     return Compared(sa, sb, winner, "ok", None, out.raw[-1], len(out.raw))
 
 
 async def with_json_retries(
-    complete: Callable[[CompletionRequest, int], Awaitable[CompletionResponse]],
-    messages: list[Message], parse: Callable[[str], T], *, assets: Assets, model: str,
-    temperature: float, max_tokens: int, json_schema: dict[str, Any] | None, schema_name: str,
-    seed: int | None,
-) -> Attempted:
-    """Call, parse, and retry with the JSON retry instruction; INCONCLUSIVE after three failures."""
-    convo = list(messages)
-    raw: list[str] = []
-    cached = True
-    error = ""
-    for attempt, retry_temp in enumerate(RETRY_TEMPERATURES, start=1):
-        request = CompletionRequest(
-            model=model, messages=convo, temperature=temperature if attempt == 1 else retry_temp,
-            max_tokens=max_tokens, json_schema=json_schema, schema_name=schema_name, seed=seed,
-        )
-        resp = await complete(request, attempt)
-        raw.append(resp.text)
-        cached = cached and resp.cached
-        try:
-            if resp.finish_reason == "length":
-                raise ParseError("the output was truncated at max_tokens")
-            return Attempted(parse(resp.text), "ok", None, raw, cached)
-        except ParseError as exc:
-            error = f"the model refused: {resp.refusal}" if resp.refusal else str(exc)
-            convo = [*convo, Message(role="assistant", content=resp.text or "(empty)"),
-                     Message(role="user", content=assets.template("json_retry").render(error=error))]
-    log.warning("INCONCLUSIVE audit judgment after %d attempts: %s", len(raw), error)
-    return Attempted(None, "inconclusive", f"invalid output after {len(raw)} attempts: {error}",
-                     raw, cached)
-
-
-def _load_json(text: str) -> Any:
-    candidate = text.strip()
-    if candidate.startswith("```"):
-        candidate = candidate.strip("`").removeprefix("json").strip()
-    if not candidate.startswith(("{", "[")):
-        start, end = candidate.find("{"), candidate.rfind("}")
-        if start < 0 or end <= start:
-            raise ParseError("no JSON object found")
-        candidate = candidate[start: end + 1]
-    try:
-        return json.loads(candidate)
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg} at position {exc.pos}") from None
+    complete: Complete, messages: list[Message], parse: Callable[[str], T], *, assets: Assets,
+    provider: str, model: str, temperature: float, max_tokens: int,
+    json_schema: dict[str, Any] | None, schema_name: str, seed: int | None,
+) -> Attempts[T]:
+    """The JSON retry loop (:func:`~legal_judge.judge.attempts.run_attempts`), an inconclusive
+    outcome logged as the audit's."""
+    out = await run_attempts(complete, messages, parse, assets=assets, provider=provider,
+                             model=model, temperature=temperature, max_tokens=max_tokens,
+                             json_schema=json_schema, schema_name=schema_name, seed=seed)
+    if not out.ok:
+        log.warning("INCONCLUSIVE audit judgment after %d attempts: %s", out.calls, out.error)
+    return out
 
 
 def json_path_get(data: Any, path: str) -> Any:
@@ -163,7 +130,7 @@ def parse_pairwise(text: str, *, first: str = "score_a", second: str = "score_b"
                    winner: str = "winner", scale: tuple[float, float] = (0.0, 5.0)
                    ) -> tuple[float, float, str]:
     """Parse a pairwise answer: the two slot scores and the winning slot (A, B or tie)."""
-    data = _load_json(text)
+    data = extract_json(text)
     sa = number_in(json_path_get(data, first), scale, where=first)
     sb = number_in(json_path_get(data, second), scale, where=second)
     try:
@@ -173,8 +140,3 @@ def parse_pairwise(text: str, *, first: str = "score_a", second: str = "score_b"
     if w not in ("A", "B", "TIE"):
         raise ParseError(f"{winner} must be 'A' or 'B', got {w!r}")
     return sa, sb, "tie" if w == "TIE" else w
-
-
-def load_json_answer(text: str) -> Any:
-    """The JSON object in a model's answer (fenced or surrounded by prose), or ParseError."""
-    return _load_json(text)

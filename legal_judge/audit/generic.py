@@ -37,13 +37,13 @@ from legal_judge.audit.calls import (
     Scored,
     compared_or_error,
     json_path_get,
-    load_json_answer,
     number_in,
     parse_pairwise,
+    repeat_seed,
     with_json_retries,
 )
 from legal_judge.errors import AuthError, BadRequestError, ProviderError
-from legal_judge.judge.judge import ParseError, fence_for
+from legal_judge.judge.parse import ParseError, extract_json, fence_for
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message
 from legal_judge.store import Store, canonical_json
 
@@ -74,7 +74,7 @@ class ScoreLocation(BaseModel):
     def extract(self, text: str) -> float:
         """The score in ``text``; ParseError when absent or outside the scale."""
         if self.json_path is not None:
-            value = json_path_get(load_json_answer(text), self.json_path)
+            value = json_path_get(extract_json(text), self.json_path)
             return number_in(value, self.scale, where=self.json_path)
         assert self.regex is not None
         match = re.search(self.regex, text)
@@ -222,14 +222,13 @@ class GenericTarget:
 
     async def _run(self, user: str, parse: Any, *, run_id: str, item_id: str, purpose: str,
                    repeat: int) -> Any:
-        from legal_judge.audit.target import repeat_seed
-
         async def call(request: CompletionRequest, attempt: int) -> CompletionResponse:
             return await self._complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
                                         attempt=attempt)
 
         return await with_json_retries(
-            call, self._messages(user), parse, assets=self.assets, model=self.provider.spec.model,
+            call, self._messages(user), parse, assets=self.assets,
+            provider=self.provider.spec.prefix, model=self.provider.spec.model,
             temperature=self.config.temperature, max_tokens=self.config.max_tokens,
             json_schema=None, schema_name="score", seed=repeat_seed(self.request_seed, repeat),
         )
@@ -249,7 +248,7 @@ class GenericTarget:
             raise
         except ProviderError as exc:
             return Scored(None, "error", f"provider failed after retries: {exc.message}")
-        return Scored(out.value, out.status, out.error, "\n---\n".join(out.raw), len(out.raw),
+        return Scored(out.value, out.status, out.reason, "\n---\n".join(out.raw), len(out.raw),
                       out.cached)
 
     async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,

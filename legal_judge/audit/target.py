@@ -5,11 +5,12 @@
 - a judge spec (``simulated:demo-openai``, ``openai:gpt-4o``): legal-judge's judge with that model;
 - an ensemble TOML (``demo``, ``default`` or a path): its first judge, or every judge with
   ``--all-judges``; ``high_stakes`` comes from the ensemble file;
-- a YAML target file: ``kind: judge`` (a :class:`~legal_judge.judge.judge.JudgeConfig` plus ``high_stakes``
+- a YAML target file: ``kind: judge`` (a :class:`~legal_judge.judge.config.JudgeConfig` plus ``high_stakes``
   and ``rubric_set``) or ``kind: generic`` (see :mod:`legal_judge.audit.generic`).
 
-Repeat judgments for the noise floor carry a different request ``seed``: they get their own cache entry
-(the original judgment's cache entry is never overwritten) and a fresh call.
+Repeat judgments for the noise floor carry a different request ``seed`` (``Judge.judge(..., seed=)``):
+they get their own cache entry (the original judgment's cache entry is never overwritten) and a fresh
+call, from the same judge (same judge_id).
 """
 
 from __future__ import annotations
@@ -27,34 +28,23 @@ from legal_judge.audit.calls import (
     Scored,
     compared_or_error,
     parse_pairwise,
+    repeat_seed,
     with_json_retries,
 )
+from legal_judge.audit.generic import GenericTarget, GenericTargetConfig
 from legal_judge.errors import (
     ConfigError,
     InputError,
     Problem,
 )
-from legal_judge.judge.judge import Judge, JudgeConfig, fence_for
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
+from legal_judge.judge.mitigation import warning_text
+from legal_judge.judge.parse import PAIRWISE_SCHEMA, fence_for
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message
 from legal_judge.store import Store
 
-__all__ = ["AuditTarget", "JudgeTarget", "load_targets", "repeat_seed"]
-
-PAIRWISE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"reasoning": {"type": "string"}, "winner": {"type": "string", "enum": ["A", "B"]},
-                   "score_a": {"type": "number"}, "score_b": {"type": "number"}},
-    "required": ["reasoning", "winner", "score_a", "score_b"],
-    "additionalProperties": False,
-}
-_REPEAT_BASE = 7_919
-
-
-def repeat_seed(base: int | None, repeat: int) -> int | None:
-    """The request seed of the ``repeat``-th judgment (0 = the normal one)."""
-    if repeat == 0:
-        return base
-    return (base or 0) * 1_000 + _REPEAT_BASE + repeat
+__all__ = ["AuditTarget", "JudgeTarget", "load_targets"]
 
 
 class AuditTarget(Protocol):
@@ -84,30 +74,6 @@ class AuditTarget(Protocol):
         ...
 
 
-class _SeededJudge(Judge):
-    """The same judge (same judge_id) whose requests carry a seed: a fresh, separately cached call."""
-
-    request_seed: int | None = None
-
-    async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
-                       purpose: str, attempt: int) -> CompletionResponse:
-        if self.request_seed is not None:
-            request = request.model_copy(update={"seed": self.request_seed})
-        return await super().complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
-                                      attempt=attempt)
-
-    def verdict_key(self, item: BenchmarkItem, evidence: str | None) -> str:
-        """The judge's verdict key, made distinct by the seed.
-
-        Without it, the noise-floor repeat (same judge_id, another seed) would be served the first
-        judgment's cached verdict, and the measured noise would be zero.
-        """
-        key = super().verdict_key(item, evidence)
-        if self.request_seed is None:
-            return key
-        return f"{key}:seed{self.request_seed}"
-
-
 class JudgeTarget:
     """legal-judge's own judge under audit; the score is one rubric or the mean of numeric rubrics."""
 
@@ -122,7 +88,6 @@ class JudgeTarget:
         self.request_seed = request_seed
         self.judge_id = judge.judge_id
         self.label = judge.label
-        self._seeded: dict[int | None, Judge] = {None: judge}
 
     def describe(self) -> dict[str, Any]:
         """Template ids and hashes, the output schema, the rubric scored and the scale."""
@@ -138,19 +103,10 @@ class JudgeTarget:
             "model": self.judge.model, "rubric_set": self.judge.rubric_set.id,
         }
 
-    def _judge_for(self, repeat: int) -> Judge:
-        seed = repeat_seed(self.request_seed, repeat)
-        if seed not in self._seeded:
-            j = _SeededJudge(self.judge.config, self.judge.provider, assets=self.judge.assets,
-                             rubric_set=self.judge.rubric_set.id, store=self.judge.store,
-                             use_cache=self.judge.use_cache)
-            j.request_seed = seed
-            self._seeded[seed] = j
-        return self._seeded[seed]
-
     async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0) -> Scored:
-        """Judge one variant and reduce the verdict to one score."""
-        verdict = await self._judge_for(repeat).judge(item, run_id=run_id)
+        """Judge one variant and reduce the verdict to one score (a repeat carries its own seed)."""
+        verdict = await self.judge.judge(item, run_id=run_id,
+                                         seed=repeat_seed(self.request_seed, repeat))
         if verdict.status != "ok":
             return Scored(None, verdict.status, verdict.reason, verdict.raw, verdict.attempts,
                           verdict.cached)
@@ -172,9 +128,7 @@ class JudgeTarget:
     async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,
                       repeat: int = 0) -> Compared:
         """Pairwise judgment with legal-judge's pairwise template (``prompts/pairwise``)."""
-        from legal_judge.judge.mitigation import warning_text
-
-        j = self._judge_for(repeat)
+        j = self.judge
         fence_open, fence_close = fence_for(first + "\n" + second)
         debias = j.config.debias
         text = j.assets.template("pairwise").render(
@@ -189,8 +143,9 @@ class JudgeTarget:
 
         return await compared_or_error(with_json_retries(
             call, [Message(role="user", content=text)], parse_pairwise, assets=j.assets,
-            model=j.model, temperature=j.config.temperature, max_tokens=j.config.max_tokens,
-            json_schema=PAIRWISE_SCHEMA, schema_name="pairwise", seed=None,
+            provider=j.provider.spec.prefix, model=j.model, temperature=j.config.temperature,
+            max_tokens=j.config.max_tokens, json_schema=PAIRWISE_SCHEMA, schema_name="pairwise",
+            seed=repeat_seed(self.request_seed, repeat),
         ))
 
     async def aclose(self) -> None:
@@ -215,8 +170,6 @@ def _judge_target(config: JudgeConfig, store: Store | None, *, rubric_set: str, 
 
 def _yaml_target(path: Path, store: Store | None, *, rubric: str | None, use_cache: bool,
                  request_seed: int | None) -> AuditTarget:
-    from legal_judge.audit.generic import GenericTarget, GenericTargetConfig
-
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

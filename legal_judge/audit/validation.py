@@ -30,7 +30,8 @@ from legal_judge.audit.probes import resolve_probes
 from legal_judge.audit.report import build_report
 from legal_judge.audit.target import JudgeTarget
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem
 from legal_judge.providers.registry import get_provider
 

@@ -39,7 +39,7 @@ from legal_judge.audit.execute import (
     in_sequence,
     run_audit,
 )
-from legal_judge.audit.target import AuditTarget, JudgeTarget, _SeededJudge, repeat_seed
+from legal_judge.audit.target import AuditTarget, JudgeTarget
 from legal_judge.batch.base import BatchBackend, CallTag
 from legal_judge.batch.orchestrator import (
     BackendFactory,
@@ -88,7 +88,7 @@ def _next_slot() -> Iterator[None]:
         _SLOT.reset(token)
 
 
-class _SlotJudge(_SeededJudge):
+class _SlotJudge(Judge):
     """The audited judge (same judge_id, same requests) whose calls are parked under their slot."""
 
     coalesce = False  # the collector coalesces parked requests; a waiting caller is not parked
@@ -109,21 +109,12 @@ class BatchJudgeTarget(JudgeTarget):
 
     def __init__(self, target: JudgeTarget, provider: RoutedProvider) -> None:
         self.provider = provider
-        super().__init__(self._slot_judge(target.judge, target.request_seed), rubric=target.rubric,
-                         high_stakes=target.high_stakes, request_seed=target.request_seed)
-        self._seeded = {target.request_seed: self.judge}
-
-    def _slot_judge(self, base: Judge, seed: int | None) -> Judge:
-        j = _SlotJudge(base.config, self.provider, assets=base.assets,
-                       rubric_set=base.rubric_set.id, store=base.store, use_cache=base.use_cache)
-        j.request_seed = seed
-        return j
-
-    def _judge_for(self, repeat: int) -> Judge:
-        seed = repeat_seed(self.request_seed, repeat)
-        if seed not in self._seeded:
-            self._seeded[seed] = self._slot_judge(self.judge, seed)
-        return self._seeded[seed]
+        base = target.judge
+        # One judge for every repeat: a repeat's seed is a parameter of its judgment.
+        judge = _SlotJudge(base.config, provider, assets=base.assets, rubric_set=base.rubric_set.id,
+                           store=base.store, use_cache=base.use_cache)
+        super().__init__(judge, rubric=target.rubric, high_stakes=target.high_stakes,
+                         request_seed=target.request_seed)
 
     async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0) -> Scored:
         """The online ``score``, its calls parked under the next slot of the pair task."""

@@ -277,12 +277,12 @@ class BatchJudge(Judge):
             _CALL.reset(token)
 
     async def judge(self, item: BenchmarkItem, *, run_id: str | None = None,
-                    evidence: str | None = None) -> Verdict:
+                    evidence: str | None = None, seed: int | None = None) -> Verdict:
         """The online ``judge``, then the cost re-priced at batch rates for batch calls."""
         records: list[CallRecord] = []
         token = _TASK.set(records)
         try:
-            verdict = await super().judge(item, run_id=run_id, evidence=evidence)
+            verdict = await super().judge(item, run_id=run_id, evidence=evidence, seed=seed)
         finally:
             _TASK.reset(token)
             self.collector.task_done()

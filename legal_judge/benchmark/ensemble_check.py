@@ -17,7 +17,8 @@ from pydantic import ValidationError
 
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.errors import ConfigError, LegalJudgeError, MissingKeyError
-from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
 from legal_judge.store import Store
 
 __all__ = ["EnsembleCheck", "EnsembleInvalid", "EnsembleProblem", "check_ensemble"]

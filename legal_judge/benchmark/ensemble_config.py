@@ -31,7 +31,7 @@ from typing import Literal, overload
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from legal_judge.errors import ConfigError, InputError, Problem
-from legal_judge.judge.judge import JudgeConfig
+from legal_judge.judge.config import JudgeConfig
 
 __all__ = ["EnsembleConfig", "bundled_config", "bundled_names", "load_ensemble_config",
            "resolve_ensemble_path"]

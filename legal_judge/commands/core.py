@@ -57,7 +57,8 @@ def validate(dataset: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
 def judge(spec: str, item_id: str, dataset: Path | None, no_cache: bool, as_json: bool) -> None:
     """Judge one item with one judge and print the verdict."""
-    from legal_judge.judge.judge import Judge, JudgeConfig
+    from legal_judge.judge.config import JudgeConfig
+    from legal_judge.judge.judge import Judge
     from legal_judge.providers.registry import get_provider
 
     items = {i.id: i for i in load_dataset(dataset or sample_dataset_path())}

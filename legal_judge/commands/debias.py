@@ -15,7 +15,7 @@ from rich.text import Text
 from legal_judge.commands.tables import SECTION, Col, print_table, styled, wrote
 from legal_judge.debias.experiment import DEFAULT_MODES
 from legal_judge.errors import ConfigError, InputError, Problem
-from legal_judge.judge.judge import JudgeConfig
+from legal_judge.judge.config import JudgeConfig
 from legal_judge.judge.mitigation import parse_mode, toml_line
 
 __all__ = ["COMMANDS", "debias", "resolve_judge"]
@@ -205,7 +205,8 @@ def compare(judge_ref: str, judge_name: str | None, modes: str, pairs_path: Path
             biases: str | None, orders: str, repeats: int, alpha: float, concurrency: int,
             no_cache: bool, json_out: Path | None) -> None:
     """Which mitigation makes the judge pick the correct answer more often, per bias."""
-    from legal_judge.debias.experiment import load_pairs, run_experiment, save_experiment
+    from legal_judge.debias.experiment import run_experiment, save_experiment
+    from legal_judge.debias.pairs import load_pairs
     from legal_judge.providers.registry import get_provider
     from legal_judge.store import Store
 

@@ -29,58 +29,27 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from legal_judge.assets.catalogue import load_assets
-from legal_judge.dataset import read_jsonl_models
 from legal_judge.debias.analysis import analyze
+from legal_judge.debias.pairs import DebiasPair
 from legal_judge.debias.pairwise import OrderVerdict, PairwiseJudge
-from legal_judge.errors import ConfigError, InputError, Problem
-from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.errors import ConfigError
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import ModeSpec, parse_mode
 from legal_judge.store import Store, canonical_json, utcnow
 
 __all__ = [
     "DEFAULT_MODES",
-    "DebiasPair",
     "TrialOutcome",
-    "bundled_controls_path",
-    "bundled_pair_files",
-    "bundled_pairs_path",
     "load_experiment",
-    "load_pairs",
     "run_experiment",
     "save_experiment",
 ]
 
 DEFAULT_MODES = ("plain", "aware", "aware-generic", "self", "aware+self", "swap")
 Orders = Literal["given", "both"]
-
-
-class DebiasPair(BaseModel):
-    """One known-answer pair: the wrong answer carries the bias signal (a control: the correct one)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str = Field(min_length=1)
-    bias: str = Field(min_length=1)
-    question: str = Field(min_length=1)
-    criterion: str = Field(min_length=1)
-    correct_answer: str = Field(min_length=1)
-    wrong_answer: str = Field(min_length=1)
-    wrong_first: bool
-    reason: str = Field(min_length=1)
-    jurisdiction: str | None = None
-    control: bool = False
-
-    @model_validator(mode="after")
-    def _answers_differ(self) -> DebiasPair:
-        if self.correct_answer.strip() == self.wrong_answer.strip():
-            raise ValueError("correct_answer and wrong_answer are the same text")
-        return self
 
 
 @dataclass(frozen=True)
@@ -116,57 +85,6 @@ class TrialOutcome:
     output_tokens: int | None
     cost_usd: float | None
     seed: int | None = None
-
-
-def bundled_pairs_path() -> Path:
-    """The known-answer pair set shipped with the package (the signal on the wrong answer)."""
-    return Path(__file__).parent.parent / "data" / "debias_pairs.jsonl"
-
-
-def bundled_controls_path() -> Path:
-    """The shipped reversed-signal controls (``"control": true``: the signal on the correct answer)."""
-    return Path(__file__).parent.parent / "data" / "debias_controls.jsonl"
-
-
-def bundled_pair_files() -> tuple[Path, ...]:
-    """The files of the default pair set: the pairs, then their controls.
-
-    Both the experiment (:func:`load_pairs`) and the simulated judge (which "knows" the answers of
-    the default set) read this list, so a control is never judged by a simulator that ignores it.
-    """
-    return bundled_pairs_path(), bundled_controls_path()
-
-
-def load_pairs(path: Path | str | None = None) -> list[DebiasPair]:
-    """Read and validate a pair file (JSON Lines); every defect is reported at once.
-
-    Args:
-        path: A pair file; None reads the default set (:func:`bundled_pair_files`: the pairs and
-            the reversed-signal controls that make over-correction measurable for every bias).
-
-    Raises:
-        InputError: unreadable file, bad JSON, missing or empty fields, an unknown bias label,
-            identical answers, duplicate ids (also across the files of the default set).
-    """
-    paths = [Path(path)] if path is not None else list(bundled_pair_files())
-    known = set(load_assets().biases)
-    pairs: list[DebiasPair] = []
-    problems: list[Problem] = []
-    seen: set[str] = set()
-    for file in paths:
-        for n, pair in read_jsonl_models(file, DebiasPair, problems):
-            if pair.bias not in known:
-                problems.append(Problem(str(file), n, "bias", f"unknown bias '{pair.bias}' "
-                                        f"(one of: {', '.join(sorted(known))})"))
-            if pair.id in seen:
-                problems.append(Problem(str(file), n, "id", f"duplicate id '{pair.id}'"))
-            seen.add(pair.id)
-            pairs.append(pair)
-    if not pairs and not problems:
-        problems.append(Problem(str(paths[0]), None, None, "no pairs"))
-    if problems:
-        raise InputError(problems, fix="fix the pair file; see legal_judge/data/README.md")
-    return pairs
 
 
 def trials_for(pairs: Sequence[DebiasPair], *, orders: Orders) -> list[Trial]:

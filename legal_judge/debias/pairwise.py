@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from legal_judge.judge.judge import RETRY_TEMPERATURES, Judge
+from legal_judge.judge.attempts import run_attempts
+from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import self_debias_text, warning_text
-from legal_judge.models import CompletionRequest, Message
+from legal_judge.judge.parse import PAIRWISE_SCHEMA, ParseError, extract_json
+from legal_judge.models import CompletionRequest, CompletionResponse, Message
 from legal_judge.stats import position_consistency, repetition_stability
 
 __all__ = [
@@ -46,22 +47,11 @@ __all__ = [
 Slot = Literal["A", "B"]
 Winner = Literal["A", "B", "tie"]
 
-PAIRWISE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "reasoning": {"type": "string"},
-        "winner": {"type": "string", "enum": ["A", "B"]},
-        "score_a": {"type": "number", "minimum": 0, "maximum": 5},
-        "score_b": {"type": "number", "minimum": 0, "maximum": 5},
-    },
-    "required": ["reasoning", "winner", "score_a", "score_b"],
-    "additionalProperties": False,
-}
 _SELF_FINAL = ('name the final option as the same JSON object only: {"reasoning": "<your '
                'reasoning>", "winner": "A" | "B", "score_a": <0-5>, "score_b": <0-5>}')
 
 
-class PairwiseParseError(ValueError):
+class PairwiseParseError(ParseError):
     """The judge's answer is not a valid pairwise verdict; the message goes into the retry."""
 
 
@@ -115,21 +105,16 @@ def pair_fence(answer_a: str, answer_b: str) -> tuple[str, str]:
     return f"<<<UNTRUSTED_ANSWER {nonce}>>>", f"<<<END_UNTRUSTED_ANSWER {nonce}>>>"
 
 
-_FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
-
-
 def parse_pairwise(text: str) -> tuple[Slot, float | None, float | None, str]:
     """Parse ``{"reasoning", "winner", "score_a", "score_b"}`` (scores optional, 0-5).
 
     Raises:
         PairwiseParseError: no JSON object, or the winner is not ``"A"``/``"B"``.
     """
-    match = _FENCED_JSON.search(text)
-    body = match.group(1) if match else text[text.find("{"): text.rfind("}") + 1]
     try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise PairwiseParseError(f"invalid JSON: {exc.msg}") from None
+        data = extract_json(text)
+    except ParseError as exc:
+        raise PairwiseParseError(str(exc)) from None
     if not isinstance(data, dict):
         raise PairwiseParseError("the answer must be a JSON object")
     winner = str(data.get("winner", "")).strip().upper()
@@ -306,32 +291,22 @@ class PairwiseJudge:
 
     async def _ask(self, messages: list[Message], *, item_id: str, run_id: str | None,
                    seed: int | None, purpose: str) -> OrderVerdict:
-        from legal_judge.judge.judge import _cost  # the judge's pricing rule (cache hits cost 0)
-
         j = self.judge
-        acc = OrderVerdict(status="inconclusive")
-        convo, error = list(messages), ""
-        for attempt, temperature in enumerate(RETRY_TEMPERATURES, start=1):
-            request = CompletionRequest(
-                model=j.model, messages=convo, max_tokens=j.config.max_tokens,
-                temperature=j.config.temperature if attempt == 1 else temperature,
-                json_schema=PAIRWISE_SCHEMA, schema_name="pairwise_verdict", seed=seed)
-            resp = await j.complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
+
+        async def call(request: CompletionRequest, attempt: int) -> CompletionResponse:
+            return await j.complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
                                     attempt=attempt)
-            acc.add_usage(OrderVerdict(status="ok", calls=1, input_tokens=resp.usage.input_tokens,
-                                       output_tokens=resp.usage.output_tokens,
-                                       cost_usd=_cost(j.provider.spec.prefix, j.model, resp)))
-            acc.raw = resp.text
-            try:
-                winner, sa, sb, reasoning = parse_pairwise(resp.text)
-            except PairwiseParseError as exc:
-                error = str(exc)
-                convo = [*convo, Message(role="assistant", content=resp.text or "(empty)"),
-                         Message(role="user",
-                                 content=j.assets.template("json_retry").render(error=error))]
-                continue
-            acc.status, acc.winner, acc.score_a, acc.score_b = "ok", winner, sa, sb
-            acc.reasoning = reasoning
-            return acc
-        acc.reason = f"invalid output after {acc.calls} attempts: {error}"
-        return acc
+
+        out = await run_attempts(
+            call, messages, parse_pairwise, assets=j.assets, provider=j.provider.spec.prefix,
+            model=j.model, temperature=j.config.temperature, max_tokens=j.config.max_tokens,
+            json_schema=PAIRWISE_SCHEMA, schema_name="pairwise_verdict", seed=seed)
+        verdict = OrderVerdict(status="inconclusive", raw=out.raw[-1] if out.raw else "",
+                               calls=out.calls, input_tokens=out.input_tokens,
+                               output_tokens=out.output_tokens, cost_usd=out.cost_usd)
+        if not out.ok or out.value is None:
+            verdict.reason = out.reason
+            return verdict
+        verdict.status = "ok"
+        verdict.winner, verdict.score_a, verdict.score_b, verdict.reasoning = out.value
+        return verdict

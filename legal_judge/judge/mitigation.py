@@ -1,9 +1,11 @@
-"""Bias mitigation inside the judge: bias-aware warnings, the self-debiasing pass, position swapping.
+"""Bias mitigation inside the judge, as texts: bias-aware warnings, the self-debiasing request, modes.
 
 The method of "The Judge Can Debias Itself" (Yin et al.): ``aware`` puts a warning before the verdict
 (specific bias, generic "any systematic bias", or the full list of seven); ``self`` sends a second
 request carrying the first verdict and asks the judge to check it for a bias step by step, then revisit.
-Both verdicts are kept, with whether the verdict changed.
+Both verdicts are kept, with whether the verdict changed. This module only writes the texts and reads
+mode names; the second request itself is :meth:`legal_judge.judge.judge.Judge.judge`'s (and
+:class:`~legal_judge.debias.pairwise.PairwiseJudge`'s) to make.
 
 ``swap`` is the seed's remedy for position ("position is checked more reliably by swapping A and
 B, not just with text"): a pairwise judgment asks both orders and combines them by balanced position
@@ -14,23 +16,17 @@ against the rubrics has no order to swap, so there it changes nothing but the ju
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from legal_judge.assets.catalogue import Assets
-from legal_judge.assets.rubrics import Rubric
 from legal_judge.errors import ConfigError
-from legal_judge.models import BenchmarkItem, Message, Verdict
-
-if TYPE_CHECKING:
-    from legal_judge.judge.judge import DebiasConfig, Judge
+from legal_judge.judge.config import DebiasConfig
 
 __all__ = [
     "ModeSpec",
     "parse_mode",
     "prompt_texts",
-    "self_debias_pass",
     "self_debias_text",
     "toml_line",
     "warning_text",
@@ -61,8 +57,6 @@ class ModeSpec:
 
     def config(self, bias: str, *, criterion: str) -> DebiasConfig:
         """The judge's debias config for pairs of ``bias`` (specific scope names that bias)."""
-        from legal_judge.judge.judge import DebiasConfig
-
         named = {"specific": bias, "generic": "generic", "all": "all"}[self.scope]
         if self.base in _NO_SCOPE:
             named = "generic"
@@ -116,8 +110,6 @@ def prompt_texts(assets: Assets, bias: str, *, criterion: str) -> dict[str, str]
         bias: A bias of the catalogue, ``generic`` or ``all``.
         criterion: The criterion, which is also what the judge is told to focus on.
     """
-    from legal_judge.judge.judge import DebiasConfig
-
     if bias not in ("generic", "all"):
         assets.bias(bias)  # raises ConfigError naming the catalogue
     config = DebiasConfig(mode="aware+self", bias=bias, criterion=criterion)
@@ -128,6 +120,7 @@ def prompt_texts(assets: Assets, bias: str, *, criterion: str) -> dict[str, str]
     self_prompt = self_debias_text(assets, config, verdict="{model_verdict}", focus=criterion,
                                    final_instruction="name the final option: A or B.")
     return {"bias_warning": warning, "judge_prompt": judge_prompt, "self_debias": self_prompt}
+
 
 FOCUS = "legal accuracy under the rubrics: is the legal content actually correct and complete?"
 
@@ -151,50 +144,3 @@ def self_debias_text(assets: Assets, config: DebiasConfig, *, verdict: str,
         return assets.template("self_debias").render(mode="generic", **variables)
     return assets.template("self_debias").render(mode="specific", bias=assets.bias(config.bias),
                                                  **variables)
-
-
-def _verdict_json(v: Verdict) -> str:
-    body: dict[str, Any] = {
-        "rubrics": {k: {"score": s, "rationale": v.rationales.get(k, "")} for k, s in v.scores.items()},
-        "overall": v.overall,
-        "summary": v.summary,
-    }
-    if v.hallucination is not None:
-        body["rubrics"]["hallucination"] = {"result": v.hallucination,
-                                            "notes": v.rationales.get("hallucination", "")}
-    return json.dumps(body, ensure_ascii=False)
-
-
-async def self_debias_pass(judge: Judge, item: BenchmarkItem, rubrics: list[Rubric],
-                           messages: list[Message], first: Verdict, *,
-                           run_id: str | None) -> Verdict:
-    """Second request: check the first verdict for bias, then give the final verdict (same schema)."""
-    text = self_debias_text(
-        judge.assets, judge.config.debias, verdict=_verdict_json(first),
-        final_instruction="answer with the final verdict as the same JSON object only.",
-    )
-    convo = [*messages, Message(role="assistant", content=first.raw), Message(role="user", content=text)]
-    second = await judge._judge_with_retries(item, rubrics, convo, run_id=run_id, purpose="self_debias")
-    first_summary = {"scores": first.scores, "hallucination": first.hallucination,
-                     "overall": first.overall}
-    if second.status != "ok":
-        # The second pass failed: the first verdict stands, and the failure is recorded.
-        return first.model_copy(update={"extra": {**first.extra, "self_debias": {
-            "status": second.status, "reason": second.reason, "changed": False}}})
-    changed = (second.scores != first.scores or second.overall != first.overall
-               or second.hallucination != first.hallucination)
-    return second.model_copy(update={
-        "attempts": first.attempts + second.attempts,
-        "input_tokens": _sum(first.input_tokens, second.input_tokens),
-        "output_tokens": _sum(first.output_tokens, second.output_tokens),
-        "cost_usd": None if first.cost_usd is None or second.cost_usd is None
-        else first.cost_usd + second.cost_usd,
-        "latency_ms": first.latency_ms + second.latency_ms,
-        "cached": first.cached and second.cached,
-        "extra": {**second.extra, "self_debias": {"status": "ok", "first_verdict": first_summary,
-                                                  "changed": changed}},
-    })
-
-
-def _sum(a: int | None, b: int | None) -> int | None:
-    return None if a is None or b is None else a + b

@@ -23,6 +23,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from legal_judge.debias.pairs import load_pairs
 from legal_judge.errors import ConfigError, ProviderUnavailable, RateLimitError
 from legal_judge.models import CompletionRequest, CompletionResponse, Usage
 from legal_judge.providers.base import CallGate, ProviderOptions, ProviderSpec
@@ -80,9 +81,6 @@ class SimulatedProfile(BaseModel):
 @lru_cache(maxsize=1)
 def _pair_rows() -> tuple[dict[str, Any], ...]:
     """The default known-answer set (pairs and controls), read by the experiment's own loader."""
-    # Imported here: the experiment module imports the judge, which imports the providers.
-    from legal_judge.debias.experiment import load_pairs
-
     return tuple(p.model_dump() for p in load_pairs())
 
 

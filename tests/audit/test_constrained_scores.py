@@ -12,7 +12,9 @@ import jsonschema
 import pytest
 
 from legal_judge.assets.catalogue import load_assets
-from legal_judge.judge.judge import Judge, JudgeConfig, verdict_schema
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
+from legal_judge.judge.parse import verdict_schema
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse
 from legal_judge.providers.registry import register_provider, unregister_provider
 

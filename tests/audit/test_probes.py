@@ -22,7 +22,8 @@ from legal_judge.audit.probes import (
 )
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.errors import ConfigError, InputError
-from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem
 from legal_judge.providers.registry import get_provider
 from legal_judge.providers.sim_features import answer_quality

@@ -8,7 +8,7 @@ import pytest
 
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.judge.judge import JudgeConfig
+from legal_judge.judge.config import JudgeConfig
 from legal_judge.models import BenchmarkItem
 from legal_judge.providers import anthropic as anthropic_provider
 from legal_judge.providers.openai import forget_negotiated_modes

@@ -19,7 +19,8 @@ from legal_judge.batch.base import parse_custom_id
 from legal_judge.batch.emulator import EmulatedRequest, ProviderEmulator, default_answer
 from legal_judge.batch.records import batch_rows
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
 from legal_judge.providers.pricing import cost_usd
 from legal_judge.providers.registry import get_provider
 from legal_judge.store import Store

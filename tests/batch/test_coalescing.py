@@ -26,7 +26,7 @@ from legal_judge.batch.routing import (
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.judge.judge import JudgeConfig
+from legal_judge.judge.config import JudgeConfig
 from legal_judge.models import (
     BenchmarkItem,
     CompletionRequest,

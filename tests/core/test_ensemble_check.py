@@ -23,7 +23,7 @@ from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.doctor import run_doctor
 from legal_judge.errors import ConfigError, InputError
-from legal_judge.judge.judge import JudgeConfig
+from legal_judge.judge.config import JudgeConfig
 from legal_judge.providers.base import ProviderOptions, parse_spec, url_problem
 from legal_judge.store import Store
 

@@ -7,14 +7,9 @@ import json
 import pytest
 
 from legal_judge.errors import AuthError, ProviderUnavailable
-from legal_judge.judge.judge import (
-    DebiasConfig,
-    Judge,
-    JudgeConfig,
-    ParseError,
-    fence_for,
-    parse_verdict_json,
-)
+from legal_judge.judge.config import DebiasConfig, JudgeConfig
+from legal_judge.judge.judge import Judge
+from legal_judge.judge.parse import ParseError, fence_for, parse_verdict_json
 from legal_judge.models import BenchmarkItem, CompletionResponse, Usage
 from legal_judge.store import Store
 

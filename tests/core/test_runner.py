@@ -21,7 +21,7 @@ from legal_judge.benchmark.ensemble_config import EnsembleConfig, load_ensemble_
 from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.cli import cli
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.judge.judge import JudgeConfig
+from legal_judge.judge.config import JudgeConfig
 from legal_judge.providers.registry import register_provider, unregister_provider
 from legal_judge.store import Store
 

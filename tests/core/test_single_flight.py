@@ -6,9 +6,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from legal_judge.audit.calls import repeat_seed
 from legal_judge.audit.target import JudgeTarget, load_targets
 from legal_judge.errors import ProviderUnavailable
-from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message, Usage
 from legal_judge.providers.base import parse_spec
 from legal_judge.store import Store
@@ -84,7 +86,7 @@ async def test_identical_concurrent_calls_share_one_provider_call(tmp_path: Path
     assert second.usage == first.usage and second.latency_ms == 0.0
     assert _logged(store) == [("it1", 0, None, "answer 1"), ("it2", 1, None, "answer 1")]
     assert store.call_counts("r1")["calls"] == 2 and store.call_counts("r1")["cached"] == 1
-    assert judge._in_flight == {}  # nothing left behind
+    assert judge.calls._in_flight == {}  # nothing left behind
 
 
 async def test_a_failed_first_call_lets_the_waiting_call_make_its_own(tmp_path: Path) -> None:
@@ -100,7 +102,7 @@ async def test_a_failed_first_call_lets_the_waiting_call_make_its_own(tmp_path: 
     logged = _logged(store)
     assert [(r[0], r[1], r[3]) for r in logged] == [("it1", 0, None), ("it2", 0, "answer 2")]
     assert logged[0][2] is not None and "503" in logged[0][2]
-    assert judge._in_flight == {}
+    assert judge.calls._in_flight == {}
 
 
 async def test_without_the_cache_identical_calls_are_not_coalesced(tmp_path: Path) -> None:
@@ -202,9 +204,9 @@ async def test_the_noise_floor_repeat_is_not_served_the_first_verdict(tmp_path: 
     assert len(counting.seeds) == 2 and counting.seeds[1] is not None  # a fresh, seeded call
     repeat_again = await target.score(ITEM, run_id="a1", repeat=1)
     assert repeat_again.cached and len(counting.seeds) == 2  # the repeat has its own entry
-    assert target._judge_for(1).judge_id == judge_id  # same judge, only the key differs
-    key0 = target._judge_for(0).verdict_key(ITEM, None)
-    key1 = target._judge_for(1).verdict_key(ITEM, None)
+    assert target.judge.judge_id == judge_id  # same judge, only the key differs
+    key0 = target.judge.verdict_key(ITEM, None, seed=repeat_seed(None, 0))
+    key1 = target.judge.verdict_key(ITEM, None, seed=repeat_seed(None, 1))
     assert key1 != key0 and key1.startswith(key0)
     await target.aclose()
 

@@ -18,16 +18,15 @@ from click.testing import CliRunner
 from scipy.stats import fisher_exact
 
 from legal_judge.cli import cli
-from legal_judge.debias.experiment import (
-    DEFAULT_MODES,
+from legal_judge.debias.experiment import DEFAULT_MODES, run_experiment
+from legal_judge.debias.pairs import (
     bundled_controls_path,
     bundled_pair_files,
     bundled_pairs_path,
     load_pairs,
-    run_experiment,
 )
 from legal_judge.errors import InputError
-from legal_judge.judge.judge import JudgeConfig
+from legal_judge.judge.config import JudgeConfig
 from legal_judge.models import CompletionRequest
 from legal_judge.providers import simulated
 from legal_judge.providers.registry import get_provider
@@ -59,7 +58,7 @@ def test_duplicate_id_across_default_files_is_reported(tmp_path: Path,
                      encoding="utf-8")
     second.write_text(json.dumps(pair_row(1, "authority", wrong_first=False, control=True))
                       + "\n", encoding="utf-8")
-    monkeypatch.setattr("legal_judge.debias.experiment.bundled_pair_files",
+    monkeypatch.setattr("legal_judge.debias.pairs.bundled_pair_files",
                         lambda: (first, second))
     with pytest.raises(InputError) as info:
         load_pairs()

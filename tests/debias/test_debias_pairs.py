@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from legal_judge.assets.catalogue import load_assets
-from legal_judge.debias.experiment import bundled_pairs_path, load_pairs, trials_for
+from legal_judge.debias.experiment import trials_for
+from legal_judge.debias.pairs import bundled_pairs_path, load_pairs
 from legal_judge.errors import InputError
 
 from .conftest import pair_row

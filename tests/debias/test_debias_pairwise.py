@@ -14,7 +14,8 @@ from legal_judge.debias.pairwise import (
     position_summary,
     stability,
 )
-from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
 from legal_judge.models import CompletionRequest
 
 from .conftest import CORRECT, RecordingProvider, knows_answer, pairwise_json

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from legal_judge.debias.pairwise import PairwiseJudge
-from legal_judge.judge.judge import DebiasConfig, Judge, JudgeConfig
+from legal_judge.judge.config import DebiasConfig, JudgeConfig
+from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, CompletionRequest
 
 from .conftest import CORRECT, RecordingProvider, pairwise_json

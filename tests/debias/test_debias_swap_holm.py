@@ -13,10 +13,12 @@ from click.testing import CliRunner
 from legal_judge.benchmark.ensemble_config import bundled_config, load_ensemble_config
 from legal_judge.cli import cli
 from legal_judge.debias.analysis import NO_SIGNIFICANT_MODE, analyze
-from legal_judge.debias.experiment import DebiasPair, TrialOutcome, run_experiment
+from legal_judge.debias.experiment import TrialOutcome, run_experiment
+from legal_judge.debias.pairs import DebiasPair
 from legal_judge.debias.pairwise import PairwiseJudge, balanced_winner, combine_orders
 from legal_judge.errors import ConfigError
-from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import parse_mode, toml_line
 from legal_judge.models import CompletionRequest
 

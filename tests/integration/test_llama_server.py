@@ -21,7 +21,8 @@ pytest.importorskip("llama_cpp")
 pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is not installed")
 
 from legal_judge.dataset import load_dataset, sample_dataset_path  # noqa: E402
-from legal_judge.judge.judge import Judge, JudgeConfig  # noqa: E402
+from legal_judge.judge.config import JudgeConfig  # noqa: E402
+from legal_judge.judge.judge import Judge  # noqa: E402
 from legal_judge.providers.local import resolve_model_path  # noqa: E402
 from legal_judge.providers.registry import get_provider  # noqa: E402
 from legal_judge.store import Store  # noqa: E402

@@ -17,8 +17,9 @@ from standin import LangfuseStandin
 
 from legal_judge import __version__
 from legal_judge.cli import cli
-from legal_judge.debias.experiment import load_pairs, run_experiment, save_experiment
-from legal_judge.judge.judge import JudgeConfig
+from legal_judge.debias.experiment import run_experiment, save_experiment
+from legal_judge.debias.pairs import load_pairs
+from legal_judge.judge.config import JudgeConfig
 from legal_judge.providers.registry import get_provider
 from legal_judge.store import Store
 from legal_judge.sync.plan import det_id, item_trace_id, span_id

@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from legal_judge.dataset import load_dataset, sample_dataset_path
-from legal_judge.judge.judge import Judge, JudgeConfig
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
 from legal_judge.providers.registry import get_provider
 
 RETRY = "Your previous output was not valid JSON. Ensure the response strictly conforms to the output schema."

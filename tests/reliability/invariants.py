@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 from legal_judge.assets.catalogue import load_assets
-from legal_judge.judge.judge import parse_verdict_json
+from legal_judge.judge.parse import parse_verdict_json
 from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
 from legal_judge.store import Store
 

@@ -18,7 +18,7 @@ import pytest
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.errors import ProviderUnavailable, RateLimitError
-from legal_judge.judge.judge import JudgeConfig
+from legal_judge.judge.config import JudgeConfig
 from legal_judge.models import CompletionRequest, CompletionResponse
 from legal_judge.providers import base as provider_base
 from legal_judge.providers.retry import RetryPolicy

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from legal_judge.cli import cli
 from legal_judge.debias.pairwise import PairwiseJudge, pair_fence
-from legal_judge.judge.judge import Judge, JudgeConfig, fence_for
+from legal_judge.judge.config import JudgeConfig
+from legal_judge.judge.judge import Judge
+from legal_judge.judge.parse import fence_for
 from legal_judge.models import BenchmarkItem
 from legal_judge.providers.registry import get_provider
 

@@ -1,0 +1,143 @@
+"""One judge's provider calls: the cache key, single flight, the provider cache and the call log.
+
+A call is answered from the provider cache when its key is there (a key of what changes the output:
+provider, base URL, model, messages, parameters, schema; not timeouts or retry settings); a request
+identical to one in flight waits for it and is answered as a cache hit, as it would be a moment
+later; otherwise the provider is called and the response is logged and cached in one commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import Any
+
+from legal_judge.errors import ProviderError
+from legal_judge.models import CompletionRequest, CompletionResponse
+from legal_judge.store import Store, canonical_json
+
+__all__ = ["Calls", "call_summary"]
+
+_CacheEntry = tuple[str, str, str, dict[str, Any]]
+
+
+class Calls:
+    """The calls of one judge (``label``) to ``provider``, through ``store`` when one is given.
+
+    Args:
+        provider: An object with ``spec`` and ``async complete(request)``.
+        label: The judge's display name (the call log's ``judge``).
+        store: Where calls are logged and responses cached; None disables both.
+        use_cache: Read the provider cache (writes happen whenever a store is given).
+        coalesce: Identical concurrent requests share one call (batch judges leave it to the
+            collector, which parks them).
+    """
+
+    def __init__(self, provider: Any, *, label: str, store: Store | None, use_cache: bool = True,
+                 coalesce: bool = True) -> None:
+        self.provider = provider
+        self.label = label
+        self.store = store
+        self.use_cache = use_cache
+        self.coalesce = coalesce
+        # Cache key -> the call in flight for it; None tells the waiting callers that it failed.
+        self._in_flight: dict[str, asyncio.Future[CompletionResponse | None]] = {}
+
+    def cache_key(self, request: CompletionRequest) -> str:
+        """Key of what changes the output: provider, model, base URL, messages, parameters, schema."""
+        spec = self.provider.spec
+        # The URL actually used (a default endpoint or an options override), not only the spec's.
+        base_url = getattr(self.provider, "base_url", None) or getattr(spec, "base_url", None)
+        # Hash the message texts directly: JSON-encoding ~10 KB of prompt per call is the slow part.
+        h = hashlib.sha256()
+        head = request.model_dump(exclude={"messages", "json_schema"})
+        h.update(canonical_json({"provider": spec.prefix, "base_url": base_url, **head}).encode())
+        h.update(b"\x00" + _schema_digest(request.json_schema).encode())
+        for m in request.messages:
+            h.update(b"\x00" + m.role.encode() + b"\x1f" + m.content.encode())
+        return h.hexdigest()
+
+    async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
+                       purpose: str, attempt: int) -> CompletionResponse:
+        """One provider call through the cache and single flight, logged in the store.
+
+        An audit's variants and a benchmark's repeated items often render the same request, and
+        concurrency would otherwise pay for each.
+        """
+        store = self.store
+        key = self.cache_key(request) if store is not None else ""
+        shared = store is not None and self.use_cache and self.coalesce
+        if store is not None and self.use_cache:
+            hit = store.cache_get(key)
+            if hit is None and shared and key in self._in_flight:
+                first = await asyncio.shield(self._in_flight[key])
+                hit = None if first is None else first.model_dump()
+            if hit is not None:
+                resp = CompletionResponse.model_validate({**hit, "cached": True, "latency_ms": 0.0,
+                                                          "retries": 0})
+                self._log(run_id, item_id, purpose, attempt, request, resp, None)
+                return resp
+        if not shared:
+            return await self._send(request, key, run_id, item_id, purpose, attempt)
+        done: asyncio.Future[CompletionResponse | None] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = done
+        answer: CompletionResponse | None = None
+        try:
+            answer = await self._send(request, key, run_id, item_id, purpose, attempt)
+            return answer
+        finally:
+            if self._in_flight.get(key) is done:
+                del self._in_flight[key]
+            done.set_result(answer)
+
+    async def _send(self, request: CompletionRequest, key: str, run_id: str | None, item_id: str,
+                    purpose: str, attempt: int) -> CompletionResponse:
+        try:
+            resp: CompletionResponse = await self.provider.complete(request)
+        except ProviderError as exc:
+            self._log(run_id, item_id, purpose, attempt, request, None, str(exc),
+                      retries=getattr(exc, "retries", 0))
+            raise
+        cache: _CacheEntry | None = None
+        if self.store is not None:
+            cache = (key, self.provider.spec.prefix, self.provider.spec.model,
+                     resp.model_dump(exclude={"cached", "latency_ms", "retries"}))
+        if not self._log(run_id, item_id, purpose, attempt, request, resp, None, cache=cache) \
+                and cache is not None and self.store is not None:
+            self.store.cache_put(key, provider=cache[1], model=cache[2], response=cache[3])
+        return resp
+
+    def _log(self, run_id: str | None, item_id: str, purpose: str, attempt: int,
+             request: CompletionRequest, resp: CompletionResponse | None, error: str | None,
+             *, cache: _CacheEntry | None = None, retries: int = 0) -> bool:
+        """Log the call (and cache its response in the same commit); False when not logged."""
+        if self.store is None or run_id is None:
+            return False
+        self.store.record_call(
+            run_id, item_id, self.label, purpose=purpose, attempt=attempt,
+            request=call_summary(request),
+            response_text=resp.text if resp else None,
+            usage=resp.usage.model_dump() if resp else None,
+            latency_ms=resp.latency_ms if resp else None, cached=bool(resp and resp.cached),
+            retries=resp.retries if resp else retries, error=error, cache=cache,
+        )
+        return True
+
+
+def _schema_digest(schema: dict[str, Any] | None) -> str:
+    # Not memoised by id(): the request holds its own copy of the schema, and ids are reused.
+    if schema is None:
+        return "none"
+    return hashlib.sha256(canonical_json(schema).encode()).hexdigest()
+
+
+def call_summary(request: CompletionRequest) -> dict[str, Any]:
+    """What the call log keeps of a request: parameters, and digests of the bulky parts."""
+    out = request.model_dump(exclude={"messages", "json_schema"})
+    out["n_messages"] = len(request.messages)
+    out["messages_sha256"] = hashlib.sha256(
+        "\x1e".join(m.content for m in request.messages).encode()).hexdigest()[:16]
+    if request.json_schema is not None:
+        out["json_schema_sha256"] = hashlib.sha256(
+            canonical_json(request.json_schema).encode()).hexdigest()[:16]
+    return out
