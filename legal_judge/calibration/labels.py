@@ -29,7 +29,7 @@ from legal_judge.calibration.sample import GUIDE_MARK, TAIL_COLUMNS, TEXT_COLUMN
 from legal_judge.calibration.schema import ImportSummary, LawyerComment
 from legal_judge.dataset import id_problem
 from legal_judge.errors import InputError, Problem
-from legal_judge.store import Store, utcnow
+from legal_judge.store import Store
 
 __all__ = ["Label", "LabelSheet", "RawComment", "RawLabel", "import_labels", "load_comments",
            "load_labels", "read_label_file", "read_label_sheet", "store_raw_labels",
@@ -421,11 +421,8 @@ def validate_comments(
 def _known_items(store: Store, run_id: str | None) -> dict[str, set[str]]:
     if run_id is not None:
         store.get_run(run_id)
-        rows = store.db.execute("SELECT item_id, run_id FROM items WHERE run_id = ?", (run_id,))
-    else:
-        rows = store.db.execute("SELECT item_id, run_id FROM items")
     known: dict[str, set[str]] = defaultdict(set)
-    for item_id, rid in rows:
+    for rid, item_id in store.item_keys(run_id):
         known[item_id].add(rid)
     return known
 
@@ -482,8 +479,7 @@ def store_raw_labels(
     problems = [*problems, *found, *bad_notes]
     if not raws and not problems:
         problems.append(Problem(origin, None, None, "no scores found"))
-    stored = {(r[0], r[1], r[2], r[3]): r[4] for r in store.db.execute(
-        "SELECT item_id, IFNULL(run_id, ''), rubric, annotator, score FROM human_labels")}
+    stored = store.labels.scores()
     fresh, changed = [], []
     for label in labels:
         old = stored.get(_key(label))
@@ -496,7 +492,7 @@ def store_raw_labels(
                                         f"'{label.annotator}'{_in_run(label)}; rerun with "
                                         "--replace to overwrite"))
             changed.append(label)
-    stored_notes = store.stored_label_comments()
+    stored_notes = store.labels.comments()
     new_notes = []
     for note in notes:
         old_note = stored_notes.get((note.item_id, note.run_id or "", note.annotator))
@@ -514,17 +510,19 @@ def store_raw_labels(
                          fix="correct the rows listed above; nothing was stored")
     known = _known_items(store, None)
     runs = {r for x in fresh + changed for r in ([x.run_id] if x.run_id else known.get(x.item_id, set()))}
-    with store.transaction() as db:
+    with store.transaction():
         for label in fresh + changed:
-            _upsert(db, label, source=source)
+            store.labels.upsert(item_id=label.item_id, run_id=label.run_id, rubric=label.rubric,
+                                score=_as_text(label.score), annotator=label.annotator,
+                                labeled_at=label.labeled_at, source=source)
         for note in new_notes:
-            store.upsert_label_comment(db, item_id=note.item_id, run_id=note.run_id,
-                                       annotator=note.annotator, comment=note.text,
-                                       labeled_at=note.labeled_at, source=source)
+            store.labels.upsert_comment(item_id=note.item_id, run_id=note.run_id,
+                                        annotator=note.annotator, comment=note.text,
+                                        labeled_at=note.labeled_at, source=source)
         if send:
-            enqueue_labels(db, runs)
+            enqueue_labels(store, runs)
         else:
-            enqueue_estimates(db, runs)
+            enqueue_estimates(store, runs)
     return ImportSummary(
         file=origin, labels=len(fresh) + len(changed), items=len({x.item_id for x in labels}),
         annotators=sorted({x.annotator for x in labels}), rubrics=sorted({x.rubric for x in labels}),
@@ -546,17 +544,6 @@ def _in_run(label: Label) -> str:
     return f" in run '{label.run_id}'" if label.run_id else ""
 
 
-def _upsert(db: Any, label: Label, *, source: str) -> None:
-    db.execute(
-        """INSERT INTO human_labels (item_id, run_id, rubric, score, annotator, labeled_at, source,
-           created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (item_id, IFNULL(run_id, ''), rubric, annotator) DO UPDATE SET
-             score = excluded.score, labeled_at = excluded.labeled_at, source = excluded.source""",
-        (label.item_id, label.run_id, label.rubric, _as_text(label.score), label.annotator,
-         label.labeled_at, source, utcnow()),
-    )
-
-
 def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list[Label]:
     """The labels of a run's answers: one per item, rubric and annotator.
 
@@ -571,15 +558,7 @@ def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list
     Returns:
         Labels of known rubrics, in import order.
     """
-    rows = store.db.execute(
-        """SELECT h.item_id, h.run_id, h.rubric, h.score, h.annotator, h.labeled_at
-           FROM human_labels h JOIN items i ON i.item_id = h.item_id AND i.run_id = ?
-           WHERE h.run_id = ? OR (h.run_id IS NULL AND NOT EXISTS (
-               SELECT 1 FROM human_labels o WHERE o.item_id = h.item_id AND o.run_id = ?
-                 AND o.rubric = h.rubric AND o.annotator = h.annotator))
-           ORDER BY h.id""",
-        (run_id, run_id, run_id),
-    )
+    rows = store.labels.of_run(run_id)
     out = []
     specs = with_pass_fail(specs)
     for item_id, rid, rubric, score, annotator, labeled_at in rows:
@@ -592,4 +571,4 @@ def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list
 
 def load_comments(store: Store, run_id: str) -> list[LawyerComment]:
     """The lawyers' comments on a run's answers (the same run rule as :func:`load_labels`)."""
-    return [LawyerComment(**row) for row in store.label_comments(run_id)]
+    return [LawyerComment(**row) for row in store.labels.comments_of_run(run_id)]
