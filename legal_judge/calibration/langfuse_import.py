@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from legal_judge.calibration.labels import RawLabel, store_raw_labels
+from legal_judge.calibration.label_sheet import RawLabel
+from legal_judge.calibration.labels import store_raw_labels
 from legal_judge.calibration.rubrics import PASS_FAIL, RubricSpec, with_pass_fail
 from legal_judge.calibration.schema import ImportSummary
 from legal_judge.errors import ConfigError, Problem

@@ -495,8 +495,7 @@ def list_cmd(limit: int, as_json: bool) -> None:
     from legal_judge.run_owner import audit_resume_command, displayed_status, run_owner
 
     store = Store()
-    rows = store.db.execute("SELECT id, created_at, judge_id, status, severity FROM audits "
-                            "ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall()
+    rows = store.audits.recent(limit=limit)
     owners = store.owners("audit", [r["id"] for r in rows])
     audits = []
     for r in rows:
@@ -505,7 +504,7 @@ def list_cmd(limit: int, as_json: bool) -> None:
         # Running (its process is alive) is not resumable; interrupted, failed, submitted are.
         resume = audit_resume_command(r["id"]) if status in RESUMABLE and status != "running" \
             else None
-        audits.append({**dict(r), "status": status,
+        audits.append({**r, "status": status,
                        "review": state["decision"] if state else None, "resume_command": resume})
     if as_json:
         echo_json(audits)
