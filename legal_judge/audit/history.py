@@ -102,7 +102,7 @@ def fetch_prior_audit_results(audit_id: str, *, store: Store | None = None) -> d
         NotFoundError: no such audit in the store.
     """
     store = store or Store()
-    row = store.db.execute("SELECT * FROM audits WHERE id = ?", (audit_id,)).fetchone()
+    row = store.audits.get(audit_id)
     if row is None:
         raise NotFoundError(f"no audit '{audit_id}' in {store.path}",
                             fix="`legal-judge audit list` shows the audits in this store")
@@ -115,12 +115,7 @@ def fetch_prior_audit_results(audit_id: str, *, store: Store | None = None) -> d
 
 def latest_audit(store: Store, judge_id: str, *, finished_only: bool = True) -> str | None:
     """The newest audit id of a judge_id (complete or insufficient-data ones when finished_only)."""
-    sql = "SELECT id FROM audits WHERE judge_id = ?"
-    if finished_only:
-        sql += " AND status NOT IN ('running', 'failed')"
-    row = store.db.execute(sql + " ORDER BY created_at DESC, rowid DESC LIMIT 1",
-                           (judge_id,)).fetchone()
-    return str(row[0]) if row else None
+    return store.audits.latest_id(judge_id, finished_only=finished_only)
 
 
 #: Statuses of audits whose report rests on judge calls (INSUFFICIENT_DATA stopped before any).
@@ -148,13 +143,9 @@ class AuditCoverage:
 def _judged_audit(store: Store, judge_id: str) -> tuple[str | None, str | None, int]:
     """The newest audit of ``judge_id`` that judged something, its verdict, and how many audits
     of this judge judged nothing (INSUFFICIENT_DATA, or nothing complete)."""
-    rows = store.db.execute(
-        "SELECT id, status, report_json FROM audits WHERE judge_id = ? "
-        "AND status NOT IN ('running', 'failed', 'submitted', 'interrupted') "
-        "ORDER BY created_at DESC, rowid DESC", (judge_id,)).fetchall()
     empty = 0
-    for row in rows:
-        report = json.loads(row["report_json"]) if row["report_json"] else None
+    for row in store.audits.reported(judge_id):
+        report = row["report"]
         if row["status"] in JUDGED_STATUSES and judged_something(report):
             return str(row["id"]), ((report or {}).get("extensions") or {}).get("verdict"), empty
         empty += 1
@@ -194,18 +185,14 @@ def prior_audit(store: Store, audit_id: str) -> dict[str, Any] | None:
 
     Drift is only meaningful against the same judge: an audit of another model is no baseline.
     """
-    row = store.db.execute("SELECT rowid, judge_id, report_json FROM audits WHERE id = ?",
-                           (audit_id,)).fetchone()
+    row = store.audits.get(audit_id)
     if row is None or not row["report_json"]:
         return None
     base = base_judge_of_report(json.loads(row["report_json"]))
     if base is None:
         return None
-    earlier = store.db.execute(
-        "SELECT id, judge_id, status, report_json FROM audits WHERE rowid < ? "
-        "AND report_json IS NOT NULL ORDER BY rowid DESC", (row["rowid"],)).fetchall()
-    for other in earlier:
-        report = json.loads(other["report_json"])
+    for other in store.audits.earlier_with_report(audit_id):
+        report = other["report"]
         if other["status"] in JUDGED_STATUSES and judged_something(report) and \
                 comparable(base_judge_of_report(report), base):
             return {"id": str(other["id"]), "report": report,

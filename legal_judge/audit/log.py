@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,50 +64,35 @@ class AuditLog:
         return self.append_many(audit_id, [(kind, payload)])[-1]
 
     def append_many(self, audit_id: str, entries: list[tuple[str, dict[str, Any]]]) -> list[LogEntry]:
-        """Append entries in one transaction (chained in the given order)."""
-        with self.store.transaction() as db:
-            return self.append_in(db, audit_id, entries)
-
-    @staticmethod
-    def append_in(db: sqlite3.Connection, audit_id: str,
-                  entries: list[tuple[str, dict[str, Any]]]) -> list[LogEntry]:
-        """Append entries inside the caller's open transaction (with the rows they describe)."""
+        """Append entries in one transaction (chained in the given order); inside the caller's
+        open transaction, with the rows they describe, when one is open."""
         out: list[LogEntry] = []
-        row = db.execute("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
-        seq, prev = (int(row[0]), str(row[1])) if row else (0, GENESIS)
-        for kind, payload in entries:
-            seq += 1
-            created = utcnow()
-            text = canonical_json(payload)
-            h = entry_hash(prev, seq=seq, audit_id=audit_id, kind=kind, created_at=created,
-                           payload_json=text)
-            db.execute("INSERT INTO audit_log (seq, audit_id, kind, payload_json, prev_hash, hash,"
-                       " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (seq, audit_id, kind, text, prev, h, created))
-            out.append(LogEntry(seq, audit_id, kind, payload, prev, h, created))
-            prev = h
+        with self.store.transaction():
+            last = self.store.audit_log.last()
+            seq, prev = last if last is not None else (0, GENESIS)
+            for kind, payload in entries:
+                seq += 1
+                created = utcnow()
+                text = canonical_json(payload)
+                h = entry_hash(prev, seq=seq, audit_id=audit_id, kind=kind, created_at=created,
+                               payload_json=text)
+                self.store.audit_log.insert(seq=seq, audit_id=audit_id, kind=kind,
+                                            payload_json=text, prev_hash=prev, hash=h,
+                                            created_at=created)
+                out.append(LogEntry(seq, audit_id, kind, payload, prev, h, created))
+                prev = h
         return out
 
     def entries(self, audit_id: str | None = None, *, kind: str | None = None) -> list[LogEntry]:
         """Entries in chain order, optionally of one audit and one kind."""
-        sql = "SELECT * FROM audit_log"
-        cond, args = [], []
-        if audit_id is not None:
-            cond.append("audit_id = ?")
-            args.append(audit_id)
-        if kind is not None:
-            cond.append("kind = ?")
-            args.append(kind)
-        if cond:
-            sql += " WHERE " + " AND ".join(cond)
-        rows = self.store.db.execute(sql + " ORDER BY seq", args).fetchall()
+        rows = self.store.audit_log.rows(audit_id, kind=kind)
         return [LogEntry(r["seq"], r["audit_id"], r["kind"], json.loads(r["payload_json"]),
                          r["prev_hash"], r["hash"], r["created_at"]) for r in rows]
 
     def head(self) -> str:
         """The hash of the last entry (GENESIS for an empty log): the anchor to keep elsewhere."""
-        row = self.store.db.execute("SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
-        return str(row[0]) if row else GENESIS
+        last = self.store.audit_log.last()
+        return last[1] if last is not None else GENESIS
 
     def verify(self, *, expect_head: str | None = None) -> VerifyResult:
         """Recompute the whole chain; report every edited, missing, inserted or reordered entry.
@@ -117,9 +101,7 @@ class AuditLog:
             expect_head: A head hash recorded earlier; it must still be an entry of the chain
                 (catches entries deleted from the end, and a rewritten chain).
         """
-        rows = self.store.db.execute(
-            "SELECT seq, audit_id, kind, payload_json, prev_hash, hash, created_at FROM audit_log"
-            " ORDER BY rowid").fetchall()
+        rows = self.store.audit_log.stored_order()
         problems: list[str] = []
         prev, expected_seq = GENESIS, 1
         hashes: set[str] = set()

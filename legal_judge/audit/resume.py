@@ -70,8 +70,7 @@ def resume_plan(store: Store, audit_id: str) -> ResumePlan:
         ConfigError: the audit finished, another live process is executing it
             (``audit-in-progress``), or it was started before audits could be resumed.
     """
-    row = store.db.execute("SELECT judge_id, status, config_json FROM audits WHERE id = ?",
-                           (audit_id,)).fetchone()
+    row = store.audits.get(audit_id)
     if row is None:
         raise NotFoundError(f"no audit '{audit_id}' in the store",
                             fix="list audits with `legal-judge audit list`")

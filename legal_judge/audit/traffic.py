@@ -74,14 +74,10 @@ def _score(scores: dict[str, Any], rubric: str | None) -> float | None:
 def traffic_rows_from_store(store: Store, *, since: datetime,
                             rubric: str | None) -> list[dict[str, Any]]:
     """Scored items of every run since ``since``: the item's fields plus ``score``."""
-    rows = store.db.execute(
-        """SELECT e.result_json, i.item_json, e.created_at, e.run_id FROM ensemble_results e
-           JOIN items i ON i.run_id = e.run_id AND i.item_id = e.item_id
-           WHERE e.status = 'ok' AND e.created_at >= ?""", (since.isoformat(),))
     out = []
-    for r in rows:
-        item = json.loads(r["item_json"])
-        score = _score(json.loads(r["result_json"]).get("scores", {}), rubric)
+    for r in store.ok_results_since(since.isoformat()):
+        item = r["item"]
+        score = _score(r["result"].get("scores", {}), rubric)
         if score is not None:
             out.append({**item, "item_id": item.get("id"), "run_id": r["run_id"], "score": score,
                         "created_at": r["created_at"]})

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from legal_judge.audit.design import AuditSettings, build_design
 from legal_judge.audit.dimensions import resolve_dimensions
-from legal_judge.audit.execute import _execute, _Runner
+from legal_judge.audit.pairs import PairRunner, judge_pairs
 from legal_judge.audit.probes import resolve_probes
 from legal_judge.audit.report import build_report
 from legal_judge.audit.target import JudgeTarget
@@ -96,8 +96,8 @@ async def _one_rep(spec: str, dims: list[str], pairs: int, rep: int, items: list
     chosen = resolve_probes(probes)
     design = build_design(items, resolve_dimensions(dims), pairs=pairs, seed=rep, probes=chosen,
                           probe_pairs=settings.probe_pairs)
-    runner = _Runner(target, settings, f"validation-{rep}", None, 0)
-    rows, probe_rows = await _execute(design, runner, settings)
+    runner = PairRunner(target, settings, f"validation-{rep}", None, 0)
+    rows, probe_rows = await judge_pairs(design, runner, settings)
     report = build_report(rows + probe_rows, settings, dimensions=dims,
                           kinds={d.name: d.effective_kind for d in design.dimensions},
                           probes=chosen, judge_label=spec)

@@ -31,14 +31,8 @@ from typing import Any
 from legal_judge.audit.analysis import PairRow
 from legal_judge.audit.calls import Compared, Scored
 from legal_judge.audit.design import AuditSettings
-from legal_judge.audit.execute import (
-    AuditOutcome,
-    AuditSuspended,
-    Guard,
-    Progress,
-    in_sequence,
-    run_audit,
-)
+from legal_judge.audit.execute import AuditOutcome, AuditSuspended, run_audit
+from legal_judge.audit.pairs import Guard, Progress, in_sequence
 from legal_judge.audit.target import AuditTarget, JudgeTarget
 from legal_judge.batch.base import BatchBackend, CallTag
 from legal_judge.batch.orchestrator import (

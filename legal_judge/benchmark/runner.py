@@ -92,21 +92,16 @@ class StoredResults(Mapping[str, EnsembleResult]):
         self.run_id = run_id
 
     def __getitem__(self, item_id: str) -> EnsembleResult:
-        row = self.store.db.execute(
-            "SELECT result_json FROM ensemble_results WHERE run_id = ? AND item_id = ?",
-            (self.run_id, item_id)).fetchone()
-        if row is None:
+        text = self.store.result_text(self.run_id, item_id)
+        if text is None:
             raise KeyError(item_id)
-        return EnsembleResult.model_validate_json(row[0])
+        return EnsembleResult.model_validate_json(text)
 
     def __iter__(self) -> Iterator[str]:
-        rows = self.store.db.execute(
-            "SELECT item_id FROM ensemble_results WHERE run_id = ?", (self.run_id,)).fetchall()
-        return iter([r[0] for r in rows])
+        return iter(self.store.result_item_ids(self.run_id))
 
     def __len__(self) -> int:
-        return int(self.store.db.execute(
-            "SELECT COUNT(*) FROM ensemble_results WHERE run_id = ?", (self.run_id,)).fetchone()[0])
+        return self.store.result_count(self.run_id)
 
 
 @dataclass

@@ -55,7 +55,7 @@ from legal_judge.stats import (
     proportion_ci,
     spearman,
 )
-from legal_judge.store import Store, canonical_json, utcnow
+from legal_judge.store import Store, utcnow
 
 __all__ = ["compare", "current_quarter", "save_calibration"]
 
@@ -378,12 +378,10 @@ def save_calibration(store: Store, report: CalibrationReport) -> CalibrationRepo
     """Store a calibration (and queue it for Langfuse) in one transaction; returns it with its id."""
     cal_id = f"cal-{report.quarter}-{uuid.uuid4().hex[:8]}"
     stored = report.model_copy(update={"calibration_id": cal_id})
-    with store.transaction() as db:
-        db.execute(
-            "INSERT INTO calibrations (id, run_id, quarter, judge_id, rubric_set, created_at, "
-            "report_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (cal_id, stored.run_id, stored.quarter, stored.ensemble_judge_id, stored.rubric_set,
-             stored.created_at, canonical_json(stored.model_dump(mode="json"))),
-        )
-        enqueue_calibration(db, cal_id, stored.quarter)
+    with store.transaction():
+        store.calibrations.save(cal_id, run_id=stored.run_id, quarter=stored.quarter,
+                                judge_id=stored.ensemble_judge_id, rubric_set=stored.rubric_set,
+                                created_at=stored.created_at,
+                                report=stored.model_dump(mode="json"))
+        enqueue_calibration(store, cal_id, stored.quarter)
     return stored

@@ -8,7 +8,6 @@ corrected ones and labels the result ``calibrated:<correction id>``.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any
 
@@ -19,7 +18,7 @@ from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.schema import CalibrationReport, Correction, CvFigures, IsotonicMap
 from legal_judge.errors import ConfigError, NotFoundError
 from legal_judge.stats import IsotonicModel, apply_isotonic, fit_isotonic
-from legal_judge.store import Store, canonical_json, utcnow
+from legal_judge.store import Store, utcnow
 
 __all__ = [
     "MIN_PAIRS",
@@ -46,12 +45,11 @@ def load_calibration(store: Store, calibration_id: str) -> CalibrationReport:
     Raises:
         NotFoundError: no such calibration.
     """
-    row = store.db.execute("SELECT report_json FROM calibrations WHERE id = ?",
-                           (calibration_id,)).fetchone()
-    if row is None:
+    report = store.calibrations.report(calibration_id)
+    if report is None:
         raise NotFoundError(f"no calibration '{calibration_id}' in {store.path}",
                             fix="`legal-judge calibrate history` lists the calibrations")
-    return CalibrationReport.model_validate(json.loads(row[0]))
+    return CalibrationReport.model_validate(report)
 
 
 def load_correction(store: Store, correction_id: str) -> Correction:
@@ -60,16 +58,13 @@ def load_correction(store: Store, correction_id: str) -> Correction:
     Raises:
         NotFoundError: neither a correction nor a calibration with a fitted correction.
     """
-    row = store.db.execute("SELECT model_json FROM corrections WHERE id = ?",
-                           (correction_id,)).fetchone()
-    if row is None:
-        row = store.db.execute(
-            "SELECT model_json FROM corrections WHERE calibration_id = ? "
-            "ORDER BY created_at DESC, id DESC LIMIT 1", (correction_id,)).fetchone()
-    if row is None:
+    model = store.calibrations.correction(correction_id)
+    if model is None:
+        model = store.calibrations.latest_correction(correction_id)
+    if model is None:
         raise NotFoundError(f"no correction '{correction_id}' in {store.path}",
                             fix="fit one first: legal-judge calibrate fit CALIBRATION_ID")
-    return Correction.model_validate(json.loads(row[0]))
+    return Correction.model_validate(model)
 
 
 def cross_validated(x: list[float], y: list[float], scale: tuple[float, float], *,
@@ -155,18 +150,17 @@ def fit_correction(store: Store, calibration_id: str, *, min_pairs: int = MIN_PA
                           + "; ".join(skipped[:6]), code="calibration-fit",
                           fix=f"label at least {min_pairs} items per rubric and compare again; a "
                               "correction that does not reduce held-out error is not fitted")
-    with store.transaction() as db:
-        version = 1 + db.execute("SELECT COUNT(*) FROM corrections WHERE calibration_id = ?",
-                                 (calibration_id,)).fetchone()[0]
+    with store.transaction():
+        version = 1 + store.calibrations.correction_count(calibration_id)
         correction = Correction(
             id=f"corr-{calibration_id}-v{version}", version=version, calibration_id=calibration_id,
             quarter=report.quarter, rubric_set=report.rubric_set, created_at=utcnow(),
             ensemble_judge_id=report.judge_ids.get(ENSEMBLE), judges=judges, maps=dict(maps),
             skipped=skipped, cv={k: dict(v) for k, v in cv.items()}, cv_folds=folds,
         )
-        db.execute("INSERT INTO corrections (id, calibration_id, created_at, model_json) "
-                   "VALUES (?, ?, ?, ?)", (correction.id, calibration_id, correction.created_at,
-                                           canonical_json(correction.model_dump(mode="json"))))
+        store.calibrations.save_correction(correction.id, calibration_id=calibration_id,
+                                           created_at=correction.created_at,
+                                           model=correction.model_dump(mode="json"))
     return correction
 
 

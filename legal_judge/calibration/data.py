@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from legal_judge.assets.rubrics import RubricSet
+from legal_judge.calibration.label_sheet import RawLabel, read_label_sheet
 from legal_judge.calibration.labels import (
     Label,
-    RawLabel,
     load_comments,
     load_labels,
-    read_label_sheet,
     validate_comments,
     validate_labels,
 )

@@ -10,7 +10,6 @@ transported. The judges' raw figures (before any ``--calibration`` correction) s
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any
 
@@ -180,10 +179,8 @@ def _ensemble_pairs(cal: CalibrationReport, rubric: str) -> list[tuple[float, fl
 
 
 def _latest_calibration(store: Store, judge_id: str, run_id: str) -> CalibrationReport | None:
-    row = store.db.execute(
-        "SELECT report_json FROM calibrations WHERE judge_id = ? AND IFNULL(run_id, '') != ? "
-        "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id, run_id)).fetchone()
-    return CalibrationReport.model_validate(json.loads(row[0])) if row else None
+    report = store.calibrations.latest_report_of_judge(judge_id, not_of_run=run_id)
+    return CalibrationReport.model_validate(report) if report is not None else None
 
 
 def _transported(store: Store, run: dict[str, Any], judge_id: str, *, min_labels: int,

@@ -7,8 +7,6 @@ judge_id between the two quarters is marked, since a new judge explains a move b
 
 from __future__ import annotations
 
-import json
-
 from legal_judge.calibration.data import ENSEMBLE
 from legal_judge.calibration.schema import CalibrationReport, HistoryRow
 from legal_judge.store import Store
@@ -18,10 +16,9 @@ __all__ = ["calibration_history", "latest_per_quarter"]
 
 def latest_per_quarter(store: Store) -> list[CalibrationReport]:
     """The latest calibration of every quarter, oldest quarter first."""
-    rows = store.db.execute("SELECT report_json FROM calibrations ORDER BY quarter, created_at, id")
     by_quarter: dict[str, CalibrationReport] = {}
-    for (raw,) in rows:
-        report = CalibrationReport.model_validate(json.loads(raw))
+    for raw in store.calibrations.reports():
+        report = CalibrationReport.model_validate(raw)
         by_quarter[report.quarter] = report
     return [by_quarter[q] for q in sorted(by_quarter)]
 

@@ -19,43 +19,36 @@ returns None and the CSV/JSONL template is the only channel.
 from __future__ import annotations
 
 import importlib
-import sqlite3
 from typing import Any
 
-from legal_judge.store import canonical_json, utcnow
+from legal_judge.store import Store
 
 __all__ = ["annotation_sink", "enqueue", "enqueue_calibration", "enqueue_estimates", "enqueue_labels"]
 
 _SINK_MODULES = ("legal_judge.sync.sink", "legal_judge.sync")
 
 
-def enqueue(db: sqlite3.Connection, kind: str, entity_id: str, payload: dict[str, Any]) -> None:
-    """Queue an entity for Langfuse inside the caller's transaction (same SQL as ``Store.outbox_put``)."""
-    db.execute(
-        """INSERT INTO outbox (entity_kind, entity_id, payload_json, created_at)
-           VALUES (?, ?, ?, ?)
-           ON CONFLICT (entity_kind, entity_id) DO UPDATE SET
-             payload_json = excluded.payload_json, synced_at = NULL""",
-        (kind, entity_id, canonical_json(payload), utcnow()),
-    )
+def enqueue(store: Store, kind: str, entity_id: str, payload: dict[str, Any]) -> None:
+    """Queue an entity for Langfuse (inside the caller's transaction when one is open)."""
+    store.outbox_put(kind, entity_id, payload)
 
 
-def enqueue_labels(db: sqlite3.Connection, run_ids: set[str]) -> None:
+def enqueue_labels(store: Store, run_ids: set[str]) -> None:
     """Mark the labels of these runs for (re)sending as ANNOTATION scores."""
     for run_id in sorted(run_ids):
-        enqueue(db, "human_labels", run_id, {"run_id": run_id})
+        enqueue(store, "human_labels", run_id, {"run_id": run_id})
 
 
-def enqueue_estimates(db: sqlite3.Connection, run_ids: set[str]) -> None:
+def enqueue_estimates(store: Store, run_ids: set[str]) -> None:
     """The labels of these runs changed but are in Langfuse already (read from it): resend only
     the runs' corrected figures (the ``human_labels`` entity skips labels whose source is
     ``langfuse:``, so nothing is duplicated)."""
-    enqueue_labels(db, run_ids)
+    enqueue_labels(store, run_ids)
 
 
-def enqueue_calibration(db: sqlite3.Connection, calibration_id: str, quarter: str) -> None:
+def enqueue_calibration(store: Store, calibration_id: str, quarter: str) -> None:
     """Mark a calibration for sending as a calibration trace with scores."""
-    enqueue(db, "calibration", calibration_id,
+    enqueue(store, "calibration", calibration_id,
             {"calibration_id": calibration_id, "quarter": quarter})
 
 

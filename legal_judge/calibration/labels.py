@@ -1,9 +1,6 @@
-"""Read, validate and store lawyers' labels.
+"""Validate and store lawyers' labels (files are read by :mod:`legal_judge.calibration.label_sheet`).
 
-Two layouts are accepted, as CSV or JSONL: the long format (one row per item, rubric and annotator:
-``item_id, rubric, score, annotator, labeled_at`` plus an optional ``run_id``) and the wide template
-written by ``calibrate sample`` (one row per item and annotator, one column per rubric). Every defect
-is collected with its line and field and raised as one :class:`InputError`; nothing is stored then.
+Every defect is collected with its line and field and raised as one :class:`InputError`; nothing is stored then.
 The lawyer's ``comment`` cell (free text, may span lines) is stored with the labels, once per item,
 run and annotator, and shown beside the answers the judges got wrong.
 
@@ -13,64 +10,22 @@ a new model, so labels are keyed by item, run, rubric and annotator and each qua
 
 from __future__ import annotations
 
-import csv
-import json
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from legal_judge.calibration.hooks import enqueue_estimates, enqueue_labels
-from legal_judge.calibration.rubrics import PASS_FAIL, PASS_FAIL_ALIASES, RubricSpec, with_pass_fail
-from legal_judge.calibration.sample import GUIDE_MARK, TAIL_COLUMNS, TEXT_COLUMNS, VERDICT_COLUMNS
+from legal_judge.calibration.label_sheet import RawComment, RawLabel, cell_text, read_label_sheet
+from legal_judge.calibration.rubrics import RubricSpec, with_pass_fail
 from legal_judge.calibration.schema import ImportSummary, LawyerComment
 from legal_judge.dataset import id_problem
 from legal_judge.errors import InputError, Problem
-from legal_judge.store import Store, utcnow
+from legal_judge.store import Store
 
-__all__ = ["Label", "LabelSheet", "RawComment", "RawLabel", "import_labels", "load_comments",
-           "load_labels", "read_label_file", "read_label_sheet", "store_raw_labels",
+__all__ = ["Label", "import_labels", "load_comments", "load_labels", "store_raw_labels",
            "validate_comments", "validate_labels"]
-
-_LONG = {"item_id", "rubric", "score"}
-_KNOWN_WIDE = {*TEXT_COLUMNS, *TAIL_COLUMNS, *VERDICT_COLUMNS, "notes"}
-
-
-@dataclass(frozen=True)
-class RawLabel:
-    """One score cell as read from a file, before validation."""
-
-    line: int
-    item_id: str
-    run_id: str | None
-    rubric: str
-    score: object
-    annotator: str
-    labeled_at: str
-
-
-@dataclass(frozen=True)
-class RawComment:
-    """The comment cell of one row as read from a file, before validation (raw text)."""
-
-    line: int
-    item_id: str
-    run_id: str | None
-    annotator: str
-    labeled_at: str
-    text: object
-
-
-@dataclass(frozen=True)
-class LabelSheet:
-    """What a label file holds: its score cells, its comment cells and its structural problems."""
-
-    labels: list[RawLabel]
-    comments: list[RawComment]
-    problems: list[Problem]
 
 
 @dataclass(frozen=True)
@@ -84,149 +39,6 @@ class Label:
     annotator: str
     labeled_at: str
     line: int = 0
-
-
-def _cell(value: object) -> str:
-    """A cell as text, with the quote that neutralised a formula on export removed again."""
-    text = "" if value is None else str(value).strip()
-    if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r":
-        return text[1:]
-    return text
-
-
-def _comment_of(line: int, rec: dict[str, Any]) -> RawComment | None:
-    """The row's comment cell, or None when it is empty (an empty cell is no comment)."""
-    value = rec.get("comment")
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    return RawComment(line, _cell(rec.get("item_id")), _cell(rec.get("run_id")) or None,
-                      _cell(rec.get("annotator")), _cell(rec.get("labeled_at")), value)
-
-
-def _from_record(line: int, rec: dict[str, Any], specs: dict[str, RubricSpec],
-                 long: bool) -> Iterator[RawLabel]:
-    item_id, run_id = _cell(rec.get("item_id")), _cell(rec.get("run_id")) or None
-    annotator, labeled_at = _cell(rec.get("annotator")), _cell(rec.get("labeled_at"))
-    if long:
-        yield RawLabel(line, item_id, run_id, _rubric_name(_cell(rec.get("rubric"))),
-                       rec.get("score"), annotator, labeled_at)
-        return
-    for key, value in rec.items():
-        name = _rubric_name(key)
-        if name in specs and _cell(value):
-            yield RawLabel(line, item_id, run_id, name, value, annotator, labeled_at)
-
-
-def _rubric_name(column: str) -> str:
-    """The sheet's ``pass_fail`` column is the lawyers' ``overall`` verdict."""
-    return PASS_FAIL.name if column in PASS_FAIL_ALIASES else column
-
-
-def _unknown_columns(file: str, columns: list[str], specs: dict[str, RubricSpec],
-                     row: int = 1) -> list[Problem]:
-    return [Problem(file, row, c, f"unknown column '{c}': not a rubric "
-                                  f"({', '.join(s for s in specs if s != PASS_FAIL.name)}) nor a "
-                                  "template column") for c in columns
-            if _rubric_name(c) not in specs and c not in _KNOWN_WIDE]
-
-
-def _read_csv(path: Path, specs: dict[str, RubricSpec]) -> LabelSheet:
-    """Labels of a CSV, each with its spreadsheet row number.
-
-    Rows are counted as a spreadsheet shows them: an answer cell that spans several lines is
-    one row, and the guide rows the template starts with (first cell ``#...``) count too.
-    """
-    file = str(path)
-    out: list[RawLabel] = []
-    comments: list[RawComment] = []
-    problems: list[Problem] = []
-    with path.open(newline="", encoding="utf-8-sig") as fh:
-        records = enumerate(csv.reader(fh), start=1)
-        header_row, header = 0, []
-        for row_no, cells in records:
-            if cells and cells[0].lstrip().startswith(GUIDE_MARK):
-                continue  # guide rows a lawyer pasted above the header
-            header_row, header = row_no, [c.strip() for c in cells]
-            break
-        long = set(header) >= _LONG
-        if not long:
-            problems += _unknown_columns(file, header, specs, header_row or 1)
-        for row_no, cells in records:
-            if not any(c.strip() for c in cells):
-                continue
-            if len(cells) > len(header):
-                problems.append(Problem(file, row_no, None, "more cells than header columns"))
-            rec = dict(zip(header, cells, strict=False))
-            out += _from_record(row_no, rec, specs, long)
-            if (comment := _comment_of(row_no, rec)) is not None:
-                comments.append(comment)
-    return LabelSheet(out, comments, problems)
-
-
-def _read_jsonl(path: Path, specs: dict[str, RubricSpec]) -> LabelSheet:
-    file = str(path)
-    out: list[RawLabel] = []
-    comments: list[RawComment] = []
-    problems: list[Problem] = []
-    for line_no, text in enumerate(path.read_text("utf-8-sig").splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            rec = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(file, line_no, None, f"invalid JSON: {exc.msg}"))
-            continue
-        except RecursionError:
-            problems.append(Problem(file, line_no, None, "JSON nested too deeply"))
-            continue
-        if not isinstance(rec, dict):
-            problems.append(Problem(file, line_no, None, "expected a JSON object"))
-            continue
-        long = "rubric" in rec
-        if not long:
-            problems += [Problem(file, line_no, p.field, p.message)
-                         for p in _unknown_columns(file, list(rec), specs)]
-        out += _from_record(line_no, rec, specs, long)
-        if (comment := _comment_of(line_no, rec)) is not None:
-            comments.append(comment)
-    return LabelSheet(out, comments, problems)
-
-
-def read_label_file(path: Path, specs: dict[str, RubricSpec]) -> tuple[list[RawLabel], list[Problem]]:
-    """Read every score cell of a CSV or JSONL label file (long or wide layout).
-
-    Returns:
-        The raw labels and the structural problems (bad JSON, unknown columns); the comments
-        are left out (:func:`read_label_sheet` has them).
-
-    Raises:
-        InputError: the file is missing, not UTF-8 or has an unsupported extension.
-    """
-    sheet = read_label_sheet(path, specs)
-    return sheet.labels, sheet.problems
-
-
-def read_label_sheet(path: Path, specs: dict[str, RubricSpec]) -> LabelSheet:
-    """Read every score cell and every comment cell of a CSV or JSONL label file.
-
-    Returns:
-        The raw labels, the raw comments and the structural problems (bad JSON, unknown columns).
-
-    Raises:
-        InputError: the file is missing, not UTF-8 or has an unsupported extension.
-    """
-    if not path.is_file():
-        raise InputError([Problem(str(path), None, None, "file not found")])
-    specs = with_pass_fail(specs)
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", ".jsonl"):
-        raise InputError([Problem(str(path), None, None, f"unsupported format '{suffix}'")],
-                         fix="give the labels as .csv or .jsonl")
-    try:
-        return _read_csv(path, specs) if suffix == ".csv" else _read_jsonl(path, specs)
-    except UnicodeDecodeError as exc:
-        raise InputError([Problem(str(path), None, None, f"not UTF-8: {exc}")],
-                         fix="save the file as UTF-8 (CSV UTF-8 in spreadsheet programs)") from None
 
 
 def _parse_date(text: str) -> str | None:
@@ -373,7 +185,7 @@ def _comment_text(raw: RawComment, file: str) -> tuple[str | None, Problem | Non
     if not isinstance(value, str):
         return None, Problem(file, raw.line, "comment",
                              f"expected text, got {type(value).__name__}: write the comment as text")
-    text = _cell(value.replace("\r\n", "\n").replace("\r", "\n"))
+    text = cell_text(value.replace("\r\n", "\n").replace("\r", "\n"))
     for pos, ch in enumerate(text, start=1):
         if ch not in "\n\t" and unicodedata.category(ch) == "Cc":
             return None, Problem(file, raw.line, "comment",
@@ -421,11 +233,8 @@ def validate_comments(
 def _known_items(store: Store, run_id: str | None) -> dict[str, set[str]]:
     if run_id is not None:
         store.get_run(run_id)
-        rows = store.db.execute("SELECT item_id, run_id FROM items WHERE run_id = ?", (run_id,))
-    else:
-        rows = store.db.execute("SELECT item_id, run_id FROM items")
     known: dict[str, set[str]] = defaultdict(set)
-    for item_id, rid in rows:
+    for rid, item_id in store.item_keys(run_id):
         known[item_id].add(rid)
     return known
 
@@ -482,8 +291,7 @@ def store_raw_labels(
     problems = [*problems, *found, *bad_notes]
     if not raws and not problems:
         problems.append(Problem(origin, None, None, "no scores found"))
-    stored = {(r[0], r[1], r[2], r[3]): r[4] for r in store.db.execute(
-        "SELECT item_id, IFNULL(run_id, ''), rubric, annotator, score FROM human_labels")}
+    stored = store.labels.scores()
     fresh, changed = [], []
     for label in labels:
         old = stored.get(_key(label))
@@ -496,7 +304,7 @@ def store_raw_labels(
                                         f"'{label.annotator}'{_in_run(label)}; rerun with "
                                         "--replace to overwrite"))
             changed.append(label)
-    stored_notes = store.stored_label_comments()
+    stored_notes = store.labels.comments()
     new_notes = []
     for note in notes:
         old_note = stored_notes.get((note.item_id, note.run_id or "", note.annotator))
@@ -514,17 +322,19 @@ def store_raw_labels(
                          fix="correct the rows listed above; nothing was stored")
     known = _known_items(store, None)
     runs = {r for x in fresh + changed for r in ([x.run_id] if x.run_id else known.get(x.item_id, set()))}
-    with store.transaction() as db:
+    with store.transaction():
         for label in fresh + changed:
-            _upsert(db, label, source=source)
+            store.labels.upsert(item_id=label.item_id, run_id=label.run_id, rubric=label.rubric,
+                                score=_as_text(label.score), annotator=label.annotator,
+                                labeled_at=label.labeled_at, source=source)
         for note in new_notes:
-            store.upsert_label_comment(db, item_id=note.item_id, run_id=note.run_id,
-                                       annotator=note.annotator, comment=note.text,
-                                       labeled_at=note.labeled_at, source=source)
+            store.labels.upsert_comment(item_id=note.item_id, run_id=note.run_id,
+                                        annotator=note.annotator, comment=note.text,
+                                        labeled_at=note.labeled_at, source=source)
         if send:
-            enqueue_labels(db, runs)
+            enqueue_labels(store, runs)
         else:
-            enqueue_estimates(db, runs)
+            enqueue_estimates(store, runs)
     return ImportSummary(
         file=origin, labels=len(fresh) + len(changed), items=len({x.item_id for x in labels}),
         annotators=sorted({x.annotator for x in labels}), rubrics=sorted({x.rubric for x in labels}),
@@ -546,17 +356,6 @@ def _in_run(label: Label) -> str:
     return f" in run '{label.run_id}'" if label.run_id else ""
 
 
-def _upsert(db: Any, label: Label, *, source: str) -> None:
-    db.execute(
-        """INSERT INTO human_labels (item_id, run_id, rubric, score, annotator, labeled_at, source,
-           created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (item_id, IFNULL(run_id, ''), rubric, annotator) DO UPDATE SET
-             score = excluded.score, labeled_at = excluded.labeled_at, source = excluded.source""",
-        (label.item_id, label.run_id, label.rubric, _as_text(label.score), label.annotator,
-         label.labeled_at, source, utcnow()),
-    )
-
-
 def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list[Label]:
     """The labels of a run's answers: one per item, rubric and annotator.
 
@@ -571,15 +370,7 @@ def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list
     Returns:
         Labels of known rubrics, in import order.
     """
-    rows = store.db.execute(
-        """SELECT h.item_id, h.run_id, h.rubric, h.score, h.annotator, h.labeled_at
-           FROM human_labels h JOIN items i ON i.item_id = h.item_id AND i.run_id = ?
-           WHERE h.run_id = ? OR (h.run_id IS NULL AND NOT EXISTS (
-               SELECT 1 FROM human_labels o WHERE o.item_id = h.item_id AND o.run_id = ?
-                 AND o.rubric = h.rubric AND o.annotator = h.annotator))
-           ORDER BY h.id""",
-        (run_id, run_id, run_id),
-    )
+    rows = store.labels.of_run(run_id)
     out = []
     specs = with_pass_fail(specs)
     for item_id, rid, rubric, score, annotator, labeled_at in rows:
@@ -592,4 +383,4 @@ def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list
 
 def load_comments(store: Store, run_id: str) -> list[LawyerComment]:
     """The lawyers' comments on a run's answers (the same run rule as :func:`load_labels`)."""
-    return [LawyerComment(**row) for row in store.label_comments(run_id)]
+    return [LawyerComment(**row) for row in store.labels.comments_of_run(run_id)]

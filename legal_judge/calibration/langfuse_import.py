@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from legal_judge.calibration.labels import RawLabel, store_raw_labels
+from legal_judge.calibration.label_sheet import RawLabel
+from legal_judge.calibration.labels import store_raw_labels
 from legal_judge.calibration.rubrics import PASS_FAIL, RubricSpec, with_pass_fail
 from legal_judge.calibration.schema import ImportSummary
 from legal_judge.errors import ConfigError, Problem
@@ -24,9 +25,7 @@ __all__ = ["import_from_langfuse"]
 
 def _traces(store: Store, run_id: str | None) -> dict[str, tuple[str, str]]:
     """trace id -> (run_id, item_id) for the run's items (every run's when None)."""
-    sql = "SELECT run_id, item_id FROM items" + (" WHERE run_id = ?" if run_id else "")
-    rows = store.db.execute(sql, (run_id,) if run_id else ())
-    return {item_trace_id(r, i): (r, i) for r, i in rows}
+    return {item_trace_id(r, i): (r, i) for r, i in store.item_keys(run_id or None)}
 
 
 def _value(spec: RubricSpec, value: Any) -> Any:

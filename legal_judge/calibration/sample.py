@@ -138,13 +138,11 @@ def item_strata(store: Store, run_id: str, settings: dict[str, Any]) -> dict[str
 
 def run_samples(store: Store, run_id: str) -> list[dict[str, Any]]:
     """The recorded samples of a run: their settings and sampled item ids, oldest first."""
-    rows = store.db.execute("SELECT id, config_json FROM runs WHERE kind = ? ORDER BY created_at, id",
-                            (SAMPLE_KIND,))
     out = []
-    for sample_id, raw in rows:
-        config = json.loads(raw) if raw else {}
+    for sample in store.runs_of_kind(SAMPLE_KIND):
+        config = sample["config"]
         if config.get("run_id") == run_id:
-            out.append({**config, "sample_id": sample_id})
+            out.append({**config, "sample_id": sample["id"]})
     return out
 
 
@@ -220,8 +218,7 @@ def draw_sample(
 
 
 def _record(store: Store, report: SampleReport, settings: dict[str, Any]) -> None:
-    existing = store.db.execute("SELECT 1 FROM runs WHERE id = ?", (report.sample_id,)).fetchone()
-    if existing is None:
+    if not store.run_exists(report.sample_id):
         store.create_run(report.sample_id, kind=SAMPLE_KIND,
                          config={**settings, "items": [i.item_id for i in report.items]})
         store.finish_run(report.sample_id, status="finished", summary={"items": len(report.items)})

@@ -91,8 +91,7 @@ def list_cmd(limit: int, as_json: bool) -> None:
     from legal_judge.run_owner import audit_resume_command, displayed_status, run_owner
 
     store = Store()
-    rows = store.db.execute("SELECT id, created_at, judge_id, status, severity FROM audits "
-                            "ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall()
+    rows = store.audits.recent(limit=limit)
     owners = store.owners("audit", [r["id"] for r in rows])
     audits = []
     for r in rows:

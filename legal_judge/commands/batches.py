@@ -27,8 +27,7 @@ def batches_status(run_id: str | None, as_json: bool) -> None:
     from legal_judge.batch.records import batch_rows
 
     store = Store()
-    is_audit = run_id is not None and store.db.execute(
-        "SELECT 1 FROM audits WHERE id = ?", (run_id,)).fetchone() is not None
+    is_audit = run_id is not None and store.audits.exists(run_id)
     if run_id is not None and not is_audit:
         store.get_run(run_id)  # a clear "no run" error with the fix
     rows = batch_rows(store, run_id=run_id, with_ids=False)
@@ -52,7 +51,7 @@ def batches_status(run_id: str | None, as_json: bool) -> None:
                  Col("provider status", keep=True), Col("counts", optional=True),
                  Col("state", keep=True), Col("updated", optional=True)], cells)
     pending = sorted({r["run_id"] for r in rows if r["status"] == "submitted"})
-    audits = {r["id"] for r in store.db.execute("SELECT id FROM audits")} if pending else set()
+    audits = store.audits.ids() if pending else set()
     for rid in pending:
         if rid in audits:
             console.print(f"audit {rid} has batches in flight: collect them with "

@@ -24,7 +24,6 @@ resumes without paying twice.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -38,7 +37,7 @@ from legal_judge.errors import ConfigError
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import ModeSpec, parse_mode
-from legal_judge.store import Store, canonical_json, utcnow
+from legal_judge.store import Store, utcnow
 
 __all__ = [
     "DEFAULT_MODES",
@@ -213,19 +212,12 @@ def save_experiment(store: Store, report: dict[str, Any]) -> None:
     """Store the experiment in ``debias_experiments`` and queue its numbers for Langfuse."""
     config = {"judge": report["judge"], "spec": report["spec"], "judge_ids": report["judge_ids"],
               **report["settings"]}
-    with store.transaction() as db:
-        db.execute("INSERT OR REPLACE INTO debias_experiments VALUES (?, ?, ?, ?, ?)",
-                   (report["id"], report["created_at"], report["judge_id"], canonical_json(config),
-                    canonical_json(report)))
+    store.debias_experiments.save(report["id"], created_at=report["created_at"],
+                                  judge_id=report["judge_id"], config=config, report=report)
     # The sync builds the Langfuse trace from the table row; the outbox only says what is new.
     store.outbox_put("debias_experiment", report["id"], {"experiment_id": report["id"]})
 
 
 def load_experiment(store: Store, experiment_id: str) -> dict[str, Any] | None:
     """A stored experiment's report (as :func:`run_experiment` returned it), or None."""
-    row = store.db.execute("SELECT report_json FROM debias_experiments WHERE id = ?",
-                           (experiment_id,)).fetchone()
-    if row is None or row[0] is None:
-        return None
-    report: dict[str, Any] = json.loads(row[0])
-    return report
+    return store.debias_experiments.report(experiment_id)

@@ -21,10 +21,14 @@ __all__ = ["Kind", "ReportData", "detect_kind", "load_comparison_data", "load_re
 
 Kind = Literal["run", "audit", "calibration", "debias", "comparison"]
 
-_TABLES: tuple[tuple[Kind, str], ...] = (
-    ("run", "runs"), ("audit", "audits"), ("calibration", "calibrations"),
-    ("debias", "debias_experiments"),
-)
+_STORED_KINDS: tuple[Kind, ...] = ("run", "audit", "calibration", "debias")
+
+
+def _has(store: Store, kind: Kind, entity_id: str) -> bool:
+    exists = {"run": store.run_exists, "audit": store.audits.exists,
+              "calibration": store.calibrations.exists,
+              "debias": store.debias_experiments.exists}[kind]
+    return exists(entity_id)
 
 
 @dataclass
@@ -43,9 +47,8 @@ def detect_kind(store: Store, entity_id: str) -> Kind:
     Raises:
         NotFoundError: no run, audit, calibration or debias experiment has this id.
     """
-    for kind, table in _TABLES:
-        row = store.db.execute(f"SELECT 1 FROM {table} WHERE id = ?", (entity_id,)).fetchone()  # noqa: S608 - fixed names
-        if row is not None:
+    for kind in _STORED_KINDS:
+        if _has(store, kind, entity_id):
             return kind
     raise NotFoundError(
         f"no run, audit, calibration or debias experiment '{entity_id}' in {store.path}",
@@ -108,8 +111,9 @@ def load_comparison_data(store: Store, run_a: str, run_b: str, *, threshold: flo
         "threshold": threshold, "alpha": alpha})
 
 
-def _stored(store: Store, table: str, entity_id: str) -> dict[str, Any]:
-    row = store.db.execute(f"SELECT * FROM {table} WHERE id = ?", (entity_id,)).fetchone()  # noqa: S608 - fixed names
+def _stored(row: dict[str, Any] | None, entity_id: str) -> dict[str, Any]:
+    if row is None:  # removed since detect_kind found it
+        raise NotFoundError(f"no stored '{entity_id}'", fix="run the command again")
     out = dict(row)
     raw = out.pop("report_json", None)
     out["report"] = json.loads(raw) if raw else {}
@@ -121,7 +125,7 @@ def _audit(store: Store, audit_id: str) -> ReportData:
     # base judge (provider, model, rubric set; any debias mode). The report only shows them.
     from legal_judge.audit.history import diff_reports, prior_audit
 
-    row = _stored(store, "audits", audit_id)
+    row = _stored(store.audits.get(audit_id), audit_id)
     report = row.pop("report")
     prior_data = prior_audit(store, audit_id)
     drift = diff_reports(prior_data["report"], report) if prior_data is not None else None
@@ -132,12 +136,12 @@ def _audit(store: Store, audit_id: str) -> ReportData:
 def _calibration(store: Store, calibration_id: str) -> ReportData:
     from legal_judge.calibration import calibration_history
 
-    row = _stored(store, "calibrations", calibration_id)
+    row = _stored(store.calibrations.get(calibration_id), calibration_id)
     history = [h.model_dump(mode="json") for h in calibration_history(store)]
     return ReportData("calibration", calibration_id, row.pop("report"),
                       extra={"row": row, "history": history})
 
 
 def _debias(store: Store, experiment_id: str) -> ReportData:
-    row = _stored(store, "debias_experiments", experiment_id)
+    row = _stored(store.debias_experiments.get(experiment_id), experiment_id)
     return ReportData("debias", experiment_id, row.pop("report"), extra={"row": row})

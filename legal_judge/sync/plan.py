@@ -181,10 +181,6 @@ def score(trace_id: str, name: str, value: float | str, data_type: str, when: da
                      comment[:500] if comment else None, meta, config, source)
 
 
-def _rows(store: Store, sql: str, *args: Any) -> list[dict[str, Any]]:
-    return [dict(r) for r in store.db.execute(sql, args)]
-
-
 def verdict_scores(tid: str, obs: str, v: dict[str, Any], when: datetime, masker: Masker,
                    configs: set[str]) -> list[ScorePlan]:
     """Scores of one judge's verdict, on its generation, named ``judge.<rubric>``."""
@@ -348,10 +344,9 @@ def run_plans(store: Store, run_id: str, *, masker: Masker, configs: set[str],
               judge_name: str) -> list[TracePlan]:
     """One trace plan per item of a run, from the store."""
     run = store.get_run(run_id)
-    verdicts = _rows(store, "SELECT * FROM verdicts WHERE run_id = ? ORDER BY judge", run_id)
-    calls = _rows(store, "SELECT * FROM judge_calls WHERE run_id = ? ORDER BY id", run_id)
-    results = {r["item_id"]: r for r in _rows(
-        store, "SELECT * FROM ensemble_results WHERE run_id = ?", run_id)}
+    verdicts = store.verdict_rows(run_id)
+    calls = store.call_rows(run_id)
+    results = {r["item_id"]: r for r in store.result_rows(run_id)}
     return [item_plan(run, item,
                       verdicts=[v for v in verdicts if v["item_id"] == item["id"]],
                       calls=[c for c in calls if c["item_id"] == item["id"]],

@@ -33,7 +33,7 @@ def _is_num(v: Any) -> bool:
 
 def audit_plan(store: Store, audit_id: str, *, masker: Masker) -> TracePlan:
     """The trace of one bias audit."""
-    row = dict(store.db.execute("SELECT * FROM audits WHERE id = ?", (audit_id,)).fetchone() or {})
+    row = store.audits.get(audit_id) or {}
     if not row:
         raise KeyError(f"audit {audit_id}")
     tid, when = det_id(f"audit:{audit_id}"), ts(row["created_at"])
@@ -71,8 +71,7 @@ def audit_plan(store: Store, audit_id: str, *, masker: Masker) -> TracePlan:
 
 def calibration_plan(store: Store, calibration_id: str, *, masker: Masker) -> TracePlan:
     """The trace of one calibration."""
-    row = dict(store.db.execute("SELECT * FROM calibrations WHERE id = ?",
-                                (calibration_id,)).fetchone() or {})
+    row = store.calibrations.get(calibration_id) or {}
     if not row:
         raise KeyError(f"calibration {calibration_id}")
     tid, when = det_id(f"calibration:{calibration_id}"), ts(row["created_at"])
@@ -131,9 +130,7 @@ def label_scores(store: Store, run_id: str, *, masker: Masker,
     Args:
         kinds: score config name -> data type (labels need a config: ANNOTATION requires one).
     """
-    rows = [dict(r) for r in store.db.execute(
-        """SELECT * FROM human_labels WHERE run_id = ? OR (run_id IS NULL AND item_id IN
-           (SELECT item_id FROM items WHERE run_id = ?)) ORDER BY id""", (run_id, run_id))]
+    rows = store.labels.rows_for_run(run_id)
     # As in calibration.labels.load_labels: a label of this run wins over a run-less one (old
     # stores) for the same item, rubric and annotator; both would map to the same score id.
     chosen: dict[tuple[str, str, str], dict[str, Any]] = {}

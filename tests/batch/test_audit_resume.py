@@ -297,7 +297,7 @@ async def test_a_cancelled_online_audit_is_interrupted(tmp_path: Path) -> None:
 async def test_a_judgment_cancelled_before_it_starts_is_closed_not_left_unawaited() -> None:
     import inspect
 
-    from legal_judge.audit.execute import _Runner
+    from legal_judge.audit.pairs import PairRunner as _Runner
 
     runner = _Runner.__new__(_Runner)  # only _guard is exercised
     runner.sem = asyncio.Semaphore(1)

@@ -1,0 +1,173 @@
+"""The one connection and transaction discipline of the store (every table module builds on it).
+
+A store is one SQLite file in WAL mode opened with one connection shared by the threads of a
+process under one re-entrant lock. Writes either run in :meth:`StoreBase.transaction` (``BEGIN
+IMMEDIATE`` ... ``COMMIT``; a transaction opened inside another is a savepoint of it, so a caller can
+write several tables all or nothing through their own methods) or, for one statement on the hot
+path, in autocommit (:meth:`StoreBase.autocommit`). Opening quick-checks the file, waits for the
+WAL switch within the busy timeout and applies the migrations of :mod:`legal_judge.store.migrations`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from legal_judge.config import store_path
+from legal_judge.errors import StoreError
+from legal_judge.store.connection import BUSY_TIMEOUT_S, connect, enable_wal, quick_check
+from legal_judge.store.migrations import MIGRATIONS
+
+__all__ = ["StoreBase", "canonical_json", "names_the_run", "utcnow"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+S = TypeVar("S", bound="StoreBase")
+
+_SAVEPOINT = "store_nested"
+
+
+def utcnow() -> str:
+    """Current UTC time as ISO 8601 with microseconds."""
+    return datetime.now(UTC).isoformat()
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted, compact JSON: the form used for hashes and cache keys."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def names_the_run(method: Callable[Concatenate[S, str, P], R]) -> Callable[Concatenate[S, str, P], R]:
+    """On a full disk, the fix names the exact resume command of the run being written."""
+    @functools.wraps(method)
+    def wrapper(self: S, run_id: str, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(self, run_id, *args, **kwargs)
+        except StoreError as exc:
+            if exc.code != "store-full":
+                raise
+            raise StoreError(exc.message, code=exc.code, fix=self.resume_fix(run_id)) from exc
+    return wrapper
+
+
+class StoreBase:
+    """The connection, its lock, transactions and migrations (no table's queries)."""
+
+    def __init__(self, path: Path | str | None = None, *,
+                 timeout_s: float = BUSY_TIMEOUT_S) -> None:
+        """Open (and create or migrate) the store.
+
+        Args:
+            path: The store file; default ``$LEGAL_JUDGE_HOME/store.sqlite3``.
+            timeout_s: How long a statement waits for another process's lock.
+
+        Raises:
+            StoreError: the store is damaged, full, locked, read-only or from a newer version.
+        """
+        self.path = Path(path) if path is not None else store_path()
+        self.db: sqlite3.Connection = connect(self.path, timeout_s)
+        self._lock = threading.RLock()
+        try:
+            enable_wal(self.db)
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            quick_check(self.db, self.path)
+            self._migrate()
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _migrate(self) -> None:
+        with self.transaction():
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            applied = {r[0] for r in self.db.execute("SELECT name FROM _migrations")}
+            known = {name for name, _ in MIGRATIONS}
+            if applied - known:
+                raise StoreError(
+                    f"the store at {self.path} was written by a newer legal-judge "
+                    f"(unknown migrations: {', '.join(sorted(applied - known))})",
+                    code="store-newer",
+                    fix="upgrade legal-judge (pip install -U legal-judge) or point LEGAL_JUDGE_HOME elsewhere",
+                )
+            for name, fn in MIGRATIONS:
+                if name not in applied:
+                    fn(self.db)
+                    self.db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, utcnow()))
+
+    @property
+    def schema_version(self) -> int:
+        """How many migrations are applied."""
+        return int(self.db.execute("SELECT COUNT(*) FROM _migrations").fetchone()[0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on any exception.
+
+        Inside an open transaction (of this thread: the lock is held for its whole length) it is
+        a savepoint of it: rolled back alone on an exception, committed with the outer one.
+        """
+        with self._lock:
+            if self.db.in_transaction:
+                self.db.execute(f"SAVEPOINT {_SAVEPOINT}")
+                try:
+                    yield self.db
+                except BaseException:
+                    self.db.execute(f"ROLLBACK TO {_SAVEPOINT}")
+                    self.db.execute(f"RELEASE {_SAVEPOINT}")
+                    raise
+                self.db.execute(f"RELEASE {_SAVEPOINT}")
+                return
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    def autocommit(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Run one write statement as its own atomic transaction (part of an open one, if any).
+
+        A third of the round trips of BEGIN/INSERT/COMMIT on the per-call hot path.
+        """
+        with self._lock:
+            self.db.execute(sql, params)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def resume_fix(self, run_id: str) -> str:
+        """The full-disk fix, naming the command that finishes ``run_id`` (a run or an audit)."""
+        run = self.db.execute("SELECT kind, config_json FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if run is not None and run["kind"] == "run":
+            batch = " --batch" if json.loads(run["config_json"]).get("batch") else ""
+            then = f"finish the run with `legal-judge run --resume {run_id}{batch}`"
+        elif self.db.execute("SELECT 1 FROM audits WHERE id = ?", (run_id,)).fetchone():
+            then = f"finish the audit with `legal-judge audit run --resume {run_id}`"
+        else:
+            then = "run the command again"
+        return (f"free space on the disk of {self.path.parent} (or point LEGAL_JUDGE_HOME at a "
+                f"larger one), then {then}; everything committed is kept and not paid twice")
+
+    def integrity_check(self) -> str:
+        """``PRAGMA integrity_check`` result ("ok" when healthy)."""
+        return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])
+
+    def integrity_problems(self, *, limit: int = 5) -> list[str]:
+        """What the full ``PRAGMA integrity_check`` finds (empty when the store is sound).
+
+        Raises:
+            StoreError: the file is too damaged to be checked at all.
+        """
+        found = [str(r[0]) for r in self.db.execute(f"PRAGMA integrity_check({int(limit)})")]
+        return [] if found == ["ok"] else found

@@ -1,0 +1,88 @@
+"""Calibrations against lawyers and the corrections fitted from them (tables ``calibrations``,
+``corrections``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from legal_judge.store.base import StoreBase, canonical_json
+
+__all__ = ["Calibrations"]
+
+
+class Calibrations:
+    """The ``calibrations`` and ``corrections`` tables: ``store.calibrations``."""
+
+    def __init__(self, base: StoreBase) -> None:
+        """Queries on the store ``base``."""
+        self._base = base
+
+    def save(self, calibration_id: str, *, run_id: str | None, quarter: str,
+             judge_id: str | None, rubric_set: str | None, created_at: str,
+             report: dict[str, Any]) -> None:
+        """Store one calibration report (in the caller's transaction, if one is open)."""
+        self._base.autocommit(
+            "INSERT INTO calibrations (id, run_id, quarter, judge_id, rubric_set, created_at, "
+            "report_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (calibration_id, run_id, quarter, judge_id, rubric_set, created_at,
+             canonical_json(report)))
+
+    def get(self, calibration_id: str) -> dict[str, Any] | None:
+        """A calibration row as stored (``report_json`` undecoded), or None."""
+        row = self._base.db.execute("SELECT * FROM calibrations WHERE id = ?",
+                                    (calibration_id,)).fetchone()
+        return dict(row) if row is not None else None
+
+    def exists(self, calibration_id: str) -> bool:
+        """Whether a calibration has this id."""
+        return self._base.db.execute("SELECT 1 FROM calibrations WHERE id = ?",
+                                     (calibration_id,)).fetchone() is not None
+
+    def report(self, calibration_id: str) -> dict[str, Any] | None:
+        """A calibration's decoded report, or None."""
+        row = self._base.db.execute("SELECT report_json FROM calibrations WHERE id = ?",
+                                    (calibration_id,)).fetchone()
+        return json.loads(row[0]) if row is not None else None
+
+    def reports(self) -> list[dict[str, Any]]:
+        """Every calibration's decoded report, by quarter, then in the order they were made."""
+        rows = self._base.db.execute(
+            "SELECT report_json FROM calibrations ORDER BY quarter, created_at, id")
+        return [json.loads(raw) for (raw,) in rows]
+
+    def latest_report_of_judge(self, judge_id: str, *, not_of_run: str) -> dict[str, Any] | None:
+        """The newest calibration report of a judge_id made on another run than ``not_of_run``
+        (calibrations without a run count as another run), or None."""
+        row = self._base.db.execute(
+            "SELECT report_json FROM calibrations WHERE judge_id = ? AND IFNULL(run_id, '') != ? "
+            "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id, not_of_run)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    # corrections ---------------------------------------------------------------------------------
+    def correction_count(self, calibration_id: str) -> int:
+        """How many corrections were fitted from a calibration (the next one's version - 1)."""
+        return int(self._base.db.execute(
+            "SELECT COUNT(*) FROM corrections WHERE calibration_id = ?",
+            (calibration_id,)).fetchone()[0])
+
+    def save_correction(self, correction_id: str, *, calibration_id: str, created_at: str,
+                        model: dict[str, Any]) -> None:
+        """Store a fitted correction (in the caller's transaction, if one is open)."""
+        self._base.autocommit(
+            "INSERT INTO corrections (id, calibration_id, created_at, model_json) "
+            "VALUES (?, ?, ?, ?)", (correction_id, calibration_id, created_at, canonical_json(model)))
+
+    def correction(self, correction_id: str) -> dict[str, Any] | None:
+        """A stored correction's decoded model, or None."""
+        row = self._base.db.execute("SELECT model_json FROM corrections WHERE id = ?",
+                                    (correction_id,)).fetchone()
+        return json.loads(row[0]) if row is not None else None
+
+    def latest_correction(self, calibration_id: str) -> dict[str, Any] | None:
+        """The newest correction fitted from a calibration (decoded model), or None."""
+        row = self._base.db.execute(
+            "SELECT model_json FROM corrections WHERE calibration_id = ? "
+            "ORDER BY created_at DESC, id DESC LIMIT 1", (calibration_id,)).fetchone()
+        return json.loads(row[0]) if row is not None else None

@@ -1,0 +1,191 @@
+"""The connection layer: SQLite failures the user can act on become StoreErrors.
+
+Every statement of the store runs on a :class:`StoreCursor`, so a full disk, a damaged file, a lock
+held too long or a read-only file raise :class:`~legal_judge.errors.StoreError` (exit 2) naming the
+file and the remedy, from whichever query meets it, also while rows are read.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, NoReturn
+
+from legal_judge.errors import StoreError
+
+__all__ = ["BUSY_TIMEOUT_S", "StoreConnection", "StoreCursor", "connect", "damaged_store_fix",
+           "enable_wal", "quick_check", "store_error"]
+
+BUSY_TIMEOUT_S = 30.0
+
+# Primary result codes of sqlite3.h that mean "the store needs the user", not "legal-judge has a bug".
+_PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _PROTOCOL, _NOTADB = (
+    3, 5, 6, 8, 10, 11, 13, 14, 15, 26)
+
+
+def _free_bytes(path: Path) -> int | None:
+    try:
+        return shutil.disk_usage(path.parent).free
+    except OSError:
+        return None
+
+
+def _full(path: Path, detail: str) -> StoreError:
+    free = _free_bytes(path)
+    left = "" if free is None else f"; {free / 2**20:.1f} MiB left"
+    return StoreError(
+        f"the disk holding the store {path} is full ({detail}{left})", code="store-full",
+        fix=f"free space on the disk of {path.parent} (or point LEGAL_JUDGE_HOME at a larger one), "
+            "then run the command again; everything committed is kept, and an unfinished run "
+            "resumes with `legal-judge run --resume RUN_ID` (`legal-judge runs list` shows it)")
+
+
+def damaged_store_fix(path: Path) -> str:
+    """What to do with a damaged store file (also printed by ``doctor``)."""
+    aside = path.parent / "damaged"
+    return (f"restore {path} from a backup, or move it aside with its -wal and -shm files "
+            f"(mkdir {aside} && mv {path}* {aside}/) and run the command again to start an "
+            f"empty store; `sqlite3 {aside / path.name} .recover` may salvage its rows")
+
+
+def store_error(exc: sqlite3.Error, path: Path, *,
+                waited_s: float = BUSY_TIMEOUT_S) -> StoreError | None:
+    """The :class:`StoreError` for a SQLite failure the user must fix, or None for a bug.
+
+    Args:
+        exc: What SQLite raised.
+        path: The store file, named in the message.
+        waited_s: The busy timeout that ran out, for a locked store.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(code, int):
+        return None
+    primary = code & 0xFF
+    detail = str(exc)
+    if primary == _FULL or (primary == _IOERR and _free_bytes(path) == 0):
+        return _full(path, detail)
+    if primary in (_CORRUPT, _NOTADB):
+        return StoreError(f"the store {path} is damaged ({detail})", code="store-damaged",
+                          fix=damaged_store_fix(path))
+    if primary in (_BUSY, _LOCKED, _PROTOCOL):
+        return StoreError(
+            f"the store {path} is locked by another process (waited {waited_s:g} s: "
+            f"{detail})", code="store-locked",
+            fix="let the other legal-judge command using this store finish, then run this one "
+                "again; if none is running, LEGAL_JUDGE_HOME may be on a network folder, where "
+                "SQLite locking does not work: put it on a local disk")
+    if primary in (_READONLY, _PERM):
+        return StoreError(f"the store {path} cannot be written ({detail})", code="store-readonly",
+                          fix=f"make {path} and its folder writable (chmod u+w), or point "
+                              "LEGAL_JUDGE_HOME at a writable folder")
+    if primary == _CANTOPEN:
+        return StoreError(f"cannot open the store {path} ({detail})", code="store-cannot-open",
+                          fix="check LEGAL_JUDGE_HOME points at a folder you can write to")
+    if primary == _IOERR:
+        return StoreError(f"disk I/O error on the store {path} ({detail})", code="store-io",
+                          fix="check the disk holding it (free space, permissions, health; a "
+                              "network folder is not supported), then run the command again")
+    return None
+
+
+class StoreCursor(sqlite3.Cursor):
+    """A cursor whose user-fixable SQLite failures (also while rows are read) are StoreErrors."""
+
+    def _fail(self, exc: sqlite3.Error) -> NoReturn:
+        db = self.connection
+        error = store_error(exc, getattr(db, "store_path", Path("store.sqlite3")),
+                            waited_s=getattr(db, "timeout_s", BUSY_TIMEOUT_S))
+        if error is None:
+            raise exc  # a bug (bad SQL, a constraint): callers and tests see SQLite's own error
+        raise error from exc
+
+    def execute(self, sql: str, parameters: Any = (), /) -> StoreCursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> StoreCursor:
+        try:
+            return super().executemany(sql, seq_of_parameters)
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
+        try:
+            return super().fetchmany(size)
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+
+class StoreConnection(sqlite3.Connection):
+    """The store's connection: every statement runs on a :class:`StoreCursor`."""
+
+    store_path: Path
+    timeout_s: float
+
+    def execute(self, sql: str, parameters: Any = (), /) -> StoreCursor:
+        return self.cursor(StoreCursor).execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> StoreCursor:
+        return self.cursor(StoreCursor).executemany(sql, parameters)
+
+
+def connect(path: Path, timeout_s: float) -> StoreConnection:
+    try:
+        db = sqlite3.connect(path, timeout=timeout_s, isolation_level=None,
+                             check_same_thread=False, factory=StoreConnection)
+    except sqlite3.Error as exc:
+        raise store_error(exc, path, waited_s=timeout_s) or StoreError(
+            f"cannot open the store {path} ({exc})", code="store-cannot-open",
+            fix="check LEGAL_JUDGE_HOME points at a folder you can write to") from None
+    db.store_path = path
+    db.timeout_s = timeout_s
+    db.row_factory = sqlite3.Row
+    return db
+
+
+def enable_wal(db: StoreConnection) -> None:
+    # Switching a new store to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once,
+    # without the busy handler, when two processes race for it (deadlock avoidance): two commands
+    # started together on a new home would fail. Retry within the busy timeout instead.
+    deadline = time.monotonic() + db.timeout_s
+    delay = 0.002
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL").fetchall()
+            return
+        except StoreError as exc:
+            if exc.code != "store-locked" or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
+def quick_check(db: StoreConnection, path: Path) -> None:
+    # Before anything is written: a damaged file is refused, not appended to (or listed as sound).
+    found = [str(r[0]) for r in db.execute("PRAGMA quick_check(3)").fetchall()]
+    if found != ["ok"]:
+        raise StoreError(f"the store {path} is damaged (quick_check: {'; '.join(found)})",
+                         code="store-damaged", fix=damaged_store_fix(path))
+

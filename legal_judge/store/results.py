@@ -1,0 +1,170 @@
+"""Judge calls, verdicts, ensemble results and the caches (tables ``judge_calls``, ``verdicts``,
+``ensemble_results``, ``provider_cache``, ``lookup_cache``).
+
+Every judge call is committed as it completes, in autocommit on the hot path: a killed run resumes
+from what is here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from legal_judge.store.base import StoreBase, canonical_json, names_the_run, utcnow
+
+__all__ = ["ResultsMixin"]
+
+
+class ResultsMixin(StoreBase):
+    """The :class:`~legal_judge.store.Store` methods of calls, verdicts, results and caches."""
+
+    @names_the_run
+    def record_call(self, run_id: str, item_id: str, judge: str, *, purpose: str, attempt: int,
+                    request: dict[str, Any], response_text: str | None, usage: dict[str, Any] | None,
+                    latency_ms: float | None, cached: bool, retries: int, error: str | None,
+                    cache: tuple[str, str, str, dict[str, Any]] | None = None) -> None:
+        """Append one provider call (successful or not) to the call log.
+
+        Args:
+            cache: ``(key, provider, model, response)`` to remember in the provider cache in the
+                same transaction (one commit per call on the hot path).
+        """
+        row = (run_id, item_id, judge, purpose, attempt, canonical_json(request), response_text,
+               canonical_json(usage) if usage is not None else None, latency_ms, int(cached),
+               retries, error, utcnow())
+        sql = """INSERT INTO judge_calls (run_id, item_id, judge, purpose, attempt, request_json,
+                 response_text, usage_json, latency_ms, cached, retries, error, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+        if cache is None:
+            self.autocommit(sql, row)
+            return
+        key, provider, model, response = cache
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
+                       (key, provider, model, canonical_json(response), utcnow()))
+            db.execute(sql, row)
+
+    @names_the_run
+    def save_verdict(self, run_id: str, item_id: str, judge: str, verdict: dict[str, Any]) -> None:
+        """Commit one judge's verdict on one item."""
+        self.autocommit(
+            "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (run_id, item_id, judge, verdict["judge_id"], verdict["status"], canonical_json(verdict),
+             utcnow()),
+        )
+
+    def load_verdicts(self, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
+        """Verdicts of a run keyed by (item_id, judge)."""
+        rows = self.db.execute(
+            "SELECT item_id, judge, verdict_json FROM verdicts WHERE run_id = ?", (run_id,)
+        )
+        return {(r[0], r[1]): json.loads(r[2]) for r in rows}
+
+    @names_the_run
+    def save_result(self, run_id: str, item_id: str, result: dict[str, Any]) -> None:
+        """Commit the ensemble result of one item."""
+        self.autocommit(
+            "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, item_id, result["status"], result.get("overall"), canonical_json(result),
+             utcnow()),
+        )
+
+    def iter_verdicts(self, run_id: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """Verdicts of a run one at a time (large runs: nothing else is kept in memory)."""
+        cursor = self.db.execute(
+            "SELECT item_id, judge, verdict_json FROM verdicts WHERE run_id = ?", (run_id,))
+        for item_id, judge, data in cursor:
+            yield item_id, judge, json.loads(data)
+
+    def iter_results(self, run_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Ensemble results of a run one at a time."""
+        cursor = self.db.execute(
+            "SELECT item_id, result_json FROM ensemble_results WHERE run_id = ?", (run_id,))
+        for item_id, data in cursor:
+            yield item_id, json.loads(data)
+
+    def load_results(self, run_id: str) -> dict[str, dict[str, Any]]:
+        """Ensemble results of a run keyed by item id."""
+        rows = self.db.execute(
+            "SELECT item_id, result_json FROM ensemble_results WHERE run_id = ?", (run_id,)
+        )
+        return {r[0]: json.loads(r[1]) for r in rows}
+
+    def call_counts(self, run_id: str) -> dict[str, int]:
+        """Provider calls of a run: total, cached, failed, retries."""
+        row = self.db.execute(
+            """SELECT COUNT(*), COALESCE(SUM(cached), 0), COALESCE(SUM(error IS NOT NULL), 0),
+                      COALESCE(SUM(retries), 0) FROM judge_calls WHERE run_id = ?""",
+            (run_id,),
+        ).fetchone()
+        return {"calls": row[0], "cached": row[1], "failed": row[2], "retries": row[3]}
+
+    def result_text(self, run_id: str, item_id: str) -> str | None:
+        """One item's stored ensemble result as its JSON text (decoded by the caller's model)."""
+        row = self.db.execute(
+            "SELECT result_json FROM ensemble_results WHERE run_id = ? AND item_id = ?",
+            (run_id, item_id)).fetchone()
+        return str(row[0]) if row is not None else None
+
+    def result_item_ids(self, run_id: str) -> list[str]:
+        """The ids of the items of a run that have an ensemble result."""
+        rows = self.db.execute("SELECT item_id FROM ensemble_results WHERE run_id = ?",
+                               (run_id,)).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def result_count(self, run_id: str) -> int:
+        """How many items of a run have an ensemble result."""
+        return int(self.db.execute("SELECT COUNT(*) FROM ensemble_results WHERE run_id = ?",
+                                   (run_id,)).fetchone()[0])
+
+    def verdict_rows(self, run_id: str) -> list[dict[str, Any]]:
+        """A run's ``verdicts`` rows as stored (JSON undecoded), by judge."""
+        return [dict(r) for r in self.db.execute(
+            "SELECT * FROM verdicts WHERE run_id = ? ORDER BY judge", (run_id,))]
+
+    def call_rows(self, run_id: str) -> list[dict[str, Any]]:
+        """A run's ``judge_calls`` rows as stored (JSON undecoded), in call order."""
+        return [dict(r) for r in self.db.execute(
+            "SELECT * FROM judge_calls WHERE run_id = ? ORDER BY id", (run_id,))]
+
+    def result_rows(self, run_id: str) -> list[dict[str, Any]]:
+        """A run's ``ensemble_results`` rows as stored (JSON undecoded)."""
+        return [dict(r) for r in self.db.execute(
+            "SELECT * FROM ensemble_results WHERE run_id = ?", (run_id,))]
+
+    def ok_results_since(self, since: str) -> Iterator[dict[str, Any]]:
+        """Ensemble results with status ``ok`` stored at or after ``since`` (ISO), of every run,
+        each with its item: ``{"result", "item", "created_at", "run_id"}`` (decoded)."""
+        rows = self.db.execute(
+            """SELECT e.result_json, i.item_json, e.created_at, e.run_id FROM ensemble_results e
+               JOIN items i ON i.run_id = e.run_id AND i.item_id = e.item_id
+               WHERE e.status = 'ok' AND e.created_at >= ?""", (since,))
+        for result, item, created_at, run_id in rows:
+            yield {"result": json.loads(result), "item": json.loads(item),
+                   "created_at": created_at, "run_id": run_id}
+
+    # caches ------------------------------------------------------------------------------------
+    def cache_get(self, key: str) -> dict[str, Any] | None:
+        """A cached provider response, or None."""
+        row = self.db.execute(
+            "SELECT response_json FROM provider_cache WHERE key = ?", (key,)
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def cache_put(self, key: str, *, provider: str, model: str, response: dict[str, Any]) -> None:
+        """Remember a provider response under its request key."""
+        self.autocommit("INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
+                    (key, provider, model, canonical_json(response), utcnow()))
+
+    def lookup_get(self, key: str) -> dict[str, Any] | None:
+        """A cached citation lookup (CourtListener), or None."""
+        row = self.db.execute("SELECT value_json FROM lookup_cache WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def lookup_put(self, key: str, value: dict[str, Any]) -> None:
+        """Remember a citation lookup."""
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO lookup_cache VALUES (?, ?, ?)",
+                       (key, canonical_json(value), utcnow()))
+

@@ -1,0 +1,145 @@
+"""Runs and their items, and the process that owns a run or an audit (tables ``runs``, ``items``).
+
+A run and its items are written in one commit, so a process killed while starting leaves either
+nothing or a resumable run. ``owner_pid``/``owner_host``/``heartbeat_at`` (m005_run_owner,
+m007_audit_owner) say which process executes a run or an audit.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from legal_judge.errors import NotFoundError
+from legal_judge.store.base import StoreBase, canonical_json, names_the_run, utcnow
+
+__all__ = ["OwnedKind", "RunsMixin"]
+
+#: What can have an owning process, and its table.
+OwnedKind = Literal["run", "audit"]
+_OWNED_TABLES: dict[str, str] = {"run": "runs", "audit": "audits"}
+
+
+def _insert_items(db: sqlite3.Connection, run_id: str, items: list[dict[str, Any]]) -> None:
+    db.executemany(
+        "INSERT OR IGNORE INTO items (run_id, item_id, position, item_json) VALUES (?, ?, ?, ?)",
+        [(run_id, it["id"], i, canonical_json(it)) for i, it in enumerate(items)],
+    )
+
+
+class RunsMixin(StoreBase):
+    """The :class:`~legal_judge.store.Store` methods of runs, items and owners."""
+
+    def create_run(self, run_id: str, *, kind: str, config: dict[str, Any],
+                   items: list[dict[str, Any]] | None = None) -> None:
+        """Record a new run, with its items in the same commit when given.
+
+        A process killed while starting then leaves either nothing or a resumable run, never a run
+        without its items (which a resume would "complete" with no results).
+        """
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO runs (id, kind, status, created_at, config_json) VALUES (?, ?, ?, ?, ?)",
+                (run_id, kind, "running", utcnow(), canonical_json(config)),
+            )
+            if items is not None:
+                _insert_items(db, run_id, items)
+
+    @names_the_run
+    def finish_run(self, run_id: str, *, status: str, summary: dict[str, Any] | None) -> None:
+        """Set a run's final status and summary."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, summary_json = ? WHERE id = ?",
+                (status, utcnow(), canonical_json(summary) if summary is not None else None, run_id),
+            )
+
+    def get_run(self, run_id: str) -> dict[str, Any]:
+        """A run row with decoded config and summary."""
+        row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no run '{run_id}' in {self.path}",
+                                fix="`legal-judge runs list` shows the runs in this store")
+        out = dict(row)
+        out["config"] = json.loads(out.pop("config_json"))
+        summary = out.pop("summary_json")
+        out["summary"] = json.loads(summary) if summary else None
+        return out
+
+    def list_runs(self, *, limit: int = 50) -> list[dict[str, Any]]:
+        """Most recent runs first, with item and result counts."""
+        rows = self.db.execute(
+            """SELECT r.id, r.kind, r.status, r.created_at, r.finished_at,
+                      (SELECT COUNT(*) FROM items i WHERE i.run_id = r.id) AS items,
+                      (SELECT COUNT(*) FROM ensemble_results e WHERE e.run_id = r.id) AS results
+               FROM runs r ORDER BY r.created_at DESC LIMIT ?""",
+            (limit,),
+        )
+        return [dict(r) for r in rows]
+
+    def save_items(self, run_id: str, items: list[dict[str, Any]]) -> None:
+        """Store the run's items (idempotent)."""
+        with self.transaction() as db:
+            _insert_items(db, run_id, items)
+
+    def load_items(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's items in dataset order."""
+        rows = self.db.execute(
+            "SELECT item_json FROM items WHERE run_id = ? ORDER BY position", (run_id,)
+        )
+        return [json.loads(r[0]) for r in rows]
+
+    def iter_items(self, run_id: str) -> Iterator[dict[str, Any]]:
+        """The run's items in dataset order, one at a time."""
+        cursor = self.db.execute(
+            "SELECT item_json FROM items WHERE run_id = ? ORDER BY position", (run_id,))
+        for (data,) in cursor:
+            yield json.loads(data)
+
+    def run_exists(self, run_id: str) -> bool:
+        """Whether a run (of any kind) has this id."""
+        return self.db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
+
+    def runs_of_kind(self, kind: str) -> list[dict[str, Any]]:
+        """``{"id", "config"}`` of every run of ``kind``, oldest first."""
+        rows = self.db.execute(
+            "SELECT id, config_json FROM runs WHERE kind = ? ORDER BY created_at, id", (kind,))
+        return [{"id": r[0], "config": json.loads(r[1]) if r[1] else {}} for r in rows]
+
+    def item_keys(self, run_id: str | None = None) -> list[tuple[str, str]]:
+        """``(run_id, item_id)`` of the items of one run, or of every run when None."""
+        if run_id is None:
+            rows = self.db.execute("SELECT run_id, item_id FROM items")
+        else:
+            rows = self.db.execute("SELECT run_id, item_id FROM items WHERE run_id = ?", (run_id,))
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    # owners of runs and audits (m005_run_owner, m007_audit_owner) ------------------------------
+    def claim_owner(self, kind: OwnedKind, entity_id: str, *, pid: int, host: str) -> None:
+        """Record this process as the one executing a run or an audit (a new one or a resume)."""
+        table = _OWNED_TABLES[kind]
+        with self.transaction() as db:
+            db.execute(f"UPDATE {table} SET status = 'running', owner_pid = ?, owner_host = ?, "  # noqa: S608
+                       "heartbeat_at = ? WHERE id = ?", (pid, host, utcnow(), entity_id))
+
+    def beat_owner(self, kind: OwnedKind, entity_id: str, *, pid: int) -> None:
+        """Refresh the owner's heartbeat (only while ``pid`` still owns the run or audit)."""
+        self.autocommit(f"UPDATE {_OWNED_TABLES[kind]} SET heartbeat_at = ? "  # noqa: S608
+                    "WHERE id = ? AND owner_pid = ?", (utcnow(), entity_id, pid))
+
+    def owners(self, kind: OwnedKind, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Id -> ``{"status", "pid", "host", "heartbeat_at"}`` of runs or audits (None values for
+        those never claimed; ids not in the store are left out)."""
+        table = _OWNED_TABLES[kind]
+        out: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            rows = self.db.execute(
+                f"SELECT id, status, owner_pid, owner_host, heartbeat_at FROM {table} "  # noqa: S608
+                f"WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+            out.update({r[0]: {"status": r[1], "pid": r[2], "host": r[3], "heartbeat_at": r[4]}
+                        for r in rows})
+        return out
+
