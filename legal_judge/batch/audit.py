@@ -41,13 +41,7 @@ from legal_judge.audit.execute import (
 )
 from legal_judge.audit.target import AuditTarget, JudgeTarget, _SeededJudge, repeat_seed
 from legal_judge.batch.base import BatchBackend, CallTag
-from legal_judge.batch.orchestrator import (
-    BackendFactory,
-    Sleep,
-    _BatchDriver,
-    _Detach,
-    default_backend,
-)
+from legal_judge.batch.driver import BackendFactory, BatchDriver, Detach, Sleep, default_backend
 from legal_judge.batch.routing import (
     CallRecord,
     Collector,
@@ -146,7 +140,7 @@ class AuditBatchRouter:
 
     bounded = False
 
-    def __init__(self, collector: Collector, driver: _BatchDriver, lane: Lane, *, model: str,
+    def __init__(self, collector: Collector, driver: BatchDriver, lane: Lane, *, model: str,
                  provider: str) -> None:
         self.collector, self.driver, self.lane = collector, driver, lane
         self.model, self.provider = model, provider
@@ -159,7 +153,7 @@ class AuditBatchRouter:
         drive = asyncio.create_task(self.driver.drive())
         try:
             await asyncio.gather(drive, *running)
-        except _Detach:
+        except Detach:
             raise AuditSuspended(f"{len(self.driver.open)} batches still running") from None
         finally:
             for t in [drive, *running]:
@@ -294,9 +288,9 @@ async def run_audit_batch(
     collector = Collector(positions={}, unfinished=0, coalesce=target.judge.use_cache)
     lane = Lane(0, target.label, backend, target.judge.provider)
     routed = BatchJudgeTarget(target, RoutedProvider(lane, collector))
-    driver = _BatchDriver(store, audit_id, collector, poll_interval_s=poll_interval_s,
-                          online_threshold=online_threshold, max_resubmits=max_resubmits,
-                          sleep=sleep, wait=wait)
+    driver = BatchDriver(store, audit_id, collector, poll_interval_s=poll_interval_s,
+                         online_threshold=online_threshold, max_resubmits=max_resubmits,
+                         sleep=sleep, wait=wait)
     if resume:
         adopted = driver.adopt({0: lane})
         log.info("audit %s: %d stored batches adopted", audit_id, adopted)
