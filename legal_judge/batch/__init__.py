@@ -5,7 +5,8 @@
 """
 
 from legal_judge.batch.base import BatchBackend, BatchHandle, BatchLimits, BatchLine, BatchStatus
-from legal_judge.batch.orchestrator import BatchRunOutcome, default_backend, run_benchmark_batch
+from legal_judge.batch.driver import default_backend
+from legal_judge.batch.orchestrator import BatchRunOutcome, run_benchmark_batch
 
 __all__ = [
     "BatchBackend",

@@ -1,9 +1,9 @@
 """Anthropic Message Batches through the official SDK: create, retrieve, results.
 
 The params of each request are the online provider's (forced tool use for structured output, system
-prompt split off, ``temperature`` unless the model refused it before); results are turned back into
-responses by the provider's ``_to_response``. The SDK client is the provider's own, so an
-``httpx.AsyncClient`` given to the run reaches it through :class:`LegacyHttpxTransport` exactly as
+prompt split off, ``temperature`` unless the model refused it before: ``batch_body`` of the
+provider's batch protocol); results are turned back into responses by its ``batch_response``. The
+SDK client is the provider's own, so an ``httpx.AsyncClient`` given to the run reaches it through :class:`LegacyHttpxTransport` exactly as
 online calls do. One batch holds at most 100,000 requests and 256 MB.
 """
 
@@ -13,11 +13,9 @@ import json
 from typing import Any
 
 import anthropic
-from anthropic.types import Message
 
 from legal_judge.batch.base import BatchHandle, BatchLimits, BatchLine, BatchStatus
 from legal_judge.models import CompletionRequest, CompletionResponse
-from legal_judge.providers import anthropic as anthropic_provider
 from legal_judge.providers.anthropic import AnthropicProvider
 
 __all__ = ["ANTHROPIC_LIMITS", "AnthropicBatchBackend"]
@@ -37,14 +35,11 @@ class AnthropicBatchBackend:
                  limits: BatchLimits = ANTHROPIC_LIMITS) -> None:
         self.provider = provider
         self.limits = limits
-        self.client = provider._client
+        self.client = provider.sdk_client
 
     def encode(self, custom_id: str, request: CompletionRequest) -> bytes:
         """One request object: ``{"custom_id", "params"}``."""
-        params = anthropic_provider._request_kwargs(request)
-        if request.model not in anthropic_provider._NO_TEMPERATURE:
-            params["temperature"] = request.temperature
-        line = {"custom_id": custom_id, "params": params}
+        line = {"custom_id": custom_id, "params": self.provider.batch_body(request)}
         return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
     async def submit(self, lines: list[bytes], *, metadata: dict[str, str]) -> BatchHandle:
@@ -54,7 +49,7 @@ class AnthropicBatchBackend:
             batch = await self.client.messages.batches.create(
                 requests=[json.loads(line) for line in lines])
         except anthropic.APIError as exc:
-            raise self.provider._translate(exc) from exc
+            raise self.provider.translate_error(exc) from exc
         return BatchHandle(batch.id, {"provider_status": batch.processing_status})
 
     async def status(self, handle: BatchHandle) -> BatchStatus:
@@ -62,7 +57,7 @@ class AnthropicBatchBackend:
         try:
             batch = await self.client.messages.batches.retrieve(handle.id)
         except anthropic.APIError as exc:
-            raise self.provider._translate(exc) from exc
+            raise self.provider.translate_error(exc) from exc
         meta = {"provider_status": batch.processing_status,
                 "counts": batch.request_counts.model_dump(), "results_url": batch.results_url}
         return BatchStatus(ended=batch.processing_status == "ended",
@@ -76,13 +71,12 @@ class AnthropicBatchBackend:
             async for entry in decoder:
                 out.append(_line(entry.custom_id, entry.result))
         except anthropic.APIError as exc:
-            raise self.provider._translate(exc) from exc
+            raise self.provider.translate_error(exc) from exc
         return out
 
     def to_response(self, payload: Any, request: CompletionRequest) -> CompletionResponse:
         """A succeeded result's message as the online provider's response."""
-        message = payload if isinstance(payload, Message) else Message.model_validate(payload)
-        return self.provider._to_response(message, request, 0, 0.0)
+        return self.provider.batch_response(payload, request)
 
     async def aclose(self) -> None:
         """The SDK client belongs to the provider, which the run closes."""

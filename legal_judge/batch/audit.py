@@ -35,13 +35,7 @@ from legal_judge.audit.execute import AuditOutcome, AuditSuspended, run_audit
 from legal_judge.audit.pairs import Guard, Progress, in_sequence
 from legal_judge.audit.target import AuditTarget, JudgeTarget
 from legal_judge.batch.base import BatchBackend, CallTag
-from legal_judge.batch.orchestrator import (
-    BackendFactory,
-    Sleep,
-    _BatchDriver,
-    _Detach,
-    default_backend,
-)
+from legal_judge.batch.driver import BackendFactory, BatchDriver, Detach, Sleep, default_backend
 from legal_judge.batch.routing import (
     CallRecord,
     Collector,
@@ -131,7 +125,7 @@ class AuditBatchRouter:
 
     bounded = False
 
-    def __init__(self, collector: Collector, driver: _BatchDriver, lane: Lane, *, model: str,
+    def __init__(self, collector: Collector, driver: BatchDriver, lane: Lane, *, model: str,
                  provider: str) -> None:
         self.collector, self.driver, self.lane = collector, driver, lane
         self.model, self.provider = model, provider
@@ -144,7 +138,7 @@ class AuditBatchRouter:
         drive = asyncio.create_task(self.driver.drive())
         try:
             await asyncio.gather(drive, *running)
-        except _Detach:
+        except Detach:
             raise AuditSuspended(f"{len(self.driver.open)} batches still running") from None
         finally:
             for t in [drive, *running]:
@@ -279,9 +273,9 @@ async def run_audit_batch(
     collector = Collector(positions={}, unfinished=0, coalesce=target.judge.use_cache)
     lane = Lane(0, target.label, backend, target.judge.provider)
     routed = BatchJudgeTarget(target, RoutedProvider(lane, collector))
-    driver = _BatchDriver(store, audit_id, collector, poll_interval_s=poll_interval_s,
-                          online_threshold=online_threshold, max_resubmits=max_resubmits,
-                          sleep=sleep, wait=wait)
+    driver = BatchDriver(store, audit_id, collector, poll_interval_s=poll_interval_s,
+                         online_threshold=online_threshold, max_resubmits=max_resubmits,
+                         sleep=sleep, wait=wait)
     if resume:
         adopted = driver.adopt({0: lane})
         log.info("audit %s: %d stored batches adopted", audit_id, adopted)

@@ -37,7 +37,7 @@ def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | No
         ConfigError: no dataset and no run to resume.
     """
     from legal_judge.batch.orchestrator import run_benchmark_batch
-    from legal_judge.benchmark.runner import resolve_inputs
+    from legal_judge.benchmark.inputs import resolve_inputs
 
     store = store or Store()
     inputs = resolve_inputs(store, str(dataset) if dataset is not None else None, ensemble,

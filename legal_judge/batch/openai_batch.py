@@ -1,9 +1,9 @@
 """OpenAI Batch API through the official SDK: JSONL upload, create, poll, output and error files.
 
-Requests are rendered by the online provider's own ``_request_kwargs`` (structured output as
-``json_schema``, which api.openai.com always accepts) and results are turned back into responses by
-its ``_to_response``, so a batch verdict is parsed exactly like an online one. One batch holds at most
-50,000 requests and a 200 MB input file; the orchestrator splits larger runs.
+Requests are rendered by the online provider's batch protocol (``batch_body``: structured output
+as ``json_schema``, which api.openai.com always accepts) and results are turned back into responses
+by its ``batch_response``, so a batch verdict is parsed exactly like an online one. One batch
+holds at most 50,000 requests and a 200 MB input file; the orchestrator splits larger runs.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import json
 from typing import Any, Final
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from legal_judge.batch.base import BatchHandle, BatchLimits, BatchLine, BatchStatus
 from legal_judge.models import CompletionRequest, CompletionResponse
@@ -36,14 +35,11 @@ class OpenAIBatchBackend:
     def __init__(self, provider: OpenAIProvider, *, limits: BatchLimits = OPENAI_LIMITS) -> None:
         self.provider = provider
         self.limits = limits
-        self.client = provider._client
-
-    def _mode(self, request: CompletionRequest) -> str | None:
-        return "json_schema" if request.json_schema is not None else None
+        self.client = provider.sdk_client
 
     def encode(self, custom_id: str, request: CompletionRequest) -> bytes:
         """One JSONL line: ``{"custom_id", "method", "url", "body"}``."""
-        body = self.provider._request_kwargs(request, self._mode(request))
+        body = self.provider.batch_body(request)
         line = {"custom_id": custom_id, "method": "POST", "url": ENDPOINT, "body": body}
         return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -57,7 +53,7 @@ class OpenAIBatchBackend:
                 input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h",
                 metadata={k: v[:512] for k, v in metadata.items()})
         except openai.APIError as exc:
-            raise self.provider._translate(exc) from exc
+            raise self.provider.translate_error(exc) from exc
         return BatchHandle(batch.id, {"input_file_id": uploaded.id, "provider_status": batch.status})
 
     async def status(self, handle: BatchHandle) -> BatchStatus:
@@ -65,7 +61,7 @@ class OpenAIBatchBackend:
         try:
             batch = await self.client.batches.retrieve(handle.id)
         except openai.APIError as exc:
-            raise self.provider._translate(exc) from exc
+            raise self.provider.translate_error(exc) from exc
         meta: dict[str, Any] = {
             "provider_status": batch.status, "output_file_id": batch.output_file_id,
             "error_file_id": batch.error_file_id,
@@ -85,14 +81,13 @@ class OpenAIBatchBackend:
             try:
                 content = await self.client.files.content(file_id)
             except openai.APIError as exc:
-                raise self.provider._translate(exc) from exc
+                raise self.provider.translate_error(exc) from exc
             out += [_line(json.loads(raw)) for raw in content.text.splitlines() if raw.strip()]
         return out
 
     def to_response(self, payload: Any, request: CompletionRequest) -> CompletionResponse:
         """A chat completion body as the online provider's response (latency 0: not measured)."""
-        completion = ChatCompletion.model_validate(payload)
-        return self.provider._to_response(completion, request, self._mode(request), 0, 0.0)
+        return self.provider.batch_response(payload, request)
 
     async def aclose(self) -> None:
         """The SDK client belongs to the provider, which the run closes."""

@@ -1,4 +1,5 @@
-"""Try before you pay: which items of a dataset a run judges (``--limit``, ``--sample``, ``--ids``).
+"""What a run judges: the dataset and ensemble it reads, and which items (``--limit``, ``--sample``,
+``--ids``: try before you pay).
 
 A selection is recorded with the run (``config.selection``), so a partial run says what it is. The
 verdicts it pays for are reused through the provider cache by a later run of the same items with the
@@ -14,10 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem
+from legal_judge.store import Store
 
-__all__ = ["ItemSelection", "select_items"]
+__all__ = ["ItemSelection", "RunInputs", "resolve_inputs", "run_inputs", "select_items"]
 
 _NO_JURISDICTION = "(no jurisdiction)"
 
@@ -137,3 +140,58 @@ def select_items(items: Sequence[BenchmarkItem],
         record["seed"] = selection.seed
         record["strata"] = dict(sorted(counts.items()))
     return chosen, record
+
+
+@dataclass
+class RunInputs:
+    """What a ``legal-judge run`` judges: the items, the ensemble and how the items were chosen."""
+
+    items: list[BenchmarkItem]
+    config: EnsembleConfig
+    selection: dict[str, Any] | None = None
+
+
+def resolve_inputs(store: Store, dataset: str | None, ensemble: str, *, resume: str | None,
+                   selection: ItemSelection | None = None) -> RunInputs:
+    """Items and config for ``legal-judge run`` (online or batch).
+
+    A resumed run takes its stored config and items (it is the same run, not a new one); a new run
+    reads DATASET (a file, or ``langfuse:NAME``) and the ensemble file, then keeps the items
+    ``selection`` chooses (``--limit``, ``--sample``, ``--ids``); its record goes into the run's
+    config so the run says it is partial.
+
+    Raises:
+        ConfigError: no dataset and nothing to resume; a selection on a resumed run; an unknown
+            ``--ids`` item.
+    """
+    from legal_judge.benchmark.ensemble_config import load_ensemble_config
+
+    if resume:
+        if selection is not None and not selection.everything:
+            raise ConfigError(f"--resume {resume} judges the run's own items; "
+                              f"{selection.describe()} cannot change them",
+                              code="selection-resume",
+                              fix=f"run `legal-judge run --resume {resume}` without it")
+        return RunInputs([], EnsembleConfig.model_validate(
+            store.get_run(resume)["config"]["ensemble"]))
+    if dataset is None:
+        raise ConfigError("no dataset given", code="dataset-missing",
+                          fix="pass a dataset file, e.g. legal-judge run bench.jsonl")
+    if dataset.startswith("langfuse:"):
+        from legal_judge.sync.langfuse_datasets import load_langfuse_dataset
+
+        items = load_langfuse_dataset(dataset.removeprefix("langfuse:"))
+    else:
+        from legal_judge.dataset import load_dataset
+
+        items = load_dataset(dataset)
+    config = load_ensemble_config(ensemble)
+    chosen, record = select_items(items, selection or ItemSelection())
+    return RunInputs(chosen, config, record)
+
+
+def run_inputs(store: Store, dataset: str | None, ensemble: str, *,
+               resume: str | None) -> tuple[list[BenchmarkItem], EnsembleConfig]:
+    """``(items, config)`` of :func:`resolve_inputs` without a selection."""
+    got = resolve_inputs(store, dataset, ensemble, resume=resume)
+    return got.items, got.config

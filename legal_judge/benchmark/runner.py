@@ -1,4 +1,15 @@
-"""Score a benchmark with the ensemble: async orchestration, limits, cache, resume, progress.
+"""Score a benchmark with the ensemble: one run's state, from its checks to its stored summary.
+
+Online runs (:func:`run_benchmark`) and batch runs (:mod:`legal_judge.batch.orchestrator`) share
+one :class:`RunState` and its lifecycle:
+
+1. :func:`plan_run` checks everything before the run exists (a reused run id, a run another process
+   executes, the ensemble, the judge families, the calibration, the citation lookup token);
+2. :meth:`RunState.start` creates the run with its items in one commit (or takes the resumed one)
+   and owns it for this process (pid, host, heartbeat);
+3. :meth:`RunState.item` judges one item, :meth:`RunState.execute` says how the judging ended;
+4. :meth:`RunState.finish` stores the summary and status, releases the run and syncs it to
+   Langfuse.
 
 Every judge call is committed to the store as it completes, so Ctrl-C, a crash or a provider outage
 loses nothing: ``--resume RUN_ID`` finishes the run without repeating a completed call (verdicts are
@@ -8,9 +19,9 @@ reused; a response that arrived but was not yet parsed comes back from the provi
 from __future__ import annotations
 
 import asyncio
-import re
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -18,67 +29,30 @@ from typing import Any
 from legal_judge.assets.catalogue import load_assets
 from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot, aggregate, check_policy
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
-from legal_judge.benchmark.inputs import ItemSelection, select_items
-from legal_judge.errors import ConfigError
+from legal_judge.benchmark.item_checks import (
+    citation_lookup_from_env,
+    detect_language,
+    run_item_checks,
+)
+from legal_judge.benchmark.progress import CostLimitReached, RunProgress, check_cost_limit
+from legal_judge.benchmark.run_setup import (
+    build_judges,
+    ensemble_judge_id,
+    langfuse_prompt_versions,
+    refuse_reused_run_id,
+    sync_run_at_end,
+)
 from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
 from legal_judge.store import Store
 
-__all__ = ["RunInputs", "RunOutcome", "RunPlan", "RunProgress", "StoredResults",
-           "detect_language", "execute_plan", "new_run_id", "plan_run", "resolve_inputs",
+__all__ = ["RunOutcome", "RunState", "StoredResults", "execute_plan", "new_run_id", "plan_run",
            "run_benchmark"]
-
-_ARABIC = re.compile(r"[\u0600-\u06FF]")
-_FRENCH = re.compile(r"\b(?:le|la|les|des|du|est|une|dans|pour|qui|que|avec|selon|article)\b",
-                     re.IGNORECASE)
-
-
-def detect_language(item: BenchmarkItem) -> str:
-    """``metadata.language`` when given, else a script/stopword heuristic (en, fr, ar)."""
-    declared = item.metadata.get("language") if isinstance(item.metadata, dict) else None
-    if isinstance(declared, str) and declared:
-        return declared
-    text = item.response
-    if len(_ARABIC.findall(text)) > len(text) * 0.2:
-        return "ar"
-    words = max(1, len(text.split()))
-    return "fr" if len(_FRENCH.findall(text)) / words > 0.12 else "en"
 
 
 def new_run_id() -> str:
     """A sortable, unique run id."""
     return datetime.now(UTC).strftime("run-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-
-
-@dataclass
-class RunProgress:
-    """Live counters shown in the progress bar and returned at the end."""
-
-    items_total: int = 0
-    items_done: int = 0
-    calls: int = 0
-    cached: int = 0
-    retries: int = 0
-    failures: int = 0
-    inconclusive: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    cost_unknown_calls: int = 0
-
-    def add(self, v: Verdict) -> None:
-        """Count one finished verdict."""
-        self.calls += v.attempts
-        self.cached += int(v.cached)
-        self.retries += max(0, v.attempts - 1)
-        self.failures += int(v.status == "error")
-        self.inconclusive += int(v.status == "inconclusive")
-        self.input_tokens += v.input_tokens or 0
-        self.output_tokens += v.output_tokens or 0
-        if v.cost_usd is None and v.status != "error":
-            self.cost_unknown_calls += 1
-        else:
-            self.cost_usd += v.cost_usd or 0.0
 
 
 class StoredResults(Mapping[str, EnsembleResult]):
@@ -115,21 +89,25 @@ class RunOutcome:
     warnings: list[str] = field(default_factory=list)
 
 
-class _CostLimit(Exception):
-    pass
+class RunState:
+    """One run that passed every check: its judges, items, counters and warnings.
 
-
-class _Run:
-    """State of one run; the functions below keep each step small."""
+    Built by :func:`plan_run` (no run row, no call yet: ``legal-judge run`` shows its progress bar
+    only for a run that passed its checks, so a refused run leaves nothing behind).
+    """
 
     def __init__(self, config: EnsembleConfig, judges: list[Judge], store: Store, run_id: str,
-                 *, on_progress: Callable[[RunProgress], None] | None,
-                 correction: Any = None) -> None:
+                 *, items: list[BenchmarkItem], resume: bool = False,
+                 calibration: str | None = None, correction: Any = None,
+                 lookup: Any = None) -> None:
         self.config = config
         self.judges = judges
         self.store = store
         self.run_id = run_id
-        self.on_progress = on_progress
+        self.items = items
+        self.resume = resume
+        self.calibration = calibration
+        self.on_progress: Callable[[RunProgress], None] | None = None
         self.progress = RunProgress()
         self.assets = load_assets()
         self.rubric_set = self.assets.rubric_set(config.rubric_set)
@@ -146,8 +124,115 @@ class _Run:
         self.non_english: dict[str, list[str]] = {}
         self.done = store.load_verdicts(run_id)
         self.correction = correction
-        self.lookup: Any = None
+        self.lookup = lookup
         self.ensemble_id = ensemble_judge_id(config, judges)
+        self._owner: ExitStack | None = None
+
+    def check_families(self) -> None:
+        """Refuse (or warn about) judges of the answering system's family, per item family."""
+        seen: set[str | None] = set()
+        for item in self.items:
+            family = self.sut_family(item)
+            if family in seen:
+                continue
+            seen.add(family)
+            self.warnings += check_policy(self.slots, family, self.policy)
+
+    def route_judges(self, judges: list[Judge]) -> None:
+        """Judge with ``judges`` instead: the planned ones, their calls routed (batch runs).
+
+        Raises:
+            ValueError: not the same judges (labels and judge ids, in order).
+        """
+        if [(j.label, j.judge_id) for j in judges] != [(j.label, j.judge_id) for j in self.judges]:
+            raise ValueError("routed judges must be the planned judges (labels and judge ids)")
+        self.judges = judges
+
+    def start(self, *, on_progress: Callable[[RunProgress], None] | None = None,
+              extra_config: dict[str, Any] | None = None) -> None:
+        """Create the run with its items in one commit (a resume takes the stored one) and own it.
+
+        The process owns the run until :meth:`finish` (pid, host, heartbeat: ``runs list`` shows
+        a run whose process died as ``interrupted``).
+        """
+        from legal_judge.run_owner import hold_run
+
+        if self._owner is not None:
+            raise RuntimeError(f"run {self.run_id} was already started")
+        self.on_progress = on_progress
+        if not self.resume:
+            config = {"ensemble": self.config.model_dump(),
+                      "judge_ids": {j.label: j.judge_id for j in self.judges},
+                      "judge_id": self.ensemble_id, "rubric_set": self.rubric_set.id,
+                      "calibration": self.calibration,
+                      "langfuse_prompts": langfuse_prompt_versions(self.warnings),
+                      **(extra_config or {})}
+            self.store.create_run(self.run_id, kind="run", config=config,
+                                  items=[i.model_dump() for i in self.items])
+        self.progress.items_total = len(self.items)
+        self._owner = ExitStack()
+        self._owner.enter_context(hold_run(self.store, self.run_id))
+
+    async def execute(self, work: Awaitable[str | None]) -> str:
+        """Await the judging; its status: ``completed``, ``stopped``, ``interrupted`` or ``work``'s.
+
+        The judges' providers are closed whatever happens.
+
+        Raises:
+            BaseException: anything else ``work`` raised (a revoked key, a bad request), after the
+                run is stored ``interrupted`` (resumable once the cause is fixed) and released.
+        """
+        status = "completed"
+        try:
+            status = await work or status
+        except CostLimitReached as exc:
+            status = "stopped"
+            self.warnings.append(str(exc))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            status = "interrupted"
+        except BaseException:
+            # What is stored stays, and the run says it can be resumed.
+            try:
+                self.store.finish_run(self.run_id, status="interrupted", summary=None)
+            finally:
+                self._release()
+            raise
+        finally:
+            for j in self.judges:
+                await j.provider.aclose()
+        return status
+
+    def finish(self, status: str, *, summary_extra: dict[str, Any] | None = None) -> RunOutcome:
+        """Store the summary (a completed run) and status, release the run, sync it to Langfuse.
+
+        Args:
+            status: How the judging ended (:meth:`execute`).
+            summary_extra: Added to a completed run's summary (a batch run's batch counts).
+        """
+        from legal_judge.benchmark.summary import summarize_run
+
+        try:
+            self.warnings += self.language_warnings()
+            summary = summarize_run(self.store, self.run_id) if status == "completed" else None
+            if summary is not None:
+                summary["warnings"] = self.warnings
+                summary.update(summary_extra or {})
+            self.store.finish_run(self.run_id, status=status, summary=summary)
+        finally:
+            self._release()
+        if status == "completed":
+            before = len(self.warnings)
+            sync_run_at_end(self.store, self.run_id, self.warnings)
+            if summary is not None and len(self.warnings) > before:
+                # The summary was stored before the sync: store it again so `run` shows its warning.
+                self.store.finish_run(self.run_id, status=status, summary=summary)
+        return RunOutcome(run_id=self.run_id, status=status, results=self.results,
+                          progress=self.progress, warnings=self.warnings)
+
+    def _release(self) -> None:
+        if self._owner is not None:
+            self._owner.close()
+            self._owner = None
 
     def language_warnings(self) -> list[str]:
         """One warning per non-multilingual judge that scored non-English answers."""
@@ -156,12 +241,14 @@ class _Run:
                 for judge, ids in sorted(self.non_english.items())]
 
     def sut_family(self, item: BenchmarkItem) -> str | None:
+        """The family of the system that wrote the item's answer, when one is named."""
         from legal_judge.providers.families import family_of
 
         sut = self.config.system_under_test or item.system_under_test
         return family_of(sut, overrides=self.config.family_overrides) if sut else None
 
     async def judge_one(self, judge: Judge, item: BenchmarkItem, evidence: str | None) -> Verdict:
+        """One judge's verdict on one item (a stored ok/inconclusive one is reused), stored."""
         cached = self.done.get((item.id, judge.label))
         if cached is not None and cached["status"] in ("ok", "inconclusive"):
             return Verdict.model_validate(cached)
@@ -171,16 +258,11 @@ class _Run:
         self.progress.add(verdict)
         if self.on_progress:
             self.on_progress(self.progress)
-        limit = self.config.cost_limit_usd
-        if limit is not None and self.progress.cost_usd > limit:
-            # The limit is per invocation (a resume starts counting again from 0): the user
-            # reads what a resume will spend before typing it.
-            raise _CostLimit(f"cost limit ${limit:.2f} reached (${self.progress.cost_usd:.2f} "
-                             "spent); cost_limit_usd applies to each invocation, so a resume "
-                             f"may spend up to ${limit:.2f} more")
+        check_cost_limit(self.progress, self.config.cost_limit_usd)
         return verdict
 
     async def item(self, item: BenchmarkItem) -> None:
+        """Check, judge and aggregate one item; its ensemble result is stored."""
         checks: dict[str, Any] = {}
         evidence = None
         if self.config.run_checks and self.lookup is not None:
@@ -209,185 +291,10 @@ class _Run:
             self.on_progress(self.progress)
 
 
-@dataclass
-class RunInputs:
-    """What a ``legal-judge run`` judges: the items, the ensemble and how the items were chosen."""
-
-    items: list[BenchmarkItem]
-    config: EnsembleConfig
-    selection: dict[str, Any] | None = None
-
-
-def resolve_inputs(store: Store, dataset: str | None, ensemble: str, *, resume: str | None,
-                   selection: ItemSelection | None = None) -> RunInputs:
-    """Items and config for ``legal-judge run`` (online or batch).
-
-    A resumed run takes its stored config and items (it is the same run, not a new one); a new run
-    reads DATASET (a file, or ``langfuse:NAME``) and the ensemble file, then keeps the items
-    ``selection`` chooses (``--limit``, ``--sample``, ``--ids``); its record goes into the run's
-    config so the run says it is partial.
-
-    Raises:
-        ConfigError: no dataset and nothing to resume; a selection on a resumed run; an unknown
-            ``--ids`` item.
-    """
-    from legal_judge.benchmark.ensemble_config import load_ensemble_config
-
-    if resume:
-        if selection is not None and not selection.everything:
-            raise ConfigError(f"--resume {resume} judges the run's own items; "
-                              f"{selection.describe()} cannot change them",
-                              code="selection-resume",
-                              fix=f"run `legal-judge run --resume {resume}` without it")
-        return RunInputs([], EnsembleConfig.model_validate(
-            store.get_run(resume)["config"]["ensemble"]))
-    if dataset is None:
-        raise ConfigError("no dataset given", code="dataset-missing",
-                          fix="pass a dataset file, e.g. legal-judge run bench.jsonl")
-    if dataset.startswith("langfuse:"):
-        from legal_judge.sync.langfuse_datasets import load_langfuse_dataset
-
-        items = load_langfuse_dataset(dataset.removeprefix("langfuse:"))
-    else:
-        from legal_judge.dataset import load_dataset
-
-        items = load_dataset(dataset)
-    config = load_ensemble_config(ensemble)
-    chosen, record = select_items(items, selection or ItemSelection())
-    return RunInputs(chosen, config, record)
-
-
-def run_inputs(store: Store, dataset: str | None, ensemble: str, *,
-               resume: str | None) -> tuple[list[BenchmarkItem], EnsembleConfig]:
-    """``(items, config)`` of :func:`resolve_inputs` without a selection."""
-    got = resolve_inputs(store, dataset, ensemble, resume=resume)
-    return got.items, got.config
-
-
-def ensemble_judge_id(config: EnsembleConfig, judges: list[Judge]) -> str:
-    """The ensemble's identity: its judges' ids plus the weighting policy (DESIGN: judge identity)."""
-    import hashlib
-
-    from legal_judge.store import canonical_json
-
-    payload = {"judges": sorted((j.judge_id, j.config.weight) for j in judges),
-               "policy": {"quorum": config.quorum, "other_family_min_share": config.other_family_min_share,
-                          "allow_same_family_only": config.allow_same_family_only,
-                          "rubric_set": config.rubric_set}}
-    return "ens-" + hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:12]
-
-
-def _langfuse_prompts(warnings: list[str]) -> dict[str, int] | None:
-    """The Langfuse prompt versions this run uses, when Langfuse is configured and reachable."""
-    from legal_judge.sync.sink import langfuse_configured
-
-    if not langfuse_configured():
-        return None
-    from legal_judge.errors import LegalJudgeError
-    from legal_judge.sync.langfuse_prompts import resolve_prompt_versions
-
-    try:
-        return resolve_prompt_versions()
-    except LegalJudgeError as exc:  # Langfuse down or prompts not pushed: the run goes on
-        warnings.append(f"Langfuse prompt versions not recorded: {exc.message}")
-        return None
-
-
-def _sync_at_end(store: Store, run_id: str, warnings: list[str]) -> None:
-    from legal_judge.sync.sink import get_sink
-
-    sink = get_sink()
-    sink.enqueue_run(store, run_id)
-    report = sink.flush(store, timeout_s=10.0)
-    if report.configured and report.incomplete:
-        warnings.append(report.advice)
-
-
-class StoreLookupCache:
-    """CourtListener answers cached in the store (``lookup_cache``), shared by every run."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        """A cached answer, or None."""
-        return self.store.lookup_get(key)
-
-    def put(self, key: str, value: dict[str, Any]) -> None:
-        """Remember an answer."""
-        self.store.lookup_put(key, value)
-
-
-def citation_lookup_from_env(store: Store) -> Any:
-    """The CourtListener client (token from ``COURTLISTENER_TOKEN``) with the store as its cache."""
-    from legal_judge.checks import CourtListenerLookup
-
-    return CourtListenerLookup.from_env(cache=StoreLookupCache(store))
-
-
-def run_item_checks(item: BenchmarkItem, lookup: Any = None) -> tuple[dict[str, Any], str | None]:
-    """Rule-based checks for one item: the result dict kept with it and the evidence text for judges."""
-    from legal_judge.checks import run_checks
-
-    result = run_checks(item, today=datetime.now(UTC).date(), lookup=lookup)
-    return ({"forces_citation_zero": result.forces_citation_zero, "reasons": result.reasons,
-             "findings": result.model_dump(mode="json")}, result.evidence_text() or None)
-
-
-def build_judges(config: EnsembleConfig, store: Store, *, use_cache: bool,
-                 http_client: Any = None) -> list[Judge]:
-    """Providers and judges for a config, created before any call.
-
-    Raises:
-        EnsembleInvalid: every problem of every judge (unknown provider, malformed URL, missing
-            keys, invalid options, ...) in one error, from the same check ``doctor`` runs.
-    """
-    from legal_judge.benchmark.ensemble_check import check_ensemble
-
-    return check_ensemble(config, store=store, use_cache=use_cache,
-                          http_client=http_client).judges_or_raise()
-
-
-def _check_families(run: _Run, items: list[BenchmarkItem]) -> None:
-    seen: set[str | None] = set()
-    for item in items:
-        family = run.sut_family(item)
-        if family in seen:
-            continue
-        seen.add(family)
-        run.warnings += check_policy(run.slots, family, run.policy)
-
-
-def _refuse_existing_run(store: Store, run_id: str) -> None:
-    # Without this a reused --run-id ends in a raw UNIQUE-constraint traceback.
-    from legal_judge.errors import NotFoundError
-
-    try:
-        store.get_run(run_id)
-    except NotFoundError:
-        return
-    raise ConfigError(f"a run '{run_id}' already exists in {store.path}", code="run-id-exists",
-                      fix=f"finish it with `legal-judge run --resume {run_id}` or pick another --run-id")
-
-
-@dataclass
-class RunPlan:
-    """A run that passed every check and has not started: no run row, no call yet.
-
-    ``legal-judge run`` plans first and shows its progress bar only for a plan, so a refused run
-    leaves nothing behind (no ``running`` row, no bar).
-    """
-
-    run: _Run
-    items: list[BenchmarkItem]
-    resume: bool
-    calibration: str | None
-
-
 def plan_run(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store,
              run_id: str | None = None, resume: bool = False, use_cache: bool = True,
              http_client: Any = None, calibration: str | None = None,
-             lookup: Any = None) -> RunPlan:
+             lookup: Any = None) -> RunState:
     """Check everything a run needs, before it exists; the arguments are ``run_benchmark``'s.
 
     Raises:
@@ -401,7 +308,7 @@ def plan_run(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store
     if resume:
         refuse_if_owned(store, run_id)
     else:
-        _refuse_existing_run(store, run_id)
+        refuse_reused_run_id(store, run_id)
     judges = build_judges(config, store, use_cache=use_cache, http_client=http_client)
     if resume:
         items = [BenchmarkItem.model_validate(x) for x in store.load_items(run_id)]
@@ -411,12 +318,12 @@ def plan_run(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store
         from legal_judge.calibration import load_correction
 
         correction = load_correction(store, calibration)
-    run = _Run(config, judges, store, run_id, on_progress=None, correction=correction)
     if lookup is None and config.citation_lookup and config.run_checks:
         lookup = citation_lookup_from_env(store)
-    run.lookup = lookup
-    _check_families(run, items)
-    return RunPlan(run=run, items=items, resume=resume, calibration=calibration)
+    run = RunState(config, judges, store, run_id, items=items, resume=resume,
+                   calibration=calibration, correction=correction, lookup=lookup)
+    run.check_families()
+    return run
 
 
 async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store,
@@ -453,61 +360,15 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
     return await execute_plan(plan, on_progress=on_progress, extra_config=extra_config)
 
 
-async def execute_plan(plan: RunPlan, *, on_progress: Callable[[RunProgress], None] | None = None,
+async def execute_plan(plan: RunState, *, on_progress: Callable[[RunProgress], None] | None = None,
                        extra_config: dict[str, Any] | None = None) -> RunOutcome:
-    """Run a plan: create (or claim) the run, judge every item, finish the run.
-
-    The process owns the run while it executes (pid, host, heartbeat: ``runs list`` shows a run
-    whose process died as ``interrupted``).
-    """
-    from legal_judge.run_owner import hold_run
-
-    run, items, store = plan.run, plan.items, plan.run.store
-    run.on_progress = on_progress
-    judges = run.judges
-    if not plan.resume:
-        store.create_run(run.run_id, kind="run", items=[i.model_dump() for i in items], config={
-            "ensemble": run.config.model_dump(), "judge_ids": {j.label: j.judge_id for j in judges},
-            "judge_id": run.ensemble_id, "rubric_set": run.rubric_set.id,
-            "calibration": plan.calibration, "langfuse_prompts": _langfuse_prompts(run.warnings),
-            **(extra_config or {}),
-        })
-    run.progress.items_total = len(items)
-    status = "completed"
-    with hold_run(store, run.run_id):
-        try:
-            await _drive(run, items)
-        except _CostLimit as exc:
-            status = "stopped"
-            run.warnings.append(str(exc))
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            status = "interrupted"
-        except BaseException:
-            # A judge refused mid-run (a revoked key, a bad request): what is stored stays, and
-            # the run says it can be resumed once the cause is fixed.
-            store.finish_run(run.run_id, status="interrupted", summary=None)
-            raise
-        finally:
-            for j in judges:
-                await j.provider.aclose()
-        from legal_judge.benchmark.summary import summarize_run
-
-        run.warnings += run.language_warnings()
-        summary = summarize_run(store, run.run_id) if status == "completed" else None
-        if summary is not None:
-            summary["warnings"] = run.warnings
-        store.finish_run(run.run_id, status=status, summary=summary)
-    if status == "completed":
-        before = len(run.warnings)
-        _sync_at_end(store, run.run_id, run.warnings)
-        if summary is not None and len(run.warnings) > before:
-            # The summary was stored before the sync: store it again so `run` shows its warning.
-            store.finish_run(run.run_id, status=status, summary=summary)
-    return RunOutcome(run_id=run.run_id, status=status, results=run.results,
-                      progress=run.progress, warnings=run.warnings)
+    """Run a planned run online: start it, judge every item, finish it."""
+    plan.start(on_progress=on_progress, extra_config=extra_config)
+    status = await plan.execute(_drive(plan, plan.items))
+    return plan.finish(status)
 
 
-async def _drive(run: _Run, items: list[BenchmarkItem]) -> None:
+async def _drive(run: RunState, items: list[BenchmarkItem]) -> None:
     queue: asyncio.Queue[BenchmarkItem] = asyncio.Queue()
     for item in items:
         queue.put_nowait(item)

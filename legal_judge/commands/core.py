@@ -107,7 +107,9 @@ def _progress_bar() -> Progress:
 def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache: bool,
              run_id: str | None, quiet: bool, calibration: str | None = None,
              lookup: bool = False, selection: ItemSelection | None = None) -> dict[str, Any]:
-    from legal_judge.benchmark.runner import RunProgress, execute_plan, plan_run, resolve_inputs
+    from legal_judge.benchmark.inputs import resolve_inputs
+    from legal_judge.benchmark.progress import RunProgress
+    from legal_judge.benchmark.runner import execute_plan, plan_run
 
     store = Store()
     inputs = resolve_inputs(store, dataset, ensemble, resume=resume, selection=selection)

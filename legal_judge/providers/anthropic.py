@@ -154,14 +154,34 @@ class AnthropicProvider:
         try:
             return await self._client.messages.create(**kwargs)
         except anthropic.APIError as exc:
-            raise self._translate(exc) from exc
+            raise self.translate_error(exc) from exc
         except Exception as exc:
             failure = transport_failure(exc, provider=self.name, timeout_s=self.timeout_s)
             if failure is None:
                 raise
             raise failure from exc
 
-    def _translate(self, exc: anthropic.APIError) -> ProviderError:
+    # The batch protocol (legal_judge.providers.batch_protocol).
+
+    @property
+    def sdk_client(self) -> anthropic.AsyncAnthropic:
+        """The SDK client online calls use (batch jobs share its key, base URL and transport)."""
+        return self._client
+
+    def batch_body(self, request: CompletionRequest) -> dict[str, Any]:
+        """The Messages params of ``request``, with ``temperature`` unless the model refused it."""
+        params = _request_kwargs(request)
+        if request.model not in _NO_TEMPERATURE:
+            params["temperature"] = request.temperature
+        return params
+
+    def batch_response(self, payload: Any, request: CompletionRequest) -> CompletionResponse:
+        """A succeeded batch result's message as the online response."""
+        message = payload if isinstance(payload, Message) else Message.model_validate(payload)
+        return self._to_response(message, request, 0, 0.0)
+
+    def translate_error(self, exc: anthropic.APIError) -> ProviderError:
+        """An SDK error as the ProviderError an online call raises (key redacted)."""
         return error_for_sdk(exc, anthropic, provider=self.name, timeout_s=self.timeout_s,
                              secret=self._secret, key_env=self.key_env,
                              status_message=lambda e: e.api_message or e.message)

@@ -207,6 +207,29 @@ class OpenAIProvider:
         if self._owns_client:
             await self._client.close()
 
+    # The batch protocol (legal_judge.providers.batch_protocol): api.openai.com always accepts
+    # ``json_schema``, so a batch request uses it without negotiation.
+
+    @property
+    def sdk_client(self) -> openai.AsyncOpenAI:
+        """The SDK client online calls use (batch jobs share its key, base URL and transport)."""
+        return self._client
+
+    def batch_body(self, request: CompletionRequest) -> dict[str, Any]:
+        """The chat-completions body of ``request``, structured output as ``json_schema``."""
+        return self._request_kwargs(request, _batch_mode(request))
+
+    def batch_response(self, payload: Any, request: CompletionRequest) -> CompletionResponse:
+        """A chat completion body from a batch output file as the online response."""
+        completion = ChatCompletion.model_validate(payload)
+        return self._to_response(completion, request, _batch_mode(request), 0, 0.0)
+
+    def translate_error(self, exc: openai.APIError) -> ProviderError:
+        """An SDK error as the ProviderError an online call raises (key redacted)."""
+        return error_for_sdk(exc, openai, provider=self.name, timeout_s=self.timeout_s,
+                             secret=self._secret, key_env=self.key_env,
+                             status_message=_status_message)
+
     async def _negotiate(self, request: CompletionRequest) -> tuple[ChatCompletion, str | None]:
         if request.json_schema is None:
             return await self._call(request, None), None
@@ -232,7 +255,7 @@ class OpenAIProvider:
         try:
             completion = await self._client.chat.completions.create(**kwargs)
         except openai.APIError as exc:
-            raise self._translate(exc) from exc
+            raise self.translate_error(exc) from exc
         except ValueError as exc:  # a body cut short: the SDK's JSON decoding failed
             raise ProviderUnavailable(f"malformed response body ({type(exc).__name__})",
                                       provider=self.name) from None
@@ -268,11 +291,6 @@ class OpenAIProvider:
             kwargs["response_format"] = response_format
         return kwargs
 
-    def _translate(self, exc: openai.APIError) -> ProviderError:
-        return error_for_sdk(exc, openai, provider=self.name, timeout_s=self.timeout_s,
-                             secret=self._secret, key_env=self.key_env,
-                             status_message=_status_message)
-
     def _to_response(
         self,
         completion: ChatCompletion,
@@ -298,6 +316,10 @@ class OpenAIProvider:
             retries=retries,
             structured_mode=mode,
         )
+
+
+def _batch_mode(request: CompletionRequest) -> str | None:
+    return "json_schema" if request.json_schema is not None else None
 
 
 def _well_formed(completion: Any) -> bool:

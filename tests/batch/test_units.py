@@ -69,7 +69,7 @@ def test_run_batch_cli_then_batches_status(tmp_path: Path) -> None:
     from legal_judge.batch.emulator import ProviderEmulator
 
     emu = ProviderEmulator(polls_to_end=3)  # still running at the one poll of --no-wait
-    import legal_judge.batch.orchestrator as orch
+    import legal_judge.benchmark.runner as orch
 
     original = orch.build_judges
 

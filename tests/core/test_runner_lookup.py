@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from legal_judge.benchmark.ensemble_config import load_ensemble_config
-from legal_judge.benchmark.runner import StoreLookupCache, run_benchmark
+from legal_judge.benchmark.item_checks import StoreLookupCache
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.checks import CourtListenerLookup
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.errors import MissingKeyError

@@ -14,7 +14,8 @@ from langfuse import Langfuse
 from lf_fixtures import CLIENT, JUDGES, RUBRICS, make_run
 from standin import PROJECT_ID, LangfuseStandin, experiment_id_for
 
-from legal_judge.benchmark.runner import run_benchmark, run_inputs
+from legal_judge.benchmark.inputs import run_inputs
+from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.store import Store
 from legal_judge.sync.langfuse_client import Deadline, client_for
 from legal_judge.sync.langfuse_datasets import link_dataset_run, push_dataset

@@ -1,0 +1,91 @@
+"""What a run's start and finish call besides the run itself: its judges and identity, the refusal
+of a reused run id, the Langfuse prompt versions it records and the Langfuse sync at its end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from legal_judge.benchmark.ensemble_config import EnsembleConfig
+from legal_judge.errors import ConfigError
+from legal_judge.judge.judge import Judge
+from legal_judge.store import Store
+
+__all__ = ["build_judges", "ensemble_judge_id", "langfuse_prompt_versions", "refuse_reused_run_id",
+           "sync_run_at_end"]
+
+
+def ensemble_judge_id(config: EnsembleConfig, judges: list[Judge]) -> str:
+    """The ensemble's identity: its judges' ids plus the weighting policy (DESIGN: judge identity)."""
+    import hashlib
+
+    from legal_judge.store import canonical_json
+
+    payload = {"judges": sorted((j.judge_id, j.config.weight) for j in judges),
+               "policy": {"quorum": config.quorum, "other_family_min_share": config.other_family_min_share,
+                          "allow_same_family_only": config.allow_same_family_only,
+                          "rubric_set": config.rubric_set}}
+    return "ens-" + hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:12]
+
+
+def langfuse_prompt_versions(warnings: list[str]) -> dict[str, int] | None:
+    """The Langfuse prompt versions a run uses, when Langfuse is configured and reachable.
+
+    A failure to read them adds a warning: the run goes on without them.
+    """
+    from legal_judge.sync.sink import langfuse_configured
+
+    if not langfuse_configured():
+        return None
+    from legal_judge.errors import LegalJudgeError
+    from legal_judge.sync.langfuse_prompts import resolve_prompt_versions
+
+    try:
+        return resolve_prompt_versions()
+    except LegalJudgeError as exc:  # Langfuse down or prompts not pushed: the run goes on
+        warnings.append(f"Langfuse prompt versions not recorded: {exc.message}")
+        return None
+
+
+def sync_run_at_end(store: Store, run_id: str, warnings: list[str]) -> None:
+    """Queue the run for Langfuse and deliver it now; a delivery left pending adds a warning."""
+    from legal_judge.sync.sink import get_sink
+
+    sink = get_sink()
+    sink.enqueue_run(store, run_id)
+    report = sink.flush(store, timeout_s=10.0)
+    if report.configured and report.incomplete:
+        warnings.append(report.advice)
+
+
+def build_judges(config: EnsembleConfig, store: Store, *, use_cache: bool,
+                 http_client: Any = None) -> list[Judge]:
+    """Providers and judges for a config, created before any call.
+
+    Raises:
+        EnsembleInvalid: every problem of every judge (unknown provider, malformed URL, missing
+            keys, invalid options, ...) in one error, from the same check ``doctor`` runs.
+    """
+    from legal_judge.benchmark.ensemble_check import check_ensemble
+
+    return check_ensemble(config, store=store, use_cache=use_cache,
+                          http_client=http_client).judges_or_raise()
+
+
+def refuse_reused_run_id(store: Store, run_id: str) -> None:
+    """Refuse a new run whose id a stored run already has.
+
+    Raises:
+        ConfigError: ``run-id-exists``, naming the stored run's resume command.
+    """
+    # Without this a reused --run-id ends in a raw UNIQUE-constraint traceback.
+    from legal_judge.errors import NotFoundError
+    from legal_judge.run_owner import resume_command
+
+    try:
+        existing = store.get_run(run_id)
+    except NotFoundError:
+        return
+    resume = resume_command(existing) or f"legal-judge run --resume {run_id}"
+    raise ConfigError(f"a run '{run_id}' already exists in {store.path}", code="run-id-exists",
+                      fix=f"finish it with `{resume}` or pick another --run-id")
