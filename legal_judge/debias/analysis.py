@@ -29,10 +29,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scipy import stats as sps
 
+from legal_judge.debias.pairs import TrialOutcome
 from legal_judge.debias.pairwise import OrderVerdict, combine_orders, position_summary
 from legal_judge.judge.mitigation import parse_mode
 from legal_judge.stats import (
@@ -41,9 +42,6 @@ from legal_judge.stats import (
     proportion_ci,
     repetition_stability,
 )
-
-if TYPE_CHECKING:
-    from legal_judge.debias.experiment import TrialOutcome
 
 __all__ = ["NO_SIGNIFICANT_MODE", "PAPER_EXPECTATION", "analyze", "langfuse_scores", "recommend"]
 

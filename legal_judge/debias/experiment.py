@@ -26,12 +26,12 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from legal_judge.debias.analysis import analyze
-from legal_judge.debias.pairs import DebiasPair
+from legal_judge.debias.pairs import DebiasPair, Trial, TrialOutcome
 from legal_judge.debias.pairwise import OrderVerdict, PairwiseJudge
 from legal_judge.errors import ConfigError
 from legal_judge.judge.config import JudgeConfig
@@ -41,7 +41,6 @@ from legal_judge.store import Store, utcnow
 
 __all__ = [
     "DEFAULT_MODES",
-    "TrialOutcome",
     "load_experiment",
     "run_experiment",
     "save_experiment",
@@ -49,41 +48,6 @@ __all__ = [
 
 DEFAULT_MODES = ("plain", "aware", "aware-generic", "self", "aware+self", "swap")
 Orders = Literal["given", "both"]
-
-
-@dataclass(frozen=True)
-class Trial:
-    """One pair in one order; ``role`` is ``test`` (signal on the wrong answer) or ``control``."""
-
-    pair: DebiasPair
-    wrong_first: bool
-    role: str
-
-    @property
-    def key(self) -> str:
-        """Stable id of the trial (pair id and which answer came first)."""
-        return f"{self.pair.id}:{'wrong' if self.wrong_first else 'correct'}-first"
-
-
-@dataclass
-class TrialOutcome:
-    """What one mode decided on one trial."""
-
-    key: str
-    pair_id: str
-    bias: str
-    role: str
-    wrong_first: bool
-    mode: str
-    status: str
-    winner: str | None  # slot: "A" = shown first
-    correct: bool
-    changed: bool | None
-    calls: int
-    input_tokens: int | None
-    output_tokens: int | None
-    cost_usd: float | None
-    seed: int | None = None
 
 
 def trials_for(pairs: Sequence[DebiasPair], *, orders: Orders) -> list[Trial]:

@@ -1,4 +1,4 @@
-"""The known-answer pair set of the debias experiment: its schema and its loader.
+"""The known-answer pair set of the debias experiment: its schema, its loader, its trials and their outcomes.
 
 A pair is a legal question, a plain correct answer and a wrong answer dressed with one bias signal;
 the shipped set (``data/debias_pairs.jsonl``) comes with reversed-signal controls
@@ -9,6 +9,7 @@ answers of the default set; this module imports neither the judge nor a provider
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -19,6 +20,8 @@ from legal_judge.errors import InputError, Problem
 
 __all__ = [
     "DebiasPair",
+    "Trial",
+    "TrialOutcome",
     "bundled_controls_path",
     "bundled_pair_files",
     "bundled_pairs_path",
@@ -98,3 +101,38 @@ def load_pairs(path: Path | str | None = None) -> list[DebiasPair]:
     if problems:
         raise InputError(problems, fix="fix the pair file; see legal_judge/data/README.md")
     return pairs
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One pair in one order; ``role`` is ``test`` (signal on the wrong answer) or ``control``."""
+
+    pair: DebiasPair
+    wrong_first: bool
+    role: str
+
+    @property
+    def key(self) -> str:
+        """Stable id of the trial (pair id and which answer came first)."""
+        return f"{self.pair.id}:{'wrong' if self.wrong_first else 'correct'}-first"
+
+
+@dataclass
+class TrialOutcome:
+    """What one mode decided on one trial."""
+
+    key: str
+    pair_id: str
+    bias: str
+    role: str
+    wrong_first: bool
+    mode: str
+    status: str
+    winner: str | None  # slot: "A" = shown first
+    correct: bool
+    changed: bool | None
+    calls: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    seed: int | None = None

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from legal_judge.debias.analysis import analyze, recommend
-from legal_judge.debias.experiment import TrialOutcome, run_experiment
-from legal_judge.debias.pairs import DebiasPair
+from legal_judge.debias.experiment import run_experiment
+from legal_judge.debias.pairs import DebiasPair, TrialOutcome
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.models import CompletionRequest
 from legal_judge.stats import mcnemar_exact, mcnemar_from_outcomes

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from legal_judge.benchmark.ensemble_config import bundled_config, load_ensemble_config
 from legal_judge.cli import cli
 from legal_judge.debias.analysis import NO_SIGNIFICANT_MODE, analyze
-from legal_judge.debias.experiment import TrialOutcome, run_experiment
-from legal_judge.debias.pairs import DebiasPair
+from legal_judge.debias.experiment import run_experiment
+from legal_judge.debias.pairs import DebiasPair, TrialOutcome
 from legal_judge.debias.pairwise import PairwiseJudge, balanced_winner, combine_orders
 from legal_judge.errors import ConfigError
 from legal_judge.judge.config import JudgeConfig

@@ -2,8 +2,9 @@
 
 The rules are read from the code's own imports (``ast``), without importing anything:
 
-- no import cycle among ``legal_judge`` modules, counting function-level (lazy) imports, which hide a
-  cycle from Python but not from a reader; imports under ``if TYPE_CHECKING:`` do not run and do not count;
+- no import cycle among ``legal_judge`` modules, counting function-level (lazy) imports and imports under
+  ``if TYPE_CHECKING:``: both hide a cycle from Python, not from a reader (two modules that need each
+  other are one concern, or share a third that owns what both need);
 - no ``from legal_judge.x import _private``, no ``module._private`` and no ``obj._private`` where the
   private name is not defined in the module that uses it (it then belongs to another module's object);
 - ``langfuse`` is imported only in ``legal_judge/sync/langfuse*.py``;
@@ -55,19 +56,6 @@ def _module_name(package: Path, name: str, path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _type_checking_nodes(tree: ast.Module) -> set[int]:
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If):
-            test = node.test
-            if (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-                isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-            ):
-                for statement in node.body:
-                    skipped.update(id(inner) for inner in ast.walk(statement))
-    return skipped
-
-
 def load_tree(package: Path, name: str) -> Tree:
     """Parse every module of ``package`` (imported as ``name``) and record its imports."""
     tree = Tree(root=package, name=name)
@@ -77,11 +65,8 @@ def load_tree(package: Path, name: str) -> Tree:
         tree.trees[module] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     for module, parsed in tree.trees.items():
         tree.edges[module] = set()
-        skipped = _type_checking_nodes(parsed)
         aliases: dict[str, str] = {}
         for node in ast.walk(parsed):
-            if id(node) in skipped:
-                continue
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     _note_external(tree, module, alias.name)
@@ -328,7 +313,8 @@ def test_the_checkers_see_each_kind_of_violation(tmp_path: Path) -> None:
             "__init__.py": "",
             "a.py": "from pkg.b import helper\n",
             "b.py": "def helper():\n    from pkg import a  # a lazy import still closes the cycle\n",
-            "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.d import D\n",
+            "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.f import F\n",
+            "f.py": "from pkg.c import y  # a type-only import back still closes the cycle\n",
             "d.py": "from pkg.c import x\nfrom pkg.b import _secret\nimport pkg.a as mod\nmod._hidden()\n",
             "e.py": "class E:\n    def __init__(self):\n        self._own = 1\n\ndef f(client):\n    return client._conn\n",
             "report.py": 'import langfuse\nQUERY = "SELECT id FROM runs"\ndef f(store):\n    return store.db\n',
@@ -339,7 +325,7 @@ def test_the_checkers_see_each_kind_of_violation(tmp_path: Path) -> None:
         },
     )
     synthetic = load_tree(package, "pkg")
-    assert cycles(synthetic) == [["pkg.a", "pkg.b"]]
+    assert sorted(cycles(synthetic)) == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.f"]]
     assert sorted(synthetic.private) == ["pkg.d imports pkg.b._secret", "pkg.d uses pkg.a._hidden"]
     assert private_attributes(synthetic) == ["pkg.d:4 mod._hidden", "pkg.e:6 client._conn"]
     assert langfuse_outside_sync(synthetic) == ["pkg.report"]

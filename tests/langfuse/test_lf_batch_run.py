@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from legal_judge.sync.langfuse_prompts import push_prompts
 from standin import LangfuseStandin
 
 from legal_judge.batch import run_benchmark_batch
@@ -17,6 +16,7 @@ from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.judge.judge import JudgeConfig
 from legal_judge.providers.openai import forget_negotiated_modes
 from legal_judge.store import Store
+from legal_judge.sync.langfuse_prompts import push_prompts
 from legal_judge.sync.plan import item_trace_id
 
 SPECS = ("openai:gpt-4o", "simulated:demo-google", "simulated:demo-mistral")
