@@ -29,15 +29,7 @@ class Store(RunsMixin, ResultsMixin, OutboxMixin):
 
     def __init__(self, path: Path | str | None = None, *,
                  timeout_s: float = BUSY_TIMEOUT_S) -> None:
-        """Open (and create or migrate) the store.
-
-        Args:
-            path: The store file; default ``$LEGAL_JUDGE_HOME/store.sqlite3``.
-            timeout_s: How long a statement waits for another process's lock.
-
-        Raises:
-            StoreError: the store is damaged, full, locked, read-only or from a newer version.
-        """
+        """Open the store as :class:`~legal_judge.store.base.StoreBase` does, with each table group's queries attached."""
         super().__init__(path, timeout_s=timeout_s)
         self.audits = Audits(self)
         self.audit_log = AuditLogRows(self)
