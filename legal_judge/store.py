@@ -23,7 +23,7 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -440,10 +440,10 @@ def _names_the_run(method: Callable[Concatenate[Store, str, P], R]
     return wrapper
 
 
-def _insert_items(db: sqlite3.Connection, run_id: str, items: list[dict[str, Any]]) -> None:
-    db.executemany(
+def _insert_items(db: sqlite3.Connection, run_id: str, items: Iterable[dict[str, Any]]) -> None:
+    db.executemany(  # rows made one at a time: a large run's items are not all encoded at once
         "INSERT OR IGNORE INTO items (run_id, item_id, position, item_json) VALUES (?, ?, ?, ?)",
-        [(run_id, it["id"], i, canonical_json(it)) for i, it in enumerate(items)],
+        ((run_id, it["id"], i, canonical_json(it)) for i, it in enumerate(items)),
     )
 
 
@@ -539,7 +539,7 @@ class Store:
 
     # runs -------------------------------------------------------------------------------------
     def create_run(self, run_id: str, *, kind: str, config: dict[str, Any],
-                   items: list[dict[str, Any]] | None = None) -> None:
+                   items: Iterable[dict[str, Any]] | None = None) -> None:
         """Record a new run, with its items in the same commit when given.
 
         A process killed while starting then leaves either nothing or a resumable run, never a run

@@ -148,7 +148,10 @@ class _Run:
         self.calls = asyncio.Semaphore(config.concurrency)
         self.results = StoredResults(store, run_id)
         self.warnings: list[str] = []
+        # Per judge: how many non-English answers, and the first ids the warning names (a list of
+        # every id grew with the run).
         self.non_english: dict[str, list[str]] = {}
+        self.non_english_count: dict[str, int] = {}
         self.done = store.load_verdicts(run_id)
         self.correction = correction
         self.lookup: Any = None
@@ -156,9 +159,10 @@ class _Run:
 
     def language_warnings(self) -> list[str]:
         """One warning per non-multilingual judge that scored non-English answers."""
-        return [f"{judge} is not marked multilingual but scored {len(ids)} non-English answer(s): "
-                f"{', '.join(ids[:6])}{' ...' if len(ids) > 6 else ''}; prefer a multilingual judge"
-                for judge, ids in sorted(self.non_english.items())]
+        return [f"{judge} is not marked multilingual but scored {self.non_english_count[judge]} "
+                f"non-English answer(s): {', '.join(ids)}"
+                f"{' ...' if self.non_english_count[judge] > len(ids) else ''}; prefer a "
+                "multilingual judge" for judge, ids in sorted(self.non_english.items())]
 
     def sut_family(self, item: BenchmarkItem) -> str | None:
         from legal_judge.providers.families import family_of
@@ -198,7 +202,10 @@ class _Run:
         if language != "en":
             for j in self.judges:
                 if not j.config.multilingual:
-                    self.non_english.setdefault(j.label, []).append(f"{item.id} ({language})")
+                    named = self.non_english.setdefault(j.label, [])
+                    if len(named) < 6:
+                        named.append(f"{item.id} ({language})")
+                    self.non_english_count[j.label] = self.non_english_count.get(j.label, 0) + 1
         result = aggregate(item.id, list(verdicts), self.slots, sut_family=self.sut_family(item),
                            policy=self.policy, rubric_set=self.rubric_set, severity=self.severity,
                            checks=checks)
@@ -471,7 +478,8 @@ async def execute_plan(plan: RunPlan, *, on_progress: Callable[[RunProgress], No
     run.on_progress = on_progress
     judges = run.judges
     if not plan.resume:
-        store.create_run(run.run_id, kind="run", items=[i.model_dump() for i in items], config={
+        # A generator: 100,000 items are not held twice (as models and as dicts) while stored.
+        store.create_run(run.run_id, kind="run", items=(i.model_dump() for i in items), config={
             "ensemble": run.config.model_dump(), "judge_ids": {j.label: j.judge_id for j in judges},
             "judge_id": run.ensemble_id, "rubric_set": run.rubric_set.id,
             "calibration": plan.calibration, "langfuse_prompts": _langfuse_prompts(run.warnings),

@@ -265,6 +265,9 @@ class Judge:
         self.judge_id = self._compute_id()
         self._system_cache: dict[tuple[str, ...], str] = {}
         self._schemas: dict[tuple[str, ...], dict[str, Any]] = {}
+        # The digests of those schemas, by identity (the values keep them alive): encoding and
+        # hashing the schema for every call's cache key and call log was a fifth of its CPU.
+        self._schema_digests: dict[int, tuple[dict[str, Any], str]] = {}
         # Cache key -> the call in flight for it; identical concurrent requests share one call.
         self._in_flight: dict[str, asyncio.Future[CompletionResponse | None]] = {}
 
@@ -352,11 +355,13 @@ class Judge:
             h.update(b"\x00" + m.role.encode() + b"\x1f" + m.content.encode())
         return h.hexdigest()
 
-    @staticmethod
-    def _schema_digest(schema: dict[str, Any] | None) -> str:
-        # Not memoised by id(): the request holds its own copy of the schema, and ids are reused.
+    def _schema_digest(self, schema: dict[str, Any] | None) -> str:
+        """SHA-256 of the schema's canonical JSON (``"none"`` without one)."""
         if schema is None:
             return "none"
+        known = self._schema_digests.get(id(schema))
+        if known is not None and known[0] is schema:  # one of this judge's own schemas
+            return known[1]
         return hashlib.sha256(canonical_json(schema).encode()).hexdigest()
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
@@ -419,7 +424,7 @@ class Judge:
             return False
         self.store.record_call(
             run_id, item_id, self.label, purpose=purpose, attempt=attempt,
-            request=_call_summary(request),
+            request=_call_summary(request, self._schema_digest(request.json_schema)),
             response_text=resp.text if resp else None,
             usage=resp.usage.model_dump() if resp else None,
             latency_ms=resp.latency_ms if resp else None, cached=bool(resp and resp.cached),
@@ -493,12 +498,16 @@ class Judge:
         schema = self._schemas.get(names)
         if schema is None:  # one schema per rubric list, built once
             schema = self._schemas[names] = verdict_schema(rubrics)
+            self._schema_digests[id(schema)] = (
+                schema, hashlib.sha256(canonical_json(schema).encode()).hexdigest())
         acc = _Attempts()
         convo = list(messages)
         error = ""
         for attempt, temperature in enumerate(RETRY_TEMPERATURES, start=1):
             temp = self.config.temperature if attempt == 1 else temperature
-            request = CompletionRequest(
+            # Built from validated parts without validating again, which would copy the schema
+            # (and lose its memoised digest) on every call.
+            request = CompletionRequest.model_construct(
                 model=self.model, messages=convo, temperature=temp,
                 max_tokens=self.config.max_tokens, json_schema=schema,
             )
@@ -552,15 +561,14 @@ class Judge:
                        status="error", reason=reason)
 
 
-def _call_summary(request: CompletionRequest) -> dict[str, Any]:
+def _call_summary(request: CompletionRequest, schema_digest: str) -> dict[str, Any]:
     """What the call log keeps of a request: parameters, and digests of the bulky parts."""
     out = request.model_dump(exclude={"messages", "json_schema"})
     out["n_messages"] = len(request.messages)
     out["messages_sha256"] = hashlib.sha256(
         "\x1e".join(m.content for m in request.messages).encode()).hexdigest()[:16]
     if request.json_schema is not None:
-        out["json_schema_sha256"] = hashlib.sha256(
-            canonical_json(request.json_schema).encode()).hexdigest()[:16]
+        out["json_schema_sha256"] = schema_digest[:16]
     return out
 
 
