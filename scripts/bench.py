@@ -405,7 +405,8 @@ def main() -> None:
                     row = throughput_rows(n, version, args, tmpdir / f"t-{n}-{version}-{rep}")
                     rows.append(row)
                     print(f"  {row['mode']} {n} items: ratio {row['ratio']:.3f}, ours "
-                          f"{row['ours_cpu']:.2f} ms/call, bare {row['bare_cpu']:.2f}", flush=True)
+                          f"{row['ours_cpu']:.2f} ms/call, bare {row['bare_cpu']:.2f}; cached "
+                          f"rerun {row['speedup']:.1f}x, {row['cached_calls']} calls", flush=True)
         for n in _sizes(args.memory_items):
             mem.append(memory_row(n, args, tmpdir))
             print(f"  scaling {n} items: {mem[-1]['ms_item']:.3f} ms/item, peak RSS "
