@@ -51,12 +51,14 @@ def test_call_log_and_cache_key_carry_the_schemas_own_digest() -> None:
         assert judge.cache_key(fresh) == judge.cache_key(sent) and judge.cache_key(sent) in keys
 
 
-def test_a_mutated_schema_is_digested_again() -> None:
-    judge = Judge(JudgeConfig(spec="scripted:model-x"), ScriptedProvider(), store=Store())
-    schema = verdict_schema(judge.active_rubrics(load_dataset(sample_dataset_path())[0]))
-    other = {**schema, "title": "another schema"}
-    assert judge._schema_digest(other) == hashlib.sha256(
-        canonical_json(other).encode()).hexdigest()
+def test_another_schema_gets_its_own_key() -> None:
+    provider = ScriptedProvider("scripted:model-x", outputs=[verdict_json()])
+    judge = Judge(JudgeConfig(spec="scripted:model-x"), provider, store=Store())
+    asyncio.run(judge.judge(load_dataset(sample_dataset_path())[0]))
+    [sent] = provider.requests
+    assert sent.json_schema is not None
+    other = sent.model_copy(update={"json_schema": {**sent.json_schema, "title": "another"}})
+    assert judge.cache_key(other) != judge.cache_key(sent)
 
 
 def test_prices_follow_an_edited_price_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
