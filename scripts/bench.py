@@ -1,8 +1,14 @@
 """Throughput, CPU and memory figures for the runner, against a local OpenAI-compatible stub.
 
-    python scripts/bench.py                       # 1,000 items x 3 judges, concurrency 32, 200 ms stub
-    python scripts/bench.py --items 200 --latency-ms 50
-    python scripts/bench.py --memory-items 10000  # peak RSS of a 10,000-item run (fast stub)
+    python scripts/bench.py                  # the issue-18 table: 300 and 1,000 items x 3 judges,
+                                             #   concurrency 32, 200 ms stub, HTTP/1.0 (close) and
+                                             #   keep-alive; then 1,000 / 10,000 / 100,000 items on
+                                             #   a 1 ms stub (peak RSS, time per item)
+    python scripts/bench.py --quick          # the same table in about two minutes (small sizes)
+    python scripts/bench.py --items 1000 --http 1.0 --memory-items 0 --repeats 3
+    python scripts/bench.py --items 0 --memory-items 10000 --tracemalloc
+    python scripts/bench.py --code /tmp/old  # measure another checkout's legal_judge (the stub
+                                             #   and this script stay this checkout's)
     python scripts/bench.py --batch --items 2000  # run --batch: submit/merge throughput, batch vs
                                                   #   online cost (scripts/bench_batch.py)
     python scripts/bench.py --checks              # citation-check speed (2 KB answer, 100 KB brief,
@@ -10,8 +16,12 @@
     python scripts/bench.py --checks --items 0    # citation-check speed only
 
 The ceiling is a bare ``openai`` SDK loop (AsyncOpenAI, a semaphore, asyncio.gather; no rendering,
-parsing or store) against the same stub in the same run; our figure is a ratio to it. Prints figures;
-asserts nothing (tests never assert on wall time).
+parsing or store; request bodies rendered before the clock starts) against the same stub in the
+same run; our figure is a ratio to it. CPU per call is process CPU time (user + system) over the
+calls made, of this process for the bare loop and of the run's own process for ours (the stub runs
+in a third process). Peak memory is the run process's ``ru_maxrss`` (the whole process: interpreter,
+imports, the items it loaded, the run); ``--tracemalloc`` adds the peak of Python allocations
+during the run (and slows it). Prints figures; asserts nothing (tests never assert on wall time).
 """
 
 from __future__ import annotations
@@ -36,20 +46,27 @@ from legal_judge.models import BenchmarkItem  # noqa: E402
 JUDGE_MODELS = ("gpt-4o", "gemini-2.5-pro", "mistral-large-latest")
 
 
-def start_stub(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
+HTTP_LABELS = {"1.0": "HTTP/1.0 close", "1.1": "keep-alive"}
+
+
+def start_stub(latency_ms: float, http_version: str = "1.1",
+               backlog: int = 128) -> tuple[subprocess.Popen[str], str]:
+    """This checkout's stub (whatever ``--code`` measures), on a free loopback port."""
     proc = subprocess.Popen([sys.executable, "-m", "legal_judge.devtools.openai_stub", "--port", "0",
-                             "--latency-ms", str(latency_ms)], stdout=subprocess.PIPE, text=True,
-                            cwd=ROOT)
+                             "--latency-ms", str(latency_ms), "--http-version", http_version,
+                             "--backlog", str(backlog)], stdout=subprocess.PIPE, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.stdout is not None
     port = proc.stdout.readline().split()[1]
     return proc, f"http://127.0.0.1:{port}/v1"
 
 
-def make_items(n: int) -> list[BenchmarkItem]:
+def make_items(n: int, start: int = 0) -> list[BenchmarkItem]:
+    """Items ``start`` .. ``n - 1``: the bundled sample cycled, each prompt made distinct."""
     base = load_dataset(sample_dataset_path())
     return [base[i % len(base)].model_copy(update={"id": f"b{i:06d}",
                                                    "prompt": base[i % len(base)].prompt + f" [{i}]"})
-            for i in range(n)]
+            for i in range(start, n)]
 
 
 def write_config(path: Path, url: str, concurrency: int, checks: bool) -> Path:
@@ -89,11 +106,11 @@ async def bare_loop(items: list[BenchmarkItem], url: str, concurrency: int) -> d
     return {"wall_s": wall, "cpu_s": cpu, "calls": len(requests) * len(JUDGE_MODELS)}
 
 
-def ours(items_path: Path, config: Path, home: Path, *, run_id: str,
-         checks: bool = False) -> dict[str, Any]:
+def ours(items_path: Path, config: Path, home: Path, *, run_id: str, checks: bool = False,
+         code_root: Path = ROOT, trace: bool = False) -> dict[str, Any]:
     """Our full path in a fresh process (rendering, parsing, validation, ensemble, store commits)."""
     code = f"""
-import asyncio, json, resource, time
+import asyncio, json, resource, time, tracemalloc
 # Import what the run will import, before the clock starts (the bare loop imports openai untimed too).
 import legal_judge.benchmark.summary, legal_judge.providers.openai  # noqa: F401
 if {checks!r}:
@@ -104,14 +121,18 @@ from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.store import Store
 items = load_dataset({str(items_path)!r})
 cfg = load_ensemble_config({str(config)!r})
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+if {trace!r}:
+    tracemalloc.start()
 t0, c0 = time.perf_counter(), time.process_time()
 out = asyncio.run(run_benchmark(items, cfg, store=Store(), run_id={run_id!r}))
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+traced = tracemalloc.get_traced_memory()[1] / 2**20 if {trace!r} else None
 print(json.dumps({{"wall_s": wall, "cpu_s": cpu, "status": out.status, "calls": out.progress.calls,
-                   "cached": out.progress.cached,
+                   "cached": out.progress.cached, "rss_before_mb": rss0, "traced_peak_mb": traced,
                    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
-    env = {**os.environ, "LEGAL_JUDGE_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "LEGAL_JUDGE_HOME": str(home), "PYTHONPATH": str(code_root)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True)
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -120,7 +141,7 @@ print(json.dumps({{"wall_s": wall, "cpu_s": cpu, "status": out.status, "calls": 
 def stub_requests(url: str) -> int:
     import httpx
 
-    return int(httpx.get(url.removesuffix("/v1") + "/stats").json()["requests"])
+    return int(httpx.get(url.removesuffix("/v1") + "/stats", timeout=30).json()["requests"])
 
 
 def batch_figures(n_items: int) -> None:
@@ -235,65 +256,164 @@ def check_figures(repeats: int = 5) -> None:
               f" {found / med:5.0f} findings/s wall, {found / cpu:5.0f}/s CPU")
 
 
+def _sizes(text: str) -> list[int]:
+    return [int(x.replace("_", "")) for x in text.split(",") if x.strip() and int(x) > 0]
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def throughput_rows(n_items: int, http_version: str, args: argparse.Namespace,
+                    work: Path) -> dict[str, Any]:
+    """Bare loop, our run and its cached rerun, at one size against one stub."""
+    items = make_items(n_items)
+    work.mkdir()
+    items_path = work / "bench.jsonl"
+    items_path.write_text("".join(i.model_dump_json() + "\n" for i in items))
+    stub, url = start_stub(args.latency_ms, http_version, args.backlog)
+    try:
+        config = write_config(work / "bench.toml", url, args.concurrency, args.checks)
+        bare = asyncio.run(bare_loop(items, url, args.concurrency))
+        before = stub_requests(url)
+        first = ours(items_path, config, work / "home", run_id="bench-1", checks=args.checks,
+                     code_root=args.code)
+        made = stub_requests(url) - before
+        before = stub_requests(url)
+        cached = ours(items_path, config, work / "home", run_id="bench-2", checks=args.checks,
+                      code_root=args.code)
+        cached_calls = stub_requests(url) - before
+    finally:
+        stub.terminate()
+        stub.wait(10)
+    calls = int(bare["calls"])
+    return {"mode": HTTP_LABELS[http_version], "items": n_items, "calls": calls,
+            "ideal": calls / args.concurrency * args.latency_ms / 1000,
+            "bare_s": bare["wall_s"], "ours_s": first["wall_s"],
+            "ratio": first["wall_s"] / bare["wall_s"],
+            "bare_cpu": bare["cpu_s"] / calls * 1000, "ours_cpu": first["cpu_s"] / max(made, 1) * 1000,
+            "made": made, "cached_s": cached["wall_s"], "speedup": first["wall_s"] / cached["wall_s"],
+            "cached_calls": cached_calls, "rss": first["peak_rss_mb"], "load": os.getloadavg()[0]}
+
+
+def memory_row(n_items: int, args: argparse.Namespace, tmpdir: Path) -> dict[str, Any]:
+    """One run of ``n_items`` against a 1 ms keep-alive stub: wall time per item and peak memory."""
+    work = tmpdir / f"m-{n_items}"
+    work.mkdir()
+    path = work / "mem.jsonl"
+    with path.open("w") as out:  # written in chunks: the bench process need not hold 100,000 items
+        for start in range(0, n_items, 5000):
+            chunk = make_items(min(n_items, start + 5000), start)
+            out.write("".join(i.model_dump_json() + "\n" for i in chunk))
+    stub, url = start_stub(1.0, "1.1", args.backlog)
+    try:
+        before = stub_requests(url)
+        mem = ours(path, write_config(work / "m.toml", url, args.memory_concurrency, False),
+                   work / "home", run_id="mem", code_root=args.code, trace=args.tracemalloc)
+        made = stub_requests(url) - before
+    finally:
+        stub.terminate()
+        stub.wait(10)
+    return {"items": n_items, "calls": made, "wall_s": mem["wall_s"],
+            "ms_item": mem["wall_s"] / n_items * 1000, "cpu_call": mem["cpu_s"] / max(made, 1) * 1000,
+            "rss": mem["peak_rss_mb"], "rss0": mem["rss_before_mb"], "traced": mem["traced_peak_mb"],
+            "load": os.getloadavg()[0]}
+
+
+def print_tables(rows: list[dict[str, Any]], mem: list[dict[str, Any]],
+                 args: argparse.Namespace) -> None:
+    print()
+    print(f"code measured: {args.code}   stub: {ROOT / 'legal_judge/devtools/openai_stub.py'}"
+          f" (backlog {args.backlog})")
+    if rows:
+        print(f"run_benchmark vs a bare AsyncOpenAI loop: {len(JUDGE_MODELS)} judges, concurrency "
+              f"{args.concurrency}, stub latency {args.latency_ms:g} ms, checks {args.checks}")
+        print("  targets: ratio <= 1.05; CPU/call within 0.5 ms of the bare loop's; cached rerun "
+              ">= 50x faster with 0 calls")
+        head = (f"{'stub':<15}{'items':>6}{'calls':>6}{'ideal s':>8}{'bare s':>8}{'ours s':>8}"
+                f"{'ratio':>7}{'bare ms/c':>10}{'ours ms/c':>10}{'+CPU':>6}{'cached s':>9}"
+                f"{'speedup':>8}{'calls':>6}{'RSS MB':>7}{'load':>5}")
+        print(head)
+        print("-" * len(head))
+        for r in rows:
+            print(f"{r['mode']:<15}{r['items']:>6}{r['calls']:>6}{r['ideal']:>8.2f}{r['bare_s']:>8.2f}"
+                  f"{r['ours_s']:>8.2f}{r['ratio']:>7.3f}{r['bare_cpu']:>10.2f}{r['ours_cpu']:>10.2f}"
+                  f"{r['ours_cpu'] - r['bare_cpu']:>6.2f}{r['cached_s']:>9.3f}{r['speedup']:>7.1f}x"
+                  f"{r['cached_calls']:>6}{r['rss']:>7.0f}{r['load']:>5.1f}")
+        print("  ours ms/c: the run's process CPU over the calls it made (the stub's own CPU is "
+              "another process); calls: provider requests of the cached rerun; RSS: ru_maxrss of "
+              "the first run's process")
+    if mem:
+        print()
+        print(f"scaling: 1 ms keep-alive stub, {len(JUDGE_MODELS)} judges, concurrency "
+              f"{args.memory_concurrency}; peak memory = ru_maxrss of the run's process"
+              + ("; traced = tracemalloc peak during the run" if args.tracemalloc else ""))
+        print("  targets: peak memory at 100,000 items < 300 MB; ms/item flat from 1,000 to "
+              "100,000 items")
+        head = (f"{'items':>8}{'calls':>8}{'wall s':>9}{'ms/item':>9}{'CPU ms/c':>9}"
+                f"{'RSS before':>11}{'peak RSS':>9}{'traced':>8}{'load':>6}")
+        print(head)
+        print("-" * len(head))
+        for m in mem:
+            traced = f"{m['traced']:>8.1f}" if m["traced"] is not None else f"{'-':>8}"
+            print(f"{m['items']:>8}{m['calls']:>8}{m['wall_s']:>9.1f}{m['ms_item']:>9.3f}"
+                  f"{m['cpu_call']:>9.2f}{m['rss0']:>11.1f}{m['rss']:>9.1f}{traced}{m['load']:>6.1f}")
+        print("  RSS before: the process after importing and loading the items, before the run; "
+              "MB = MiB")
+    print(_load())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--items", type=int, default=1000)
+    parser.add_argument("--items", default="300,1000",
+                        help="throughput sizes, comma-separated (0: skip); default 300,1000")
+    parser.add_argument("--http", default="1.0,1.1",
+                        help="stub modes: 1.0 (HTTP/1.0, a connection per call), 1.1 (keep-alive)")
+    parser.add_argument("--repeats", type=int, default=1, help="repeat each throughput row")
     parser.add_argument("--batch", action="store_true",
                         help="measure run --batch instead: submit and merge throughput, batch vs "
                              "online cost (emulated provider batch APIs)")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=float, default=200.0)
+    parser.add_argument("--backlog", type=int, default=128, help="the stub's listen backlog")
     parser.add_argument("--checks", action="store_true", help="measure citation-check speed, and run the rule-based checks in the runner")
-    parser.add_argument("--memory-items", type=int, default=0, help="peak-memory run size (0: skip)")
+    parser.add_argument("--memory-items", default="1000,10000,100000",
+                        help="scaling sizes on a 1 ms stub, comma-separated (0: skip)")
+    parser.add_argument("--memory-concurrency", type=int, default=64)
+    parser.add_argument("--tracemalloc", action="store_true",
+                        help="also trace Python allocations in the scaling runs (slower)")
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes: --items 200 --memory-items 1000,3000")
+    parser.add_argument("--code", type=Path, default=ROOT,
+                        help="the checkout whose legal_judge is measured (default: this one)")
     args = parser.parse_args()
+    if args.quick:
+        args.items, args.memory_items = "200", "1000,3000"
+    args.code = args.code.resolve()
     if args.batch:
-        batch_figures(args.items)
+        batch_figures(int(args.items.split(",")[-1]))
         return
     if args.checks:
         check_figures()
-    if args.items <= 0:
-        return
-    items = make_items(args.items)
+    print(f"start: {_load()}", flush=True)
+    rows: list[dict[str, Any]] = []
+    mem: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
-        items_path = tmpdir / "bench.jsonl"
-        items_path.write_text("".join(i.model_dump_json() + "\n" for i in items))
-        stub, url = start_stub(args.latency_ms)
-        try:
-            config = write_config(tmpdir / "bench.toml", url, args.concurrency, args.checks)
-            bare = asyncio.run(bare_loop(items, url, args.concurrency))
-            before = stub_requests(url)
-            first = ours(items_path, config, tmpdir / "home", run_id="bench-1", checks=args.checks)
-            made = stub_requests(url) - before
-            before = stub_requests(url)
-            cached = ours(items_path, config, tmpdir / "home", run_id="bench-2", checks=args.checks)
-            cached_calls = stub_requests(url) - before
-        finally:
-            stub.terminate()
-        calls = bare["calls"]
-        ideal = calls / args.concurrency * args.latency_ms / 1000
-        print(f"items {args.items} x {len(JUDGE_MODELS)} judges = {calls} calls, concurrency "
-              f"{args.concurrency}, stub latency {args.latency_ms:.0f} ms, checks {args.checks}")
-        print(f"ideal wall time          {ideal:8.2f} s")
-        print(f"bare openai SDK loop     {bare['wall_s']:8.2f} s  ({ideal / bare['wall_s']:.2f} of ideal)"
-              f"  CPU {bare['cpu_s'] / calls * 1000:.2f} ms/call")
-        print(f"legal-judge run          {first['wall_s']:8.2f} s  ratio to bare "
-              f"{first['wall_s'] / bare['wall_s']:.3f}  CPU {first['cpu_s'] / calls * 1000:.2f} ms/call"
-              f"  provider requests {made}")
-        print(f"cached rerun             {cached['wall_s']:8.2f} s  {first['wall_s'] / cached['wall_s']:.1f}x"
-              f" faster  provider requests {cached_calls}")
-        print(f"peak RSS (1st run)       {first['peak_rss_mb']:8.1f} MB")
-        if args.memory_items:
-            mem_items = make_items(args.memory_items)
-            path = tmpdir / "mem.jsonl"
-            path.write_text("".join(i.model_dump_json() + "\n" for i in mem_items))
-            stub, url = start_stub(1.0)
-            try:
-                mem = ours(path, write_config(tmpdir / "m.toml", url, 64, False), tmpdir / "mem",
-                           run_id="mem")
-            finally:
-                stub.terminate()
-            print(f"{args.memory_items} items: {mem['wall_s']:.1f} s, peak RSS {mem['peak_rss_mb']:.1f} MB")
+        for n in _sizes(args.items):
+            for version in [v.strip() for v in args.http.split(",") if v.strip()]:
+                for rep in range(args.repeats):
+                    row = throughput_rows(n, version, args, tmpdir / f"t-{n}-{version}-{rep}")
+                    rows.append(row)
+                    print(f"  {row['mode']} {n} items: ratio {row['ratio']:.3f}, ours "
+                          f"{row['ours_cpu']:.2f} ms/call, bare {row['bare_cpu']:.2f}; cached "
+                          f"rerun {row['speedup']:.1f}x, {row['cached_calls']} calls", flush=True)
+        for n in _sizes(args.memory_items):
+            mem.append(memory_row(n, args, tmpdir))
+            print(f"  scaling {n} items: {mem[-1]['ms_item']:.3f} ms/item, peak RSS "
+                  f"{mem[-1]['rss']:.0f} MB", flush=True)
+    print_tables(rows, mem, args)
 
 
 if __name__ == "__main__":

@@ -121,7 +121,10 @@ class RunState:
         self.calls = asyncio.Semaphore(config.concurrency)
         self.results = StoredResults(store, run_id)
         self.warnings: list[str] = []
+        # Per judge: how many non-English answers, and the first ids the warning names (a list of
+        # every id grew with the run).
         self.non_english: dict[str, list[str]] = {}
+        self.non_english_count: dict[str, int] = {}
         self.done = store.load_verdicts(run_id)
         self.correction = correction
         self.lookup = lookup
@@ -168,7 +171,7 @@ class RunState:
                       "langfuse_prompts": langfuse_prompt_versions(self.warnings),
                       **(extra_config or {})}
             self.store.create_run(self.run_id, kind="run", config=config,
-                                  items=[i.model_dump() for i in self.items])
+                                  items=(i.model_dump() for i in self.items))
         self.progress.items_total = len(self.items)
         self._owner = ExitStack()
         self._owner.enter_context(hold_run(self.store, self.run_id))
@@ -236,9 +239,10 @@ class RunState:
 
     def language_warnings(self) -> list[str]:
         """One warning per non-multilingual judge that scored non-English answers."""
-        return [f"{judge} is not marked multilingual but scored {len(ids)} non-English answer(s): "
-                f"{', '.join(ids[:6])}{' ...' if len(ids) > 6 else ''}; prefer a multilingual judge"
-                for judge, ids in sorted(self.non_english.items())]
+        return [f"{judge} is not marked multilingual but scored {self.non_english_count[judge]} "
+                f"non-English answer(s): {', '.join(ids)}"
+                f"{' ...' if self.non_english_count[judge] > len(ids) else ''}; prefer a "
+                "multilingual judge" for judge, ids in sorted(self.non_english.items())]
 
     def sut_family(self, item: BenchmarkItem) -> str | None:
         """The family of the system that wrote the item's answer, when one is named."""
@@ -275,7 +279,10 @@ class RunState:
         if language != "en":
             for j in self.judges:
                 if not j.config.multilingual:
-                    self.non_english.setdefault(j.label, []).append(f"{item.id} ({language})")
+                    named = self.non_english.setdefault(j.label, [])
+                    if len(named) < 6:
+                        named.append(f"{item.id} ({language})")
+                    self.non_english_count[j.label] = self.non_english_count.get(j.label, 0) + 1
         result = aggregate(item.id, list(verdicts), self.slots, sut_family=self.sut_family(item),
                            policy=self.policy, rubric_set=self.rubric_set, severity=self.severity,
                            checks=checks)

@@ -21,8 +21,11 @@ Whether a request is faulted depends only on ``--seed``, its digest and how ofte
 seen, so a run is reproducible whatever the concurrency. ``/stats`` also reports the faults served
 and ``max_completed_per_digest`` (successful answers per digest).
 
-It speaks just enough HTTP/1.1 (keep-alive, Content-Length) for the ``openai`` SDK's httpx client; it
-is a measuring instrument, not a server to deploy.
+It speaks just enough HTTP/1.1 (keep-alive, Content-Length) for the ``openai`` SDK's httpx client;
+``--http-version 1.0`` answers as HTTP/1.0 servers do instead (``Connection: close``, one request per
+connection), so a benchmark also pays a TCP connection per call. ``--backlog`` sets the listen
+backlog (the kernel caps it at ``net.core.somaxconn``). It is a measuring instrument, not a server to
+deploy.
 """
 
 from __future__ import annotations
@@ -36,9 +39,14 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["Faults", "StubServer", "verdict_for_schema"]
+__all__ = ["DEFAULT_BACKLOG", "HTTP_VERSIONS", "Faults", "HttpVersion", "StubServer", "serve",
+           "verdict_for_schema"]
+
+HttpVersion = Literal["1.0", "1.1"]
+HTTP_VERSIONS: tuple[HttpVersion, ...] = ("1.0", "1.1")
+DEFAULT_BACKLOG = 4096
 
 
 def verdict_for_schema(schema: dict[str, Any] | None, digest: str,
@@ -90,9 +98,14 @@ class _Reply(Exception):
 class StubServer:
     """The stub's state and request handler."""
 
-    def __init__(self, *, latency_ms: float, faults: Faults | None = None) -> None:
+    def __init__(self, *, latency_ms: float, faults: Faults | None = None,
+                 http_version: HttpVersion = "1.1") -> None:
+        if http_version not in HTTP_VERSIONS:
+            raise ValueError(f"http_version must be one of {HTTP_VERSIONS}, got {http_version!r}")
         self.latency_s = latency_ms / 1000
         self.faults = faults or Faults()
+        self.http_version = http_version
+        self.connections = 0
         self.counts: Counter[str] = Counter()
         self.completed: Counter[str] = Counter()
         self.served: Counter[str] = Counter()
@@ -165,7 +178,10 @@ class StubServer:
         return None
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """Serve requests on one keep-alive connection."""
+        """Serve requests on one connection: keep-alive (HTTP/1.1), or one request (HTTP/1.0)."""
+        self.connections += 1
+        close = self.http_version == "1.0"
+        connection = "Connection: close\r\n" if close else ""
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -182,9 +198,12 @@ class StubServer:
                 data = payload if html else json.dumps(payload).encode()
                 more = "".join(f"{k}: {v}\r\n" for k, v in extra.items())
                 ctype = "text/html" if html else "application/json"
-                writer.write(f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n{more}"
-                             f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+                writer.write(f"HTTP/{self.http_version} {status}\r\nContent-Type: {ctype}\r\n"
+                             f"{more}{connection}Content-Length: {len(data)}\r\n\r\n".encode()
+                             + data)
                 await writer.drain()
+                if close:
+                    return
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
         finally:
@@ -192,7 +211,9 @@ class StubServer:
 
     def stats(self) -> dict[str, Any]:
         """Request counts, per-digest maxima and the faults served."""
-        return {"requests": self.requests, "max_per_digest": max(self.counts.values(), default=0),
+        return {"requests": self.requests, "connections": self.connections,
+                "http_version": self.http_version,
+                "max_per_digest": max(self.counts.values(), default=0),
                 "distinct": len(self.counts),
                 "max_completed_per_digest": max(self.completed.values(), default=0),
                 "completed": sum(self.completed.values()), "faults": dict(self.served)}
@@ -213,10 +234,11 @@ class StubServer:
         return "404 Not Found", {"error": {"message": f"no route {method} {path}"}}
 
 
-async def serve(port: int, latency_ms: float, faults: Faults | None = None) -> None:
+async def serve(port: int, latency_ms: float, faults: Faults | None = None, *,
+                http_version: HttpVersion = "1.1", backlog: int = DEFAULT_BACKLOG) -> None:
     """Run until cancelled, printing ``PORT <n>`` once listening."""
-    stub = StubServer(latency_ms=latency_ms, faults=faults)
-    server = await asyncio.start_server(stub.handle, "127.0.0.1", port, backlog=4096)
+    stub = StubServer(latency_ms=latency_ms, faults=faults, http_version=http_version)
+    server = await asyncio.start_server(stub.handle, "127.0.0.1", port, backlog=backlog)
     print(f"PORT {server.sockets[0].getsockname()[1]}", flush=True)
     async with server:
         await server.serve_forever()
@@ -228,6 +250,10 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency-ms", type=float, default=200.0)
+    parser.add_argument("--http-version", choices=HTTP_VERSIONS, default="1.1",
+                        help="1.1: keep-alive (default); 1.0: Connection: close after each answer")
+    parser.add_argument("--backlog", type=int, default=DEFAULT_BACKLOG,
+                        help=f"listen backlog (default {DEFAULT_BACKLOG}; capped by somaxconn)")
     parser.add_argument("--rate-429", type=float, default=0.0)
     parser.add_argument("--rate-5xx", type=float, default=0.0)
     parser.add_argument("--timeout-rate", type=float, default=0.0)
@@ -247,7 +273,8 @@ def main() -> None:
                     timeout_s=args.timeout_s, retry_after_ms=args.retry_after_ms, seed=args.seed,
                     require_key=args.require_key, fixed_score=args.fixed_score)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.port, args.latency_ms, faults))
+        asyncio.run(serve(args.port, args.latency_ms, faults, http_version=args.http_version,
+                          backlog=args.backlog))
 
 
 if __name__ == "__main__":

@@ -93,6 +93,11 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
         ConfigError: the user file is missing (``prices-not-found``) or invalid
             (``prices-invalid``).
     """
+    return _load_cached(*_table_version(path))
+
+
+def _table_version(path: str | Path | None) -> tuple[str | None, int | None]:
+    """The user file and its mtime: what identifies the loaded table."""
     user = str(path) if path is not None else os.environ.get(PRICES_ENV) or None
     mtime = None
     if user is not None:
@@ -104,7 +109,7 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
                 code="prices-not-found",
                 fix=f"point {PRICES_ENV} at an existing YAML file, or unset it",
             ) from exc
-    return _load_cached(user, mtime)
+    return user, mtime
 
 
 @functools.lru_cache(maxsize=8)
@@ -188,7 +193,19 @@ def price_for(
         The price, its section and the section's batch discount, or None when the model is not
         priced.
     """
-    table = table or load_prices()
+    if table is None:
+        # Every judge call prices itself: search the loaded table once per model and provider.
+        return _cached_price(*_table_version(None), model, provider)
+    return _search(table, model, provider)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_price(user: str | None, mtime: int | None, model: str,
+                  provider: str | None) -> PriceMatch | None:
+    return _search(_load_cached(user, mtime), model, provider)
+
+
+def _search(table: PriceTable, model: str, provider: str | None) -> PriceMatch | None:
     section = table.providers.get(provider) if provider else None
     if section is not None:
         price = _find(section.models, model) or section.default

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 from legal_judge.errors import NotFoundError
@@ -22,10 +22,10 @@ OwnedKind = Literal["run", "audit"]
 _OWNED_TABLES: dict[str, str] = {"run": "runs", "audit": "audits"}
 
 
-def _insert_items(db: sqlite3.Connection, run_id: str, items: list[dict[str, Any]]) -> None:
-    db.executemany(
+def _insert_items(db: sqlite3.Connection, run_id: str, items: Iterable[dict[str, Any]]) -> None:
+    db.executemany(  # rows made one at a time: a large run's items are not all encoded at once
         "INSERT OR IGNORE INTO items (run_id, item_id, position, item_json) VALUES (?, ?, ?, ?)",
-        [(run_id, it["id"], i, canonical_json(it)) for i, it in enumerate(items)],
+        ((run_id, it["id"], i, canonical_json(it)) for i, it in enumerate(items)),
     )
 
 
@@ -33,7 +33,7 @@ class RunsMixin(StoreBase):
     """The :class:`~legal_judge.store.Store` methods of runs, items and owners."""
 
     def create_run(self, run_id: str, *, kind: str, config: dict[str, Any],
-                   items: list[dict[str, Any]] | None = None) -> None:
+                   items: Iterable[dict[str, Any]] | None = None) -> None:
         """Record a new run, with its items in the same commit when given.
 
         A process killed while starting then leaves either nothing or a resumable run, never a run
