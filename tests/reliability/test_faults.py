@@ -99,7 +99,10 @@ def test_http_stub_faults_through_the_openai_provider(
                       "--retry-after-ms", "7", "--seed", "11", latency_ms=2)
     waits: list[float] = []
     monkeypatch.setattr(provider_base, "RetryPolicy", _stub_policy(waits))
-    options: dict[str, Any] = {"timeout_s": 0.6, "max_retries": 6}
+    # The client gives up after 2 s: the stub's injected timeouts (3 s) always trip it, while a 2 ms
+    # answer delayed by a loaded machine does not. At 0.6 s a busy CI box timed out answers the stub
+    # never counted, and the exact attempt count below broke for a reason that is no fault.
+    options: dict[str, Any] = {"timeout_s": 2.0, "max_retries": 6}
     judges = [JudgeConfig(spec=f"openai-compatible:{m}@{stub.url}", name=m, options=options)
               for m in ("gpt-4o", "gemini-2.5-pro", "mistral-large-latest")]
     config = EnsembleConfig(judges=judges, quorum=QUORUM, concurrency=16, run_checks=False)
