@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,7 +34,12 @@ from legal_judge.benchmark.item_checks import (
     detect_language,
     run_item_checks,
 )
-from legal_judge.benchmark.progress import CostLimitReached, RunProgress, check_cost_limit
+from legal_judge.benchmark.progress import (
+    CostLimitReached,
+    PendingVerdicts,
+    RunProgress,
+    check_cost_limit,
+)
 from legal_judge.benchmark.run_setup import (
     build_judges,
     ensemble_judge_id,
@@ -42,40 +47,18 @@ from legal_judge.benchmark.run_setup import (
     refuse_reused_run_id,
     sync_run_at_end,
 )
+from legal_judge.benchmark.stored_results import StoredResults
 from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
 from legal_judge.store import Store
 
-__all__ = ["RunOutcome", "RunState", "StoredResults", "execute_plan", "new_run_id", "plan_run",
+__all__ = ["RunOutcome", "RunState", "execute_plan", "new_run_id", "plan_run",
            "run_benchmark"]
 
 
 def new_run_id() -> str:
     """A sortable, unique run id."""
     return datetime.now(UTC).strftime("run-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-
-
-class StoredResults(Mapping[str, EnsembleResult]):
-    """A run's ensemble results, read from the store on access.
-
-    A 10,000-item run keeps none of them in memory; ``outcome.results[item_id]`` still works.
-    """
-
-    def __init__(self, store: Store, run_id: str) -> None:
-        self.store = store
-        self.run_id = run_id
-
-    def __getitem__(self, item_id: str) -> EnsembleResult:
-        text = self.store.result_text(self.run_id, item_id)
-        if text is None:
-            raise KeyError(item_id)
-        return EnsembleResult.model_validate_json(text)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.store.result_item_ids(self.run_id))
-
-    def __len__(self) -> int:
-        return self.store.result_count(self.run_id)
 
 
 @dataclass
@@ -251,14 +234,19 @@ class RunState:
         sut = self.config.system_under_test or item.system_under_test
         return family_of(sut, overrides=self.config.family_overrides) if sut else None
 
-    async def judge_one(self, judge: Judge, item: BenchmarkItem, evidence: str | None) -> Verdict:
-        """One judge's verdict on one item (a stored ok/inconclusive one is reused), stored."""
+    async def judge_one(self, judge: Judge, item: BenchmarkItem, evidence: str | None,
+                        pending: PendingVerdicts | None = None) -> Verdict:
+        """One judge's verdict on one item (a stored ok/inconclusive one is reused), stored: a paid
+        one at once, one from the cache in ``pending`` (while open), committed with the result."""
         cached = self.done.get((item.id, judge.label))
         if cached is not None and cached["status"] in ("ok", "inconclusive"):
             return Verdict.model_validate(cached)
         async with self.calls:
             verdict = await judge.judge(item, run_id=self.run_id, evidence=evidence)
-        self.store.save_verdict(self.run_id, item.id, judge.label, verdict.model_dump())
+        if verdict.cached and pending is not None and not pending.closed:
+            pending.rows.append((judge.label, verdict.model_dump()))
+        else:
+            self.store.save_verdict(self.run_id, item.id, judge.label, verdict.model_dump())
         self.progress.add(verdict)
         if self.on_progress:
             self.on_progress(self.progress)
@@ -267,6 +255,21 @@ class RunState:
 
     async def item(self, item: BenchmarkItem) -> None:
         """Check, judge and aggregate one item; its ensemble result is stored."""
+        pending = PendingVerdicts()
+        try:
+            data = await self._judged(item, pending)
+        except BaseException:
+            pending.closed = True  # committed as before: the item's other verdicts at once
+            self.store.save_verdicts(self.run_id, item.id, pending.rows)
+            raise
+        pending.closed = True
+        # The cached verdicts and the result in one commit (a cached rerun's every write).
+        self.store.save_verdicts(self.run_id, item.id, pending.rows, data)
+        self.progress.items_done += 1
+        if self.on_progress:
+            self.on_progress(self.progress)
+
+    async def _judged(self, item: BenchmarkItem, pending: PendingVerdicts) -> dict[str, Any]:
         checks: dict[str, Any] = {}
         evidence = None
         if self.config.run_checks and self.lookup is not None:
@@ -274,7 +277,8 @@ class RunState:
             checks, evidence = await asyncio.to_thread(run_item_checks, item, self.lookup)
         elif self.config.run_checks:
             checks, evidence = run_item_checks(item)
-        verdicts = await asyncio.gather(*(self.judge_one(j, item, evidence) for j in self.judges))
+        verdicts = await asyncio.gather(*(self.judge_one(j, item, evidence, pending)
+                                          for j in self.judges))
         language = detect_language(item)
         if language != "en":
             for j in self.judges:
@@ -292,10 +296,7 @@ class RunState:
 
             # Corrected scores replace `scores`; the ensemble's own stay in `raw_scores`.
             data = correct_result(data, self.correction, judge_id=self.ensemble_id)
-        self.store.save_result(self.run_id, item.id, data)
-        self.progress.items_done += 1
-        if self.on_progress:
-            self.on_progress(self.progress)
+        return data
 
 
 def plan_run(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store,

@@ -122,6 +122,9 @@ def corrected_figures(store: Store, run_id: str) -> dict[str, Any] | None:
     the estimate cannot be computed; the summary never fails for it. Computed when shown, since
     labels arrive after the run.
     """
+    if not store.calibrations.any() and not store.labels.of_run(run_id):
+        # What estimate_run answers then, without importing the calibration package (~0.3 s).
+        return None
     from legal_judge.calibration import estimate_run
     from legal_judge.errors import LegalJudgeError
 
@@ -139,9 +142,12 @@ def calibrated_means(store: Store, run_id: str,
     The rubric means of such a run are calibrated; the judges' own (raw) means are kept beside
     them so no corrected figure passes for a raw one.
     """
+    run = store.get_run(run_id)
+    if not (run.get("config") or {}).get("calibration"):
+        return None  # what run_correction answers, without importing the calibration package
     from legal_judge.calibration import run_correction, uncalibrated_scores
 
-    correction = run_correction(store, store.get_run(run_id))
+    correction = run_correction(store, run)
     if correction is None:
         return None
     raw = {i: {**r, "scores": uncalibrated_scores(r, correction)} for i, r in results.items()}

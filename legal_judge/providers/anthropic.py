@@ -112,13 +112,26 @@ class AnthropicProvider:
         elif http_client is not None:
             transport = LegacyHttpxTransport(http_client)
             self._bridge = sdk_http = httpx2.AsyncClient(transport=transport, timeout=None)
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=self.base_url,
-            timeout=options.timeout_s,
-            max_retries=0,  # our RetryPolicy is the only retry layer, so retries are counted
-            http_client=sdk_http,
-        )
+        self._api_key = api_key
+        self._sdk_http = sdk_http
+        # Built on the first call that goes to the provider: a rerun answered from the cache
+        # never pays for the SDK client and its SSL context. The URL is checked here, as the
+        # SDK client would have, so a bad one is still reported before the run starts.
+        if self.base_url is not None:
+            httpx2.URL(self.base_url)
+        self._sdk: anthropic.AsyncAnthropic | None = None
+
+    @property
+    def _client(self) -> anthropic.AsyncAnthropic:
+        if self._sdk is None:
+            self._sdk = anthropic.AsyncAnthropic(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                timeout=self.timeout_s,
+                max_retries=0,  # our RetryPolicy is the only retry layer, so retries are counted
+                http_client=self._sdk_http,
+            )
+        return self._sdk
 
     def __repr__(self) -> str:
         return f"AnthropicProvider({self.spec.raw!r}, family={self.family!r})"
@@ -132,7 +145,8 @@ class AnthropicProvider:
     async def aclose(self) -> None:
         """Close the SDK client (or only the bridge, when the caller owns the HTTP client)."""
         if self._owns_client:
-            await self._client.close()
+            if self._sdk is not None:
+                await self._sdk.close()
         elif self._bridge is not None:
             await self._bridge.aclose()
 

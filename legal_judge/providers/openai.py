@@ -172,18 +172,30 @@ class OpenAIProvider:
         self.gate = CallGate(options, retry=retry)
         self._secret = api_key if api_key != NO_KEY else None
         self._owns_client = http_client is None
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=self.base_url,
-            timeout=options.timeout_s,
-            max_retries=0,  # our RetryPolicy is the only retry layer, so retries are counted
-            # Typed as httpx2 only, but the SDK accepts httpx.AsyncClient at runtime (tested).
-            http_client=cast(Any, http_client),
-        )
-        if spec.prefix != "openai":
-            # The SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID; they are OpenAI's business only.
-            self._client.organization = None
-            self._client.project = None
+        self._api_key = api_key
+        self._http_client = http_client
+        # Built on the first call that goes to the provider: a rerun answered from the cache
+        # never pays for the SDK client and its SSL context. The URL is checked here, as the
+        # SDK client would have, so a bad one is still reported before the run starts.
+        httpx.URL(self.base_url)
+        self._sdk: openai.AsyncOpenAI | None = None
+
+    @property
+    def _client(self) -> openai.AsyncOpenAI:
+        if self._sdk is None:
+            self._sdk = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                timeout=self.timeout_s,
+                max_retries=0,  # our RetryPolicy is the only retry layer, so retries are counted
+                # Typed as httpx2 only, but the SDK accepts httpx.AsyncClient at runtime (tested).
+                http_client=cast(Any, self._http_client),
+            )
+            if self.spec.prefix != "openai":
+                # The SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID; they are OpenAI's business only.
+                self._sdk.organization = None
+                self._sdk.project = None
+        return self._sdk
 
     def __repr__(self) -> str:
         return f"OpenAIProvider({self.spec.raw!r}, family={self.family!r})"
@@ -204,8 +216,8 @@ class OpenAIProvider:
 
     async def aclose(self) -> None:
         """Close the SDK client unless the caller supplied the HTTP client."""
-        if self._owns_client:
-            await self._client.close()
+        if self._owns_client and self._sdk is not None:
+            await self._sdk.close()
 
     # The batch protocol (legal_judge.providers.batch_protocol): api.openai.com always accepts
     # ``json_schema``, so a batch request uses it without negotiation.

@@ -46,6 +46,10 @@ class Calibrations:
                                     (calibration_id,)).fetchone()
         return json.loads(row[0]) if row is not None else None
 
+    def any(self) -> bool:
+        """Whether the store holds any calibration (a cheap test before loading one)."""
+        return self._base.db.execute("SELECT 1 FROM calibrations LIMIT 1").fetchone() is not None
+
     def reports(self) -> list[dict[str, Any]]:
         """Every calibration's decoded report, by quarter, then in the order they were made."""
         rows = self._base.db.execute(

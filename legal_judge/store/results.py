@@ -48,11 +48,7 @@ class ResultsMixin(StoreBase):
     @names_the_run
     def save_verdict(self, run_id: str, item_id: str, judge: str, verdict: dict[str, Any]) -> None:
         """Commit one judge's verdict on one item."""
-        self.autocommit(
-            "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (run_id, item_id, judge, verdict["judge_id"], verdict["status"], canonical_json(verdict),
-             utcnow()),
-        )
+        self.autocommit(_SAVE_VERDICT, _verdict_row(run_id, item_id, judge, verdict))
 
     def load_verdicts(self, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
         """Verdicts of a run keyed by (item_id, judge)."""
@@ -64,11 +60,23 @@ class ResultsMixin(StoreBase):
     @names_the_run
     def save_result(self, run_id: str, item_id: str, result: dict[str, Any]) -> None:
         """Commit the ensemble result of one item."""
-        self.autocommit(
-            "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)",
-            (run_id, item_id, result["status"], result.get("overall"), canonical_json(result),
-             utcnow()),
-        )
+        self.autocommit(_SAVE_RESULT, _result_row(run_id, item_id, result))
+
+    @names_the_run
+    def save_verdicts(self, run_id: str, item_id: str, verdicts: list[tuple[str, dict[str, Any]]],
+                      result: dict[str, Any] | None = None) -> None:
+        """Commit verdicts ``(judge, verdict)`` of one item, and its result if given, at once.
+
+        One transaction instead of one per row: verdicts reused from the cache cost nothing to
+        make again, so they may wait for the item's result (what a cached rerun is made of).
+        """
+        if not verdicts and result is None:
+            return
+        with self.transaction() as db:
+            for judge, verdict in verdicts:
+                db.execute(_SAVE_VERDICT, _verdict_row(run_id, item_id, judge, verdict))
+            if result is not None:
+                db.execute(_SAVE_RESULT, _result_row(run_id, item_id, result))
 
     def iter_verdicts(self, run_id: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """Verdicts of a run one at a time (large runs: nothing else is kept in memory)."""
@@ -168,3 +176,18 @@ class ResultsMixin(StoreBase):
             db.execute("INSERT OR REPLACE INTO lookup_cache VALUES (?, ?, ?)",
                        (key, canonical_json(value), utcnow()))
 
+
+
+_SAVE_VERDICT = "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)"
+_SAVE_RESULT = "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)"
+
+
+def _verdict_row(run_id: str, item_id: str, judge: str,
+                 verdict: dict[str, Any]) -> tuple[Any, ...]:
+    return (run_id, item_id, judge, verdict["judge_id"], verdict["status"],
+            canonical_json(verdict), utcnow())
+
+
+def _result_row(run_id: str, item_id: str, result: dict[str, Any]) -> tuple[Any, ...]:
+    return (run_id, item_id, result["status"], result.get("overall"), canonical_json(result),
+            utcnow())
