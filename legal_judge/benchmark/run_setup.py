@@ -33,9 +33,9 @@ def langfuse_prompt_versions(warnings: list[str]) -> dict[str, int] | None:
 
     A failure to read them adds a warning: the run goes on without them.
     """
-    from legal_judge.sync.sink import langfuse_configured
+    from legal_judge.sync.settings import configured
 
-    if not langfuse_configured():
+    if not configured():
         return None
     from legal_judge.errors import LegalJudgeError
     from legal_judge.sync.langfuse_prompts import resolve_prompt_versions

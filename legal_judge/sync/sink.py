@@ -25,7 +25,7 @@ from legal_judge.store import Store
 from legal_judge.sync.mask import Masker, load_masker
 from legal_judge.sync.settings import configured, require_settings
 
-__all__ = ["OutboxSink", "Sink", "SyncReport", "get_sink", "langfuse_configured", "sync_now"]
+__all__ = ["OutboxSink", "Sink", "SyncReport", "get_sink", "sync_now"]
 
 
 @dataclass
@@ -84,11 +84,6 @@ class Sink(Protocol):
 
     def flush(self, store: Store, *, timeout_s: float = 10.0) -> SyncReport:
         """Deliver what is queued, within ``timeout_s``; never raises for Langfuse being down."""
-
-
-def langfuse_configured() -> bool:
-    """True when the three Langfuse environment variables are set."""
-    return configured()
 
 
 class OutboxSink:
@@ -154,4 +149,4 @@ def sync_now(store: Store, *, timeout_s: float = 30.0, masker: Masker | None = N
 
 def get_sink(*, masker: Masker | None = None) -> OutboxSink:
     """The sink for this process: delivering when Langfuse is configured, queue-only otherwise."""
-    return OutboxSink(deliver=langfuse_configured(), masker=masker)
+    return OutboxSink(deliver=configured(), masker=masker)
