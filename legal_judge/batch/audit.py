@@ -47,7 +47,7 @@ from legal_judge.batch.routing import (
 )
 from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse
-from legal_judge.store import Store
+from legal_judge.store import PendingWrites, Store
 
 __all__ = ["SLOT_STRIDE", "AuditBatchRouter", "BatchJudgeTarget", "run_audit_batch"]
 
@@ -82,14 +82,15 @@ class _SlotJudge(Judge):
     coalesce = False  # the collector coalesces parked requests; a waiting caller is not parked
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
-                       purpose: str, attempt: int) -> CompletionResponse:
+                       purpose: str, attempt: int,
+                       writes: PendingWrites | None = None) -> CompletionResponse:
         slot = _SLOT.get()
         if slot is None:
             return await super().complete(request, run_id=run_id, item_id=item_id,
-                                          purpose=purpose, attempt=attempt)
+                                          purpose=purpose, attempt=attempt, writes=writes)
         with tagged_call(CallTag(item_id, purpose, attempt, position=slot)):
             return await super().complete(request, run_id=run_id, item_id=item_id,
-                                          purpose=purpose, attempt=attempt)
+                                          purpose=purpose, attempt=attempt, writes=writes)
 
 
 class BatchJudgeTarget(JudgeTarget):

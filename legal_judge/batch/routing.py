@@ -21,7 +21,7 @@ from typing import Any
 from legal_judge.batch.base import BatchBackend, CallTag, custom_id, line_digest
 from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Verdict
-from legal_judge.store import canonical_json
+from legal_judge.store import PendingWrites, canonical_json
 
 __all__ = ["BatchJudge", "CallRecord", "records_cost", "Collector", "Lane", "Pending", "RoutedProvider",
            "recording_calls", "tagged_call"]
@@ -267,22 +267,25 @@ class BatchJudge(Judge):
     coalesce = False  # the collector coalesces parked requests; a waiting caller is not parked
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
-                       purpose: str, attempt: int) -> CompletionResponse:
+                       purpose: str, attempt: int,
+                       writes: PendingWrites | None = None) -> CompletionResponse:
         """The online ``complete`` (cache, call log), tagged for the custom id."""
         token = _CALL.set(CallTag(item_id, purpose, attempt))
         try:
             return await super().complete(request, run_id=run_id, item_id=item_id,
-                                          purpose=purpose, attempt=attempt)
+                                          purpose=purpose, attempt=attempt, writes=writes)
         finally:
             _CALL.reset(token)
 
     async def judge(self, item: BenchmarkItem, *, run_id: str | None = None,
-                    evidence: str | None = None, seed: int | None = None) -> Verdict:
+                    evidence: str | None = None, seed: int | None = None,
+                    writes: PendingWrites | None = None, read_cache: bool = True) -> Verdict:
         """The online ``judge``, then the cost re-priced at batch rates for batch calls."""
         records: list[CallRecord] = []
         token = _TASK.set(records)
         try:
-            verdict = await super().judge(item, run_id=run_id, evidence=evidence, seed=seed)
+            verdict = await super().judge(item, run_id=run_id, evidence=evidence, seed=seed,
+                                          writes=writes, read_cache=read_cache)
         finally:
             _TASK.reset(token)
             self.collector.task_done()

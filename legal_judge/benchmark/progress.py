@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from legal_judge.models import Verdict
 
-__all__ = ["CostLimitReached", "PendingVerdicts", "RunProgress", "check_cost_limit"]
+__all__ = ["CostLimitReached", "RunProgress", "check_cost_limit"]
 
 
 @dataclass
@@ -59,11 +58,3 @@ def check_cost_limit(progress: RunProgress, limit: float | None) -> None:
                            "cost_limit_usd applies to each invocation, so a resume may spend up "
                            f"to ${limit:.2f} more")
 
-
-@dataclass
-class PendingVerdicts:
-    """An item's verdicts from the cache, ``(judge, verdict)``, waiting to be committed with its
-    result; once ``closed``, a verdict is committed on its own as it comes."""
-
-    rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    closed: bool = False

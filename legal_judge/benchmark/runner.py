@@ -29,17 +29,9 @@ from typing import Any
 from legal_judge.assets.catalogue import load_assets
 from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot, aggregate, check_policy
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
-from legal_judge.benchmark.item_checks import (
-    citation_lookup_from_env,
-    detect_language,
-    run_item_checks,
-)
-from legal_judge.benchmark.progress import (
-    CostLimitReached,
-    PendingVerdicts,
-    RunProgress,
-    check_cost_limit,
-)
+from legal_judge.benchmark.item_checks import citation_lookup_from_env, run_item_checks
+from legal_judge.benchmark.item_state import PendingVerdicts, cached_verdicts, note_language
+from legal_judge.benchmark.progress import CostLimitReached, RunProgress, check_cost_limit
 from legal_judge.benchmark.run_setup import (
     build_judges,
     ensemble_judge_id,
@@ -235,18 +227,29 @@ class RunState:
         return family_of(sut, overrides=self.config.family_overrides) if sut else None
 
     async def judge_one(self, judge: Judge, item: BenchmarkItem, evidence: str | None,
-                        pending: PendingVerdicts | None = None) -> Verdict:
+                        pending: PendingVerdicts | None = None,
+                        cached: dict[str, Any] | None = None) -> Verdict:
         """One judge's verdict on one item (a stored ok/inconclusive one is reused), stored: a paid
-        one at once, one from the cache in ``pending`` (while open), committed with the result."""
-        cached = self.done.get((item.id, judge.label))
-        if cached is not None and cached["status"] in ("ok", "inconclusive"):
-            return Verdict.model_validate(cached)
-        async with self.calls:
-            verdict = await judge.judge(item, run_id=self.run_id, evidence=evidence)
-        if verdict.cached and pending is not None and not pending.closed:
-            pending.rows.append((judge.label, verdict.model_dump()))
+        one with its calls in one commit, a ``cached`` one (read for the whole item) in
+        ``pending`` (while open), committed with the result."""
+        done = self.done.get((item.id, judge.label))
+        if done is not None and done["status"] in ("ok", "inconclusive"):
+            return Verdict.model_validate(done)
+        if cached is not None:
+            verdict = judge.cached_verdict(cached)
+            if pending is not None and not pending.closed:
+                pending.rows.append((judge.label, verdict.model_dump()))
+            else:
+                self.store.save_verdict(self.run_id, item.id, judge.label, verdict.model_dump())
         else:
-            self.store.save_verdict(self.run_id, item.id, judge.label, verdict.model_dump())
+            writes = self.store.writes()
+            try:
+                async with self.calls:
+                    verdict = await judge.judge(item, run_id=self.run_id, evidence=evidence,
+                                                writes=writes, read_cache=False)
+                writes.verdict(self.run_id, item.id, judge.label, verdict.model_dump())
+            finally:
+                writes.flush()  # one commit, also of what a failed or cancelled judgment paid for
         self.progress.add(verdict)
         if self.on_progress:
             self.on_progress(self.progress)
@@ -277,16 +280,10 @@ class RunState:
             checks, evidence = await asyncio.to_thread(run_item_checks, item, self.lookup)
         elif self.config.run_checks:
             checks, evidence = run_item_checks(item)
-        verdicts = await asyncio.gather(*(self.judge_one(j, item, evidence, pending)
-                                          for j in self.judges))
-        language = detect_language(item)
-        if language != "en":
-            for j in self.judges:
-                if not j.config.multilingual:
-                    named = self.non_english.setdefault(j.label, [])
-                    if len(named) < 6:
-                        named.append(f"{item.id} ({language})")
-                    self.non_english_count[j.label] = self.non_english_count.get(j.label, 0) + 1
+        hits = cached_verdicts(self.store, self.judges, item, evidence)  # one read per item
+        verdicts = await asyncio.gather(*(self.judge_one(j, item, evidence, pending, hit)
+                                          for j, hit in zip(self.judges, hits, strict=True)))
+        note_language(item, self.judges, self.non_english, self.non_english_count)
         result = aggregate(item.id, list(verdicts), self.slots, sut_family=self.sut_family(item),
                            policy=self.policy, rubric_set=self.rubric_set, severity=self.severity,
                            checks=checks)

@@ -3,7 +3,9 @@
 A call is answered from the provider cache when its key is there (a key of what changes the output:
 provider, base URL, model, messages, parameters, schema; not timeouts or retry settings); a request
 identical to one in flight waits for it and is answered as a cache hit, as it would be a moment
-later; otherwise the provider is called and the response is logged and cached in one commit.
+later; otherwise the provider is called. The call's log row and its response's cache entry go to
+the caller's :class:`~legal_judge.store.pending.PendingWrites` (committed with the verdict they
+lead to, in one commit), or are committed at once when the caller gives none.
 """
 
 from __future__ import annotations
@@ -14,11 +16,9 @@ from typing import Any
 
 from legal_judge.errors import ProviderError
 from legal_judge.models import CompletionRequest, CompletionResponse
-from legal_judge.store import Store, canonical_json
+from legal_judge.store import PendingWrites, Store, canonical_json
 
 __all__ = ["Calls", "call_summary"]
-
-_CacheEntry = tuple[str, str, str, dict[str, Any]]
 
 
 class Calls:
@@ -58,32 +58,49 @@ class Calls:
         return h.hexdigest()
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
-                       purpose: str, attempt: int) -> CompletionResponse:
+                       purpose: str, attempt: int,
+                       writes: PendingWrites | None = None) -> CompletionResponse:
         """One provider call through the cache and single flight, logged in the store.
 
         An audit's variants and a benchmark's repeated items often render the same request, and
         concurrency would otherwise pay for each.
+
+        Args:
+            writes: Where the call's log row and cache entry wait for the caller's commit; what
+                waits there already (an earlier attempt) is committed before the call is awaited,
+                so nothing paid for waits on the provider. None: committed at once.
         """
         store = self.store
-        key = self.cache_key(request) if store is not None else ""
-        shared = store is not None and self.use_cache and self.coalesce
-        if store is not None and self.use_cache:
+        if store is None:
+            return await self._send(request, "", run_id, item_id, purpose, attempt, None)
+        if writes is None:
+            own = store.writes()
+            try:
+                return await self.complete(request, run_id=run_id, item_id=item_id,
+                                           purpose=purpose, attempt=attempt, writes=own)
+            finally:
+                own.flush()
+        key = self.cache_key(request)
+        shared = self.use_cache and self.coalesce
+        if self.use_cache:
             hit = store.cache_get(key)
             if hit is None and shared and key in self._in_flight:
+                writes.flush()
                 first = await asyncio.shield(self._in_flight[key])
                 hit = None if first is None else first.model_dump()
             if hit is not None:
                 resp = CompletionResponse.model_validate({**hit, "cached": True, "latency_ms": 0.0,
                                                           "retries": 0})
-                self._log(run_id, item_id, purpose, attempt, request, resp, None)
+                self._log(writes, run_id, item_id, purpose, attempt, request, resp, None)
                 return resp
+        writes.flush()
         if not shared:
-            return await self._send(request, key, run_id, item_id, purpose, attempt)
+            return await self._send(request, key, run_id, item_id, purpose, attempt, writes)
         done: asyncio.Future[CompletionResponse | None] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = done
         answer: CompletionResponse | None = None
         try:
-            answer = await self._send(request, key, run_id, item_id, purpose, attempt)
+            answer = await self._send(request, key, run_id, item_id, purpose, attempt, writes)
             return answer
         finally:
             if self._in_flight.get(key) is done:
@@ -91,37 +108,34 @@ class Calls:
             done.set_result(answer)
 
     async def _send(self, request: CompletionRequest, key: str, run_id: str | None, item_id: str,
-                    purpose: str, attempt: int) -> CompletionResponse:
+                    purpose: str, attempt: int,
+                    writes: PendingWrites | None) -> CompletionResponse:
         try:
             resp: CompletionResponse = await self.provider.complete(request)
         except ProviderError as exc:
-            self._log(run_id, item_id, purpose, attempt, request, None, str(exc),
+            self._log(writes, run_id, item_id, purpose, attempt, request, None, str(exc),
                       retries=getattr(exc, "retries", 0))
             raise
-        cache: _CacheEntry | None = None
-        if self.store is not None:
-            cache = (key, self.provider.spec.prefix, self.provider.spec.model,
-                     resp.model_dump(exclude={"cached", "latency_ms", "retries"}))
-        if not self._log(run_id, item_id, purpose, attempt, request, resp, None, cache=cache) \
-                and cache is not None and self.store is not None:
-            self.store.cache_put(key, provider=cache[1], model=cache[2], response=cache[3])
+        if writes is not None:
+            writes.cache(key, provider=self.provider.spec.prefix, model=self.provider.spec.model,
+                         response=resp.model_dump(exclude={"cached", "latency_ms", "retries"}))
+            self._log(writes, run_id, item_id, purpose, attempt, request, resp, None)
         return resp
 
-    def _log(self, run_id: str | None, item_id: str, purpose: str, attempt: int,
-             request: CompletionRequest, resp: CompletionResponse | None, error: str | None,
-             *, cache: _CacheEntry | None = None, retries: int = 0) -> bool:
-        """Log the call (and cache its response in the same commit); False when not logged."""
-        if self.store is None or run_id is None:
-            return False
-        self.store.record_call(
+    def _log(self, writes: PendingWrites | None, run_id: str | None, item_id: str, purpose: str,
+             attempt: int, request: CompletionRequest, resp: CompletionResponse | None,
+             error: str | None, *, retries: int = 0) -> None:
+        """Queue the call's log row (nothing without a store or a run)."""
+        if writes is None or run_id is None:
+            return
+        writes.call(
             run_id, item_id, self.label, purpose=purpose, attempt=attempt,
             request=call_summary(request),
             response_text=resp.text if resp else None,
             usage=resp.usage.model_dump() if resp else None,
             latency_ms=resp.latency_ms if resp else None, cached=bool(resp and resp.cached),
-            retries=resp.retries if resp else retries, error=error, cache=cache,
+            retries=resp.retries if resp else retries, error=error,
         )
-        return True
 
 
 def _schema_digest(schema: dict[str, Any] | None) -> str:

@@ -28,7 +28,7 @@ from legal_judge.models import (
     Message,
     Verdict,
 )
-from legal_judge.store import Store, canonical_json
+from legal_judge.store import PendingWrites, Store, canonical_json
 
 __all__ = ["Judge", "rubric_definitions", "rubric_vars"]
 
@@ -155,14 +155,17 @@ class Judge:
         return self.calls.cache_key(request)
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
-                       purpose: str, attempt: int) -> CompletionResponse:
-        """One provider call through the cache and single flight, logged in the store."""
+                       purpose: str, attempt: int,
+                       writes: PendingWrites | None = None) -> CompletionResponse:
+        """One provider call through the cache and single flight, logged in the store (its rows
+        wait in ``writes`` for the caller's commit; None: committed at once)."""
         return await self.calls.complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
-                                         attempt=attempt)
+                                         attempt=attempt, writes=writes)
 
     # verdicts ----------------------------------------------------------------------------------
     async def judge(self, item: BenchmarkItem, *, run_id: str | None = None,
-                    evidence: str | None = None, seed: int | None = None) -> Verdict:
+                    evidence: str | None = None, seed: int | None = None,
+                    writes: PendingWrites | None = None, read_cache: bool = True) -> Verdict:
         """Judge one item. Provider failures after transport retries become an ``error`` verdict.
 
         Args:
@@ -171,21 +174,41 @@ class Judge:
             evidence: The rule-based findings shown to the judge.
             seed: A request seed (the audit's noise-floor repeat): the same judge (same judge_id)
                 makes a fresh call, cached apart from the unseeded judgment.
+            writes: Where the judgment's rows (its calls' log rows and cache entries, the
+                verdict's cache entry) wait for the caller's commit, with the verdict row the
+                caller adds (a run: one commit per judged call). None: the judgment commits its
+                own rows before it returns (raises or is cancelled).
+            read_cache: Look the verdict up in the verdict cache first (False: the caller
+                already did, for every judge of the item at once). ``use_cache`` still applies.
 
         Raises:
             AuthError, BadRequestError, ConfigError: configuration problems that no retry can fix.
         """
+        if self.store is None:
+            return await self._judged(item, run_id, evidence, seed, None, read_cache)
+        if writes is not None:
+            return await self._judged(item, run_id, evidence, seed, writes, read_cache)
+        own = self.store.writes()
+        try:
+            return await self._judged(item, run_id, evidence, seed, own, read_cache)
+        finally:
+            own.flush()
+
+    async def _judged(self, item: BenchmarkItem, run_id: str | None, evidence: str | None,
+                      seed: int | None, writes: PendingWrites | None,
+                      read_cache: bool) -> Verdict:
         vkey = self.verdict_key(item, evidence, seed=seed) if self.store is not None else ""
-        if self.store is not None and self.use_cache:
-            hit = self.store.cache_get(vkey)
+        if self.store is not None and self.use_cache and read_cache:
+            hit = self.store.cached_verdicts([vkey]).get(vkey)
             if hit is not None:
-                return self._verdict_from_cache(hit)
+                return self.cached_verdict(hit)
         rubrics = self.active_rubrics(item)
         messages = self.messages(item, evidence=evidence)
-        verdict = await self._verdict_uncached(item, rubrics, messages, run_id=run_id, seed=seed)
-        if self.store is not None and verdict.status != "error":
-            self.store.cache_put(vkey, provider=self.provider.spec.prefix, model=self.model,
-                                 response=verdict.model_dump())
+        verdict = await self._verdict_uncached(item, rubrics, messages, run_id=run_id, seed=seed,
+                                               writes=writes)
+        if writes is not None and verdict.status != "error":
+            writes.verdict_cache(vkey, provider=self.provider.spec.prefix, model=self.model,
+                                 verdict=verdict.model_dump())
         return verdict
 
     def verdict_key(self, item: BenchmarkItem, evidence: str | None, *,
@@ -204,7 +227,7 @@ class Judge:
         key = "verdict:" + h.hexdigest()
         return key if seed is None else f"{key}:seed{seed}"
 
-    def _verdict_from_cache(self, data: dict[str, Any]) -> Verdict:
+    def cached_verdict(self, data: dict[str, Any]) -> Verdict:
         """A cached verdict as this judge's: its display name and family, not the cached ones.
 
         The cache key is the judge_id, which a display name (or a family override, which only
@@ -219,13 +242,13 @@ class Judge:
 
     async def _verdict_uncached(self, item: BenchmarkItem, rubrics: list[Rubric],
                                 messages: list[Message], *, run_id: str | None,
-                                seed: int | None) -> Verdict:
+                                seed: int | None, writes: PendingWrites | None) -> Verdict:
         try:
             verdict = await self._judge_with_retries(item, rubrics, messages, run_id=run_id,
-                                                     seed=seed)
+                                                     seed=seed, writes=writes)
             if verdict.status == "ok" and "self" in self.config.debias.mode:
                 verdict = await self._self_debias(item, rubrics, messages, verdict, run_id=run_id,
-                                                  seed=seed)
+                                                  seed=seed, writes=writes)
         except (AuthError, BadRequestError, ConfigError):
             raise
         except ProviderError as exc:
@@ -234,10 +257,11 @@ class Judge:
 
     async def _judge_with_retries(self, item: BenchmarkItem, rubrics: list[Rubric],
                                   messages: list[Message], *, run_id: str | None,
-                                  seed: int | None, purpose: str = "verdict") -> Verdict:
+                                  seed: int | None, writes: PendingWrites | None,
+                                  purpose: str = "verdict") -> Verdict:
         async def call(request: CompletionRequest, attempt: int) -> CompletionResponse:
             return await self.complete(request, run_id=run_id, item_id=item.id, purpose=purpose,
-                                       attempt=attempt)
+                                       attempt=attempt, writes=writes)
 
         out = await run_attempts(
             call, messages, lambda text: parse_verdict_json(text, rubrics), assets=self.assets,
@@ -250,7 +274,7 @@ class Judge:
 
     async def _self_debias(self, item: BenchmarkItem, rubrics: list[Rubric],
                            messages: list[Message], first: Verdict, *, run_id: str | None,
-                           seed: int | None) -> Verdict:
+                           seed: int | None, writes: PendingWrites | None) -> Verdict:
         """Second request: check the first verdict for bias, then give the final verdict (same schema)."""
         text = self_debias_text(
             self.assets, self.config.debias, verdict=_verdict_json(first),
@@ -259,7 +283,7 @@ class Judge:
         convo = [*messages, Message(role="assistant", content=first.raw),
                  Message(role="user", content=text)]
         second = await self._judge_with_retries(item, rubrics, convo, run_id=run_id, seed=seed,
-                                                purpose="self_debias")
+                                                writes=writes, purpose="self_debias")
         first_summary = {"scores": first.scores, "hallucination": first.hallucination,
                          "overall": first.overall}
         if second.status != "ok":

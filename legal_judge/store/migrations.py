@@ -211,3 +211,17 @@ def m007_audit_owner(db: sqlite3.Connection) -> None:
         ALTER TABLE audits ADD COLUMN heartbeat_at TEXT
         """
     )
+
+
+@migration
+def m008_verdict_key(db: sqlite3.Connection) -> None:
+    # A run's verdict row is also its verdict cache entry: the key of the judgment (judge_id and
+    # every item field the prompt uses) on the row, instead of a second copy of the verdict in
+    # provider_cache. NULL for rows of older stores (their provider_cache entries still answer)
+    # and for verdicts that were themselves served from the cache.
+    _script(db,
+        """
+        ALTER TABLE verdicts ADD COLUMN verdict_key TEXT;
+        CREATE INDEX verdicts_key ON verdicts (verdict_key) WHERE verdict_key IS NOT NULL
+        """
+    )

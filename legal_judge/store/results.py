@@ -1,8 +1,9 @@
 """Judge calls, verdicts, ensemble results and the caches (tables ``judge_calls``, ``verdicts``,
 ``ensemble_results``, ``provider_cache``, ``lookup_cache``).
 
-Every judge call is committed as it completes, in autocommit on the hot path: a killed run resumes
-from what is here.
+Every judge call is committed as it completes: a run's judged call (its log rows, its response's
+cache entry and its verdict) in one transaction through :mod:`legal_judge.store.pending`, so a killed
+run resumes from what is here.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from legal_judge.store.base import StoreBase, canonical_json, names_the_run, utcnow
+from legal_judge.store.pending import PendingWrites
 
 __all__ = ["ResultsMixin"]
 
@@ -44,6 +46,11 @@ class ResultsMixin(StoreBase):
             db.execute("INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
                        (key, provider, model, canonical_json(response), utcnow()))
             db.execute(sql, row)
+
+    def writes(self) -> PendingWrites:
+        """An empty :class:`~legal_judge.store.pending.PendingWrites`: one judged call's rows,
+        committed together by its ``flush()``."""
+        return PendingWrites(self)
 
     @names_the_run
     def save_verdict(self, run_id: str, item_id: str, judge: str, verdict: dict[str, Any]) -> None:
@@ -129,7 +136,8 @@ class ResultsMixin(StoreBase):
     def verdict_rows(self, run_id: str) -> list[dict[str, Any]]:
         """A run's ``verdicts`` rows as stored (JSON undecoded), by judge."""
         return [dict(r) for r in self.db.execute(
-            "SELECT * FROM verdicts WHERE run_id = ? ORDER BY judge", (run_id,))]
+            f"SELECT {_VERDICT_COLUMNS} FROM verdicts WHERE run_id = ? ORDER BY judge",
+            (run_id,))]
 
     def call_rows(self, run_id: str) -> list[dict[str, Any]]:
         """A run's ``judge_calls`` rows as stored (JSON undecoded), in call order."""
@@ -165,6 +173,29 @@ class ResultsMixin(StoreBase):
         self.autocommit("INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
                     (key, provider, model, canonical_json(response), utcnow()))
 
+    def cached_verdicts(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """The cached verdicts of these verdict keys (one read for all of them), by key.
+
+        A verdict is cached where it was stored: a run's verdict row carries its key
+        (``verdicts.verdict_key``), a judge used on its own (and versions before the key column)
+        put it in ``provider_cache``. The newest of the two answers, as when one table held both.
+        """
+        if not keys:
+            return {}
+        marks = ", ".join("?" * len(keys))
+        rows = self.db.execute(
+            f"""SELECT verdict_key, verdict_json, created_at FROM verdicts WHERE rowid IN (
+                    SELECT MAX(rowid) FROM verdicts WHERE verdict_key IN ({marks})
+                    GROUP BY verdict_key)
+                UNION ALL
+                SELECT key, response_json, created_at FROM provider_cache WHERE key IN ({marks})""",
+            (*keys, *keys)).fetchall()
+        newest: dict[str, tuple[str, str]] = {}
+        for key, text, created_at in rows:
+            if key not in newest or created_at > newest[key][1]:
+                newest[key] = (text, created_at)
+        return {key: json.loads(text) for key, (text, _) in newest.items()}
+
     def lookup_get(self, key: str) -> dict[str, Any] | None:
         """A cached citation lookup (CourtListener), or None."""
         row = self.db.execute("SELECT value_json FROM lookup_cache WHERE key = ?", (key,)).fetchone()
@@ -178,7 +209,8 @@ class ResultsMixin(StoreBase):
 
 
 
-_SAVE_VERDICT = "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)"
+_VERDICT_COLUMNS = "run_id, item_id, judge, judge_id, status, verdict_json, created_at"
+_SAVE_VERDICT = f"INSERT OR REPLACE INTO verdicts ({_VERDICT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _SAVE_RESULT = "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)"
 
 
