@@ -17,8 +17,10 @@ Rules (DESIGN.md, from the seed):
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -27,7 +29,8 @@ from legal_judge.assets.rubrics import RubricSet
 from legal_judge.errors import ConfigError
 from legal_judge.models import EnsembleResult, JudgeWeight, Verdict
 
-__all__ = ["EnsemblePolicy", "JudgeSlot", "aggregate", "check_policy", "compute_weights"]
+__all__ = ["EnsemblePolicy", "JudgeSlot", "aggregate", "check_policy", "compute_weights",
+           "sample_sd"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,14 @@ def check_policy(slots: list[JudgeSlot], sut_family: str | None, policy: Ensembl
 def compute_weights(slots: list[JudgeSlot], sut_family: str | None,
                     policy: EnsemblePolicy) -> list[JudgeWeight]:
     """Per-item weights (summing to 1) under the same-family rule, each with its reason."""
+    return [w.model_copy() for w in _weights(tuple(slots), sut_family, policy)]
+
+
+@lru_cache(maxsize=256)
+def _weights(slots: tuple[JudgeSlot, ...], sut_family: str | None,
+             policy: EnsemblePolicy) -> tuple[JudgeWeight, ...]:
+    # Every item of a run has the same judges and mostly the same SUT family: the weights and
+    # their reasons are computed once per combination (callers get copies, never these).
     total = sum(s.weight for s in slots)
     same = [_same(s, sut_family) for s in slots]
     other_total = sum(s.weight for s, m in zip(slots, same, strict=True) if not m)
@@ -108,7 +119,7 @@ def compute_weights(slots: list[JudgeSlot], sut_family: str | None,
                           f"{policy.other_family_min_share:.0%}: configured weights")
         out.append(JudgeWeight(judge=slot.name, family=slot.family, weight=round(weight, 10),
                                same_family=is_same, reason=reason))
-    return out
+    return tuple(out)
 
 
 def _weighted_mean(values: list[tuple[float, float]]) -> float:
@@ -141,12 +152,30 @@ def _disagreement(valid: list[Verdict]) -> dict[str, dict[str, float]]:
     for v in valid:
         for rubric, score in v.scores.items():
             by_rubric[rubric].append(score)
-    out = {}
-    for rubric, scores in by_rubric.items():
-        arr = np.asarray(scores, dtype=float)
-        out[rubric] = {"range": float(arr.max() - arr.min()),
-                       "sd": float(arr.std(ddof=1)) if arr.size > 1 else 0.0}
-    return out
+    return {rubric: {"range": float(max(scores) - min(scores)), "sd": sample_sd(scores)}
+            for rubric, scores in by_rubric.items()}
+
+
+def sample_sd(values: list[float]) -> float:
+    """The sample standard deviation (``ddof=1``; 0.0 for one value), numpy's number exactly.
+
+    An ensemble has a few judges: for fewer than eight values numpy's sums are plain left-to-right
+    sums, which this pure-Python loop repeats at a fraction of the cost of building an array.
+    """
+    n = len(values)
+    if n < 2:
+        return 0.0
+    if n >= 8:  # numpy's pairwise summation from here on: let numpy give its own number
+        return float(np.asarray(values, dtype=float).std(ddof=1))
+    total = 0.0
+    for x in values:
+        total += float(x)
+    mean = total / n
+    squares = 0.0
+    for x in values:
+        d = float(x) - mean
+        squares += d * d
+    return math.sqrt(squares / (n - 1))
 
 
 def aggregate(item_id: str, verdicts: list[Verdict], slots: list[JudgeSlot], *,

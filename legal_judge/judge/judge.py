@@ -235,8 +235,8 @@ class Judge:
         carry the name the ensemble knows it by.
         """
         # No call was made, so none is logged; the verdict itself says it came from the cache.
-        return Verdict.model_validate(data).model_copy(update={
-            "judge": self.label, "family": self.family,
+        return Verdict.model_validate({
+            **data, "judge": self.label, "family": self.family,
             "cached": True, "cost_usd": 0.0, "latency_ms": 0.0,
             "extra": {**data.get("extra", {}), "cache": "verdict"}})
 

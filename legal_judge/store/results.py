@@ -79,11 +79,12 @@ class ResultsMixin(StoreBase):
         """
         if not verdicts and result is None:
             return
+        now = utcnow()
         with self.transaction() as db:
             for judge, verdict in verdicts:
-                db.execute(_SAVE_VERDICT, _verdict_row(run_id, item_id, judge, verdict))
+                db.execute(_SAVE_VERDICT, _verdict_row(run_id, item_id, judge, verdict, now))
             if result is not None:
-                db.execute(_SAVE_RESULT, _result_row(run_id, item_id, result))
+                db.execute(_SAVE_RESULT, _result_row(run_id, item_id, result, now))
 
     def iter_verdicts(self, run_id: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """Verdicts of a run one at a time (large runs: nothing else is kept in memory)."""
@@ -214,12 +215,13 @@ _SAVE_VERDICT = f"INSERT OR REPLACE INTO verdicts ({_VERDICT_COLUMNS}) VALUES (?
 _SAVE_RESULT = "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)"
 
 
-def _verdict_row(run_id: str, item_id: str, judge: str,
-                 verdict: dict[str, Any]) -> tuple[Any, ...]:
+def _verdict_row(run_id: str, item_id: str, judge: str, verdict: dict[str, Any],
+                 now: str | None = None) -> tuple[Any, ...]:
     return (run_id, item_id, judge, verdict["judge_id"], verdict["status"],
-            canonical_json(verdict), utcnow())
+            canonical_json(verdict), now or utcnow())
 
 
-def _result_row(run_id: str, item_id: str, result: dict[str, Any]) -> tuple[Any, ...]:
+def _result_row(run_id: str, item_id: str, result: dict[str, Any],
+                now: str | None = None) -> tuple[Any, ...]:
     return (run_id, item_id, result["status"], result.get("overall"), canonical_json(result),
-            utcnow())
+            now or utcnow())

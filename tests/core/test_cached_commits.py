@@ -92,3 +92,18 @@ def test_cached_verdicts_are_stored_when_another_judge_of_the_item_fails(down: N
     assert stored and all(v["cached"] for v in stored.values())
     started = {item_id for item_id, _ in stored}
     assert {k for k in stored} == {(i, j.label) for i in started for j in config.judges[:2]}
+
+
+def test_a_cached_rerun_reads_the_verdict_cache_once_per_item() -> None:
+    items = load_dataset(sample_dataset_path())[:6]
+    config = load_ensemble_config("demo")
+    store = Store()
+    asyncio.run(run_benchmark(items, config, store=store, run_id="first"))
+    reads: list[str] = []
+    store.db.set_trace_callback(
+        lambda sql: reads.append(sql) if sql.lstrip().upper().startswith("SELECT") and (
+            "PROVIDER_CACHE" in sql.upper() or "VERDICT_KEY" in sql.upper()) else None)
+    out = asyncio.run(run_benchmark(items, config, store=store, run_id="second"))
+    store.db.set_trace_callback(None)
+    assert out.progress.cached == 18
+    assert len(reads) == 6  # one read for the three judges' verdicts of each item

@@ -169,3 +169,37 @@ def test_weights_follow_the_slot_family_when_the_verdict_says_otherwise() -> Non
 def test_verdicts_and_slots_must_line_up() -> None:
     with pytest.raises(ValueError, match="2 verdicts for 3 judges"):
         agg([v("gpt", "openai"), v("gemini", "google")])
+
+
+def _numpy_disagreement(scores: list[float]) -> dict[str, float]:
+    """The formula the ensemble used with numpy (the reference the pure-Python one must equal)."""
+    import numpy as np
+
+    arr = np.asarray(scores, dtype=float)
+    return {"range": float(arr.max() - arr.min()),
+            "sd": float(arr.std(ddof=1)) if arr.size > 1 else 0.0}
+
+
+def test_sample_sd_is_numpys_number_exactly_for_random_inputs() -> None:
+    import random
+
+    from legal_judge.benchmark.ensemble import sample_sd
+
+    rng = random.Random(18)
+    for _ in range(20_000):
+        values = [rng.choice([float(rng.randint(0, 5)), rng.uniform(0, 5), rng.uniform(-1e9, 1e9)])
+                  for _ in range(rng.randint(1, 12))]
+        assert sample_sd(values) == _numpy_disagreement(values)["sd"], values
+
+
+def test_aggregate_disagreement_equals_the_numpy_formula() -> None:
+    import random
+
+    rng = random.Random(4)
+    for _ in range(300):
+        verdicts = [v(s.name, s.family, ls=rng.choice([rng.randint(0, 5), round(rng.uniform(0, 5), 3)]))
+                    for s in SLOTS]
+        r = agg(verdicts)
+        for rubric in ("legal_soundness", "citation_quality"):
+            assert r.disagreement[rubric] == _numpy_disagreement(
+                [x.scores[rubric] for x in verdicts])
