@@ -45,16 +45,19 @@ class Calls:
 
     def cache_key(self, request: CompletionRequest) -> str:
         """Key of what changes the output: provider, model, base URL, messages, parameters, schema."""
+        return self._key(_Parts(request))
+
+    def _key(self, parts: _Parts) -> str:
         spec = self.provider.spec
         # The URL actually used (a default endpoint or an options override), not only the spec's.
         base_url = getattr(self.provider, "base_url", None) or getattr(spec, "base_url", None)
         # Hash the message texts directly: JSON-encoding ~10 KB of prompt per call is the slow part.
         h = hashlib.sha256()
-        head = request.model_dump(exclude={"messages", "json_schema"})
-        h.update(canonical_json({"provider": spec.prefix, "base_url": base_url, **head}).encode())
-        h.update(b"\x00" + _schema_digest(request.json_schema).encode())
-        for m in request.messages:
-            h.update(b"\x00" + m.role.encode() + b"\x1f" + m.content.encode())
+        h.update(canonical_json({"provider": spec.prefix, "base_url": base_url,
+                                 **parts.head}).encode())
+        h.update(b"\x00" + parts.schema_digest.encode())
+        for role, content in zip(parts.roles, parts.contents, strict=True):
+            h.update(b"\x00" + role + b"\x1f" + content)
         return h.hexdigest()
 
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
@@ -72,7 +75,7 @@ class Calls:
         """
         store = self.store
         if store is None:
-            return await self._send(request, "", run_id, item_id, purpose, attempt, None)
+            return await self._send(request, "", run_id, item_id, purpose, attempt, None, None)
         if writes is None:
             own = store.writes()
             try:
@@ -80,7 +83,8 @@ class Calls:
                                            purpose=purpose, attempt=attempt, writes=own)
             finally:
                 own.flush()
-        key = self.cache_key(request)
+        parts = _Parts(request)  # what the cache key and the call log's digests share
+        key = self._key(parts)
         shared = self.use_cache and self.coalesce
         if self.use_cache:
             hit = store.cache_get(key)
@@ -91,16 +95,18 @@ class Calls:
             if hit is not None:
                 resp = CompletionResponse.model_validate({**hit, "cached": True, "latency_ms": 0.0,
                                                           "retries": 0})
-                self._log(writes, run_id, item_id, purpose, attempt, request, resp, None)
+                self._log(writes, run_id, item_id, purpose, attempt, parts, resp, None)
                 return resp
         writes.flush()
         if not shared:
-            return await self._send(request, key, run_id, item_id, purpose, attempt, writes)
+            return await self._send(request, key, run_id, item_id, purpose, attempt, writes,
+                                    parts)
         done: asyncio.Future[CompletionResponse | None] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = done
         answer: CompletionResponse | None = None
         try:
-            answer = await self._send(request, key, run_id, item_id, purpose, attempt, writes)
+            answer = await self._send(request, key, run_id, item_id, purpose, attempt, writes,
+                                      parts)
             return answer
         finally:
             if self._in_flight.get(key) is done:
@@ -108,29 +114,29 @@ class Calls:
             done.set_result(answer)
 
     async def _send(self, request: CompletionRequest, key: str, run_id: str | None, item_id: str,
-                    purpose: str, attempt: int,
-                    writes: PendingWrites | None) -> CompletionResponse:
+                    purpose: str, attempt: int, writes: PendingWrites | None,
+                    parts: _Parts | None) -> CompletionResponse:
         try:
             resp: CompletionResponse = await self.provider.complete(request)
         except ProviderError as exc:
-            self._log(writes, run_id, item_id, purpose, attempt, request, None, str(exc),
+            self._log(writes, run_id, item_id, purpose, attempt, parts, None, str(exc),
                       retries=getattr(exc, "retries", 0))
             raise
         if writes is not None:
             writes.cache(key, provider=self.provider.spec.prefix, model=self.provider.spec.model,
                          response=resp.model_dump(exclude={"cached", "latency_ms", "retries"}))
-            self._log(writes, run_id, item_id, purpose, attempt, request, resp, None)
+            self._log(writes, run_id, item_id, purpose, attempt, parts, resp, None)
         return resp
 
     def _log(self, writes: PendingWrites | None, run_id: str | None, item_id: str, purpose: str,
-             attempt: int, request: CompletionRequest, resp: CompletionResponse | None,
+             attempt: int, parts: _Parts | None, resp: CompletionResponse | None,
              error: str | None, *, retries: int = 0) -> None:
         """Queue the call's log row (nothing without a store or a run)."""
-        if writes is None or run_id is None:
+        if writes is None or run_id is None or parts is None:
             return
         writes.call(
             run_id, item_id, self.label, purpose=purpose, attempt=attempt,
-            request=call_summary(request),
+            request=parts.summary(),
             response_text=resp.text if resp else None,
             usage=resp.usage.model_dump() if resp else None,
             latency_ms=resp.latency_ms if resp else None, cached=bool(resp and resp.cached),
@@ -138,20 +144,45 @@ class Calls:
         )
 
 
+class _Parts:
+    """What the cache key and the call log's summary of one request share, computed once: the
+    parameters, the schema's digest, the messages as bytes."""
+
+    def __init__(self, request: CompletionRequest) -> None:
+        self.head = request.model_dump(exclude={"messages", "json_schema"})
+        self.has_schema = request.json_schema is not None
+        self.schema_digest = _schema_digest(request.json_schema)
+        self.roles = [m.role.encode() for m in request.messages]
+        self.contents = [m.content.encode() for m in request.messages]
+
+    def summary(self) -> dict[str, Any]:
+        out = dict(self.head)
+        out["n_messages"] = len(self.contents)
+        out["messages_sha256"] = hashlib.sha256(b"\x1e".join(self.contents)).hexdigest()[:16]
+        if self.has_schema:
+            out["json_schema_sha256"] = self.schema_digest[:16]
+        return out
+
+
+# Schema digests by the schema's exact text (repr tells 1 from 1.0 and True, as the canonical JSON
+# does; == would not): a run sends the same few schemas thousands of times, each request holding
+# its own copy, and encoding one canonically costs twice its repr. Bounded: schemas are few.
+_SCHEMA_DIGESTS: dict[str, str] = {}
+
+
 def _schema_digest(schema: dict[str, Any] | None) -> str:
-    # Not memoised by id(): the request holds its own copy of the schema, and ids are reused.
     if schema is None:
         return "none"
-    return hashlib.sha256(canonical_json(schema).encode()).hexdigest()
+    text = repr(schema)
+    digest = _SCHEMA_DIGESTS.get(text)
+    if digest is None:
+        digest = hashlib.sha256(canonical_json(schema).encode()).hexdigest()
+        if len(_SCHEMA_DIGESTS) >= 64:
+            _SCHEMA_DIGESTS.clear()
+        _SCHEMA_DIGESTS[text] = digest
+    return digest
 
 
 def call_summary(request: CompletionRequest) -> dict[str, Any]:
     """What the call log keeps of a request: parameters, and digests of the bulky parts."""
-    out = request.model_dump(exclude={"messages", "json_schema"})
-    out["n_messages"] = len(request.messages)
-    out["messages_sha256"] = hashlib.sha256(
-        "\x1e".join(m.content for m in request.messages).encode()).hexdigest()[:16]
-    if request.json_schema is not None:
-        out["json_schema_sha256"] = hashlib.sha256(
-            canonical_json(request.json_schema).encode()).hexdigest()[:16]
-    return out
+    return _Parts(request).summary()

@@ -34,6 +34,9 @@ __all__ = ["Judge", "rubric_definitions", "rubric_vars"]
 
 log = logging.getLogger("legal_judge.judge")
 
+# Recently rendered user messages (a pure function of the key: see Judge.messages).
+_USER_MESSAGES: dict[tuple[Any, ...], str] = {}
+
 
 class Judge:
     """A configured judge bound to a provider, the assets and (optionally) the store.
@@ -114,13 +117,24 @@ class Judge:
     def messages(self, item: BenchmarkItem, *, evidence: str | None = None) -> list[Message]:
         """The system and user messages for one item."""
         rubrics = self.active_rubrics(item)
-        fence_open, fence_close = fence_for(item.response)
-        system = self._system_prompt(tuple(r.name for r in rubrics), rubrics)
-        user = self.assets.template("judge_user").render(
-            prompt=item.prompt, response=item.response, jurisdiction=item.jurisdiction,
-            expected_signals=item.expected_signals, rubric_names=[r.name for r in rubrics],
-            evidence=evidence or "", fence_open=fence_open, fence_close=fence_close,
-        )
+        names = tuple(r.name for r in rubrics)
+        system = self._system_prompt(names, rubrics)
+        template = self.assets.template("judge_user")
+        # The judges of an item render the same user message: render it once (the key is the
+        # template's source and every variable it is given).
+        key = (template.source, item.prompt, item.response, item.jurisdiction,
+               tuple(item.expected_signals), names, evidence or "")
+        user = _USER_MESSAGES.get(key)
+        if user is None:
+            fence_open, fence_close = fence_for(item.response)
+            user = template.render(
+                prompt=item.prompt, response=item.response, jurisdiction=item.jurisdiction,
+                expected_signals=item.expected_signals, rubric_names=list(names),
+                evidence=evidence or "", fence_open=fence_open, fence_close=fence_close,
+            )
+            if len(_USER_MESSAGES) >= 256:
+                _USER_MESSAGES.pop(next(iter(_USER_MESSAGES)))  # the oldest
+            _USER_MESSAGES[key] = user
         return [Message(role="system", content=system), Message(role="user", content=user)]
 
     def _system_prompt(self, key: tuple[str, ...], rubrics: list[Rubric]) -> str:

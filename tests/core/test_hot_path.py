@@ -93,3 +93,33 @@ def test_language_warning_counts_every_answer_and_names_the_first_six() -> None:
     named = warning.split("answer(s): ")[1].split(" ...")[0].split(", ")
     assert named == [f"fr-{k} (fr)" for k in range(6)]
     assert warning.endswith(" ...; prefer a multilingual judge")
+
+
+def test_the_judges_of_an_item_render_its_user_message_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import legal_judge.assets.templates as templates
+    from legal_judge.benchmark.ensemble_config import load_ensemble_config
+
+    rendered: list[str] = []
+    real = templates.render_string
+
+    def counting(source: str, variables: dict, *, name: str = "<template>") -> str:  # type: ignore[type-arg]
+        rendered.append(name)
+        return real(source, variables, name=name)
+
+    monkeypatch.setattr(templates, "render_string", counting)
+    items = load_dataset(sample_dataset_path())[:5]
+    items = [i.model_copy(update={"prompt": f"{i.prompt} (render-once)"}) for i in items]
+    out = asyncio.run(run_benchmark(items, load_ensemble_config("demo"), store=Store()))
+    assert out.status == "completed" and out.progress.cached == 0
+    assert rendered.count("judge_user@1") == 5  # one per item, not one per judge
+
+
+def test_schemas_equal_under_python_but_not_as_json_get_their_own_digests() -> None:
+    provider = ScriptedProvider("scripted:model-x", outputs=[verdict_json()])
+    judge = Judge(JudgeConfig(spec="scripted:model-x"), provider, store=Store())
+    asyncio.run(judge.judge(load_dataset(sample_dataset_path())[0]))
+    [sent] = provider.requests
+    one, one_float = ({**(sent.json_schema or {}), "minimum": value} for value in (1, 1.0))
+    assert one == one_float  # equal as Python values, but not the same JSON
+    keys = {judge.cache_key(sent.model_copy(update={"json_schema": s})) for s in (one, one_float)}
+    assert len(keys) == 2
