@@ -227,10 +227,10 @@ class RunState:
         return family_of(sut, overrides=self.config.family_overrides) if sut else None
 
     async def judge_one(self, judge: Judge, item: BenchmarkItem, evidence: str | None,
-                        pending: PendingVerdicts | None = None,
-                        cached: dict[str, Any] | None = None) -> Verdict:
+                        pending: PendingVerdicts | None = None, cached: dict[str, Any] | None = None,
+                        *, looked_up: bool = False) -> Verdict:
         """One judge's verdict on one item (a stored ok/inconclusive one is reused), stored: a paid
-        one with its calls in one commit, a ``cached`` one (read for the whole item) in
+        one with its calls in one commit, a ``cached`` one (``looked_up`` for the whole item) in
         ``pending`` (while open), committed with the result."""
         done = self.done.get((item.id, judge.label))
         if done is not None and done["status"] in ("ok", "inconclusive"):
@@ -246,7 +246,7 @@ class RunState:
             try:
                 async with self.calls:
                     verdict = await judge.judge(item, run_id=self.run_id, evidence=evidence,
-                                                writes=writes, read_cache=False)
+                                                writes=writes, read_cache=not looked_up)
                 writes.verdict(self.run_id, item.id, judge.label, verdict.model_dump())
             finally:
                 writes.flush()  # one commit, also of what a failed or cancelled judgment paid for
@@ -281,7 +281,8 @@ class RunState:
         elif self.config.run_checks:
             checks, evidence = run_item_checks(item)
         hits = cached_verdicts(self.store, self.judges, item, evidence)  # one read per item
-        verdicts = await asyncio.gather(*(self.judge_one(j, item, evidence, pending, hit)
+        verdicts = await asyncio.gather(*(self.judge_one(j, item, evidence, pending, hit,
+                                                         looked_up=True)
                                           for j, hit in zip(self.judges, hits, strict=True)))
         note_language(item, self.judges, self.non_english, self.non_english_count)
         result = aggregate(item.id, list(verdicts), self.slots, sut_family=self.sut_family(item),
