@@ -28,6 +28,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from legal_judge.assets.catalogue import parse_yaml
 from legal_judge.assets.templates import render_string
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.models import BenchmarkItem
@@ -97,7 +98,7 @@ def read_catalogue(path: Path, model: type[_M]) -> _M:
         InputError: the file cannot be read, is not YAML (with its line), or a field is wrong.
     """
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = parse_yaml(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
     except yaml.YAMLError as exc:

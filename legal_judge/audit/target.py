@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import yaml
 from pydantic import ValidationError
 
+from legal_judge.assets.catalogue import parse_yaml
 from legal_judge.audit.calls import (
     Compared,
     Scored,
@@ -171,7 +172,7 @@ def _judge_target(config: JudgeConfig, store: Store | None, *, rubric_set: str, 
 def _yaml_target(path: Path, store: Store | None, *, rubric: str | None, use_cache: bool,
                  request_seed: int | None) -> AuditTarget:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = parse_yaml(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise InputError([Problem(str(path), None, None, f"cannot read the target: {exc}")]) from None
     if not isinstance(data, dict):

@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from legal_judge.assets.catalogue import parse_yaml
 
 __all__ = ["RULES_FILE", "CourtInfo", "Rules", "court_info", "known_abbreviations", "load_rules"]
 
@@ -97,7 +97,7 @@ def load_rules(path: Path = RULES_FILE) -> Rules:
     Returns:
         The parsed rules with the court index built.
     """
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = parse_yaml(path.read_text(encoding="utf-8"))
     return Rules(
         version=int(data["version"]),
         data=data,

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from legal_judge.assets.catalogue import parse_yaml
 
 __all__ = ["VOLUMES_FILE", "SeriesInfo", "VolumeTable", "load_volumes"]
 
@@ -93,7 +93,7 @@ def _series(name: str, raw: dict[str, Any]) -> SeriesInfo:
 @cache
 def load_volumes(path: Path = VOLUMES_FILE) -> VolumeTable:
     """Read the volume table once per process."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = parse_yaml(path.read_text(encoding="utf-8"))
     as_of = data["as_of"]
     return VolumeTable(
         as_of=as_of if isinstance(as_of, date) else date.fromisoformat(str(as_of)),
