@@ -79,10 +79,12 @@ async def drive(run: _Run) -> None:
     queue: asyncio.Queue[BenchmarkItem | None] = asyncio.Queue(maxsize=CHUNK)
     run.done = {}
 
+    by_rowid = run.store.items_stored_in_order(run.run_id)
+
     async def feeder() -> None:
-        after = -1
+        after = 0 if by_rowid else -1
         while True:
-            chunk = run.store.item_chunk(run.run_id, after=after, limit=CHUNK)
+            chunk = run.store.item_chunk(run.run_id, after=after, limit=CHUNK, by_rowid=by_rowid)
             if not chunk:
                 break
             after = chunk[-1][0]

@@ -108,13 +108,32 @@ class RunsMixin(StoreBase):
         return [int(r[0]) for r in self.db.execute(
             "SELECT position FROM items WHERE run_id = ? ORDER BY position", (run_id,))]
 
-    def item_chunk(self, run_id: str, *, after: int, limit: int) -> list[tuple[int, dict[str, Any]]]:
-        """Up to ``limit`` items ``(position, item)`` after position ``after``, in dataset order
-        (the runner reads a large run's items back in chunks instead of holding them all)."""
-        rows = self.db.execute(
-            "SELECT position, item_json FROM items WHERE run_id = ? AND position > ? "
-            "ORDER BY position LIMIT ?", (run_id, after, limit))
-        return [(int(p), json.loads(data)) for p, data in rows]
+    def items_stored_in_order(self, run_id: str) -> bool:
+        """Whether the run's items were inserted in dataset order (rowid order is position
+        order), which lets :meth:`item_chunk` read them by rowid: every run this version writes."""
+        return not self.db.execute(
+            """SELECT EXISTS (SELECT 1 FROM (SELECT position - LAG(position) OVER (ORDER BY rowid)
+                                             AS step FROM items WHERE run_id = ?)
+                              WHERE step <= 0)""", (run_id,)).fetchone()[0]
+
+    def item_chunk(self, run_id: str, *, after: int, limit: int,
+                   by_rowid: bool = True) -> list[tuple[int, dict[str, Any]]]:
+        """Up to ``limit`` items ``(key, item)`` after key ``after``, in dataset order (the runner
+        reads a large run's items back in chunks instead of holding them all).
+
+        ``key`` is the rowid (start at 0) when :meth:`items_stored_in_order`, so each chunk is a
+        range of the table (no index on position: a position-ordered chunk sorts every item of
+        the run, ~9 KB each, again for each chunk); else the position (start at -1).
+        """
+        if by_rowid:
+            rows = self.db.execute(  # +run_id: the rowid range, not the run's index and a sort
+                "SELECT rowid, item_json FROM items WHERE rowid > ? AND +run_id = ? "
+                "ORDER BY rowid LIMIT ?", (after, run_id, limit))
+        else:
+            rows = self.db.execute(
+                "SELECT position, item_json FROM items WHERE run_id = ? AND position > ? "
+                "ORDER BY position LIMIT ?", (run_id, after, limit))
+        return [(int(key), json.loads(data)) for key, data in rows]
 
     def verdicts_of_items(self, run_id: str,
                           item_ids: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
