@@ -116,11 +116,12 @@ def _alpha(judges: dict[str, _JudgeRow], positions: list[int]) -> dict[str, floa
 def _expected_agreement(store: Store, run_id: str) -> dict[str, Any] | None:
     """Agreement with ``metadata.expected_pass`` (what a careful lawyer concluded), when present."""
     n = agree = false_pass = false_fail = 0
-    for value, status, overall in store.iter_expected_outcomes(run_id):
-        expected = expected_pass_of({"expected_pass": value})
-        if expected is None or status != "ok":
+    # Only the items whose JSON names the field are read (with their results), in any order.
+    for item, result in store.iter_items_with_results(run_id, holding='"expected_pass"'):
+        expected = expected_pass_of(item.get("metadata"))
+        if expected is None or (result or {}).get("status") != "ok":
             continue
-        said = overall == "pass"
+        said = (result or {}).get("overall") == "pass"
         n += 1
         agree += int(said == expected)
         false_pass += int(said and not expected)

@@ -158,19 +158,16 @@ class RunsMixin(StoreBase):
         for item_id, judge, position, data in cursor:
             yield item_id, judge, position, json.loads(data)
 
-    def iter_expected_outcomes(self, run_id: str) -> Iterator[tuple[Any, str | None, str | None]]:
-        """``(metadata.expected_pass, result status, result overall)`` of each item of a run that
-        has an ``expected_pass`` (decoded, unnormalised), in dataset order."""
+    def iter_items_with_results(self, run_id: str, *, holding: str) -> Iterator[
+            tuple[dict[str, Any], dict[str, Any] | None]]:
+        """``(item, result or None)`` of each item of a run whose stored JSON holds the text
+        ``holding`` (a cheap filter: e.g. a field name), in no particular order."""
         cursor = self.db.execute(
-            """SELECT i.item_json -> '$.metadata.expected_pass', e.result_json ->> '$.status',
-                      e.result_json ->> '$.overall'
-               FROM items i LEFT JOIN ensemble_results e
-                    ON e.run_id = i.run_id AND e.item_id = i.item_id
-               WHERE i.run_id = ? AND json_type(i.item_json, '$.metadata') = 'object'
-                     AND json_type(i.item_json, '$.metadata.expected_pass') IS NOT NULL
-               ORDER BY i.position""", (run_id,))
-        for expected, status, overall in cursor:
-            yield json.loads(expected), status, overall
+            """SELECT i.item_json, e.result_json FROM items i LEFT JOIN ensemble_results e
+                   ON e.run_id = i.run_id AND e.item_id = i.item_id
+               WHERE i.run_id = ? AND instr(i.item_json, ?) > 0""", (run_id, holding))
+        for item, result in cursor:
+            yield json.loads(item), json.loads(result) if result is not None else None
 
     def run_exists(self, run_id: str) -> bool:
         """Whether a run (of any kind) has this id."""
