@@ -25,14 +25,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from legal_judge.dataset_lines import decode_line, file_problem, jsonl_row
 from legal_judge.errors import InputError, Problem
 from legal_judge.models import BenchmarkItem
 
 __all__ = ["ID_FIELDS", "DatasetSummary", "expected_pass_of", "id_problem", "load_dataset",
-           "normalise_expected_pass", "read_jsonl_models", "sample_dataset_path", "summarize"]
+           "normalise_expected_pass",
+           "read_jsonl_models", "sample_dataset_path", "summarize", "validate_row"]
 
 MAX_FIELD_CHARS = 200_000
-MAX_FILE_BYTES = 512 * 1024 * 1024
 _LIST_FIELDS = ("expected_signals",)
 _OBJECT_FIELDS = ("metadata",)
 
@@ -57,14 +58,8 @@ class _Text:
 
 
 def _decode(path: Path, problems: list[Problem]) -> _Text | None:
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        problems.append(Problem(str(path), None, None, f"cannot read: {exc.strerror}"))
-        return None
-    if size > MAX_FILE_BYTES:
-        problems.append(Problem(str(path), None, None,
-                                f"file is {size / 1e6:.0f} MB; the limit is {MAX_FILE_BYTES // 2**20} MiB"))
+    if (problem := file_problem(path)) is not None:
+        problems.append(problem)
         return None
     try:
         data = path.read_bytes()
@@ -72,25 +67,9 @@ def _decode(path: Path, problems: list[Problem]) -> _Text | None:
         problems.append(Problem(str(path), None, None, f"cannot read: {exc.strerror}"))
         return None
     data = data.removeprefix(b"\xef\xbb\xbf")  # a BOM is accepted
-    lines: list[str] = []
-    bad: set[int] = set()
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(str(path), lineno, None,
-                                    f"not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} "
-                                    "of the line); save the file as UTF-8"))
-            bad.add(lineno)
-            line = raw.decode("utf-8", errors="replace")
-        if "\x00" in line:
-            if lineno not in bad:
-                problems.append(Problem(str(path), lineno, None,
-                                        f"contains a NUL byte (character {line.index(chr(0)) + 1})"))
-            bad.add(lineno)
-            line = line.replace("\x00", "\ufffd")
-        lines.append(line)
-    return _Text("\n".join(lines), frozenset(bad))
+    decoded = [decode_line(path, n, raw, problems) for n, raw in enumerate(data.split(b"\n"), 1)]
+    return _Text("\n".join(line for line, _ in decoded),
+                 frozenset(n for n, (_, ok) in enumerate(decoded, 1) if not ok))
 
 
 #: Fields that hold an id: shown in tables, written to exports and Langfuse, used as keys.
@@ -182,14 +161,8 @@ def _jsonl_rows(path: Path, text: _Text, problems: list[Problem]) -> Iterator[tu
     # Split on "\n" only: str.splitlines() would also split inside a JSON string holding U+2028,
     # U+0085 or a form feed, which JSON allows unescaped.
     for lineno, line in enumerate(text.text.split("\n"), start=1):
-        if not line.strip() or lineno in text.bad_lines:
-            continue
-        try:
-            yield lineno, json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(path), lineno, None, f"invalid JSON: {exc.msg} (column {exc.colno})"))
-        except RecursionError:
-            problems.append(Problem(str(path), lineno, None, "JSON nested too deeply"))
+        if lineno not in text.bad_lines and (row := jsonl_row(path, lineno, line, problems)):
+            yield lineno, row[0]
 
 
 def _json_array_rows(path: Path, decoded: _Text,
@@ -302,8 +275,9 @@ def read_jsonl_models(path: Path, model: type[ModelT],
     return rows
 
 
-def _validate_row(path: Path, lineno: int, row: Any, problems: list[Problem],
-                  warnings: list[Problem] | None = None) -> BenchmarkItem | None:
+def validate_row(path: Path, lineno: int, row: Any, problems: list[Problem],
+                 warnings: list[Problem] | None = None) -> BenchmarkItem | None:
+    """One row as a :class:`BenchmarkItem`, or None with its defects in ``problems``."""
     if not isinstance(row, dict):
         problems.append(Problem(str(path), lineno, None, f"expected a JSON object, got {type(row).__name__}"))
         return None
@@ -350,7 +324,7 @@ def load_dataset(path: str | Path, *, warnings: list[Problem] | None = None) -> 
                          fix="check the file path")
     items: list[tuple[int, BenchmarkItem]] = []
     for lineno, row in _rows(path, text, problems):
-        item = _validate_row(path, lineno, row, problems, warnings)
+        item = validate_row(path, lineno, row, problems, warnings)
         if item is not None:
             items.append((lineno, item))
     first_line: dict[str, int] = {}

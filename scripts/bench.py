@@ -119,7 +119,11 @@ from legal_judge.dataset import load_dataset
 from legal_judge.benchmark.ensemble_config import load_ensemble_config
 from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.store import Store
-items = load_dataset({str(items_path)!r})
+try:  # a checkout that streams its items reads the file the way `legal-judge run` does
+    from legal_judge.dataset_stream import stream_dataset as read_items
+except ImportError:  # older checkouts (--code) load the whole list
+    read_items = load_dataset
+items = read_items({str(items_path)!r})
 cfg = load_ensemble_config({str(config)!r})
 rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 if {trace!r}:

@@ -17,7 +17,7 @@ batch and only polls.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,7 +62,7 @@ def _route(judges: list[Judge], config: EnsembleConfig, store: Store, collector:
 
 
 async def run_benchmark_batch(
-    items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store, run_id: str | None = None,
+    items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: Store, run_id: str | None = None,
     resume: bool = False, poll_interval_s: float = 30.0, online_threshold: int = 20,
     max_resubmits: int = 2, use_cache: bool = True, http_client: Any = None,
     backend_factory: BackendFactory | None = None, sleep: Sleep = asyncio.sleep, wait: bool = True,
@@ -72,7 +72,9 @@ async def run_benchmark_batch(
     """Score ``items`` with the ensemble through provider batch APIs; store everything.
 
     Args:
-        items: Validated benchmark items (ignored on resume: the stored items are used).
+        items: Validated benchmark items, any iterable (ignored on resume: the stored items are
+            used). A batch run holds its items in a list (``RunState.items``): a batch file is
+            bounded by the provider's batch limits.
         config: The ensemble configuration.
         store: The SQLite store.
         run_id: Id for a new run, or the run to resume.

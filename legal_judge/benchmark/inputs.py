@@ -9,7 +9,7 @@ same judges, and that run's summary counts them.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,7 +146,7 @@ def select_items(items: Sequence[BenchmarkItem],
 class RunInputs:
     """What a ``legal-judge run`` judges: the items, the ensemble and how the items were chosen."""
 
-    items: list[BenchmarkItem]
+    items: Iterable[BenchmarkItem]
     config: EnsembleConfig
     selection: dict[str, Any] | None = None
 
@@ -181,17 +181,28 @@ def resolve_inputs(store: Store, dataset: str | None, ensemble: str, *, resume: 
         from legal_judge.sync.langfuse_datasets import load_langfuse_dataset
 
         items = load_langfuse_dataset(dataset.removeprefix("langfuse:"))
-    else:
-        from legal_judge.dataset import load_dataset
+        config = load_ensemble_config(ensemble)
+        chosen, record = select_items(items, selection or ItemSelection())
+        return RunInputs(chosen, config, record)
+    from legal_judge.dataset_stream import LimitedItems, stream_dataset
 
-        items = load_dataset(dataset)
+    # Validated in one pass that keeps no item; the run reads the file again as it stores it.
+    source = stream_dataset(dataset)
     config = load_ensemble_config(ensemble)
-    chosen, record = select_items(items, selection or ItemSelection())
+    selection = selection or ItemSelection()
+    if selection.everything:
+        return RunInputs(source, config)
+    if selection.limit is not None:
+        rows = source.rows or 0
+        return RunInputs(LimitedItems(source, selection.limit), config, {
+            "options": selection.describe(), "selected": min(selection.limit, rows), "of": rows})
+    # A sample or a list of ids picks among every item: those are held (as before).
+    chosen, record = select_items(list(source), selection)
     return RunInputs(chosen, config, record)
 
 
 def run_inputs(store: Store, dataset: str | None, ensemble: str, *,
-               resume: str | None) -> tuple[list[BenchmarkItem], EnsembleConfig]:
+               resume: str | None) -> tuple[Iterable[BenchmarkItem], EnsembleConfig]:
     """``(items, config)`` of :func:`resolve_inputs` without a selection."""
     got = resolve_inputs(store, dataset, ensemble, resume=resume)
     return got.items, got.config

@@ -19,19 +19,18 @@ reused; a response that arrived but was not yet parsed comes back from the provi
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from legal_judge.assets.catalogue import load_assets
-from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot, aggregate, check_policy
+from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot, aggregate
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.benchmark.item_checks import citation_lookup_from_env, run_item_checks
 from legal_judge.benchmark.item_state import PendingVerdicts, cached_verdicts, note_language
+from legal_judge.benchmark.outcome import RunOutcome, new_run_id
 from legal_judge.benchmark.progress import CostLimitReached, RunProgress, check_cost_limit
+from legal_judge.benchmark.run_items import FamilyCheck, drive, stored_items
 from legal_judge.benchmark.run_setup import (
     build_judges,
     ensemble_judge_id,
@@ -41,27 +40,11 @@ from legal_judge.benchmark.run_setup import (
 )
 from legal_judge.benchmark.stored_results import StoredResults
 from legal_judge.judge.judge import Judge
-from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
+from legal_judge.models import BenchmarkItem, Verdict
 from legal_judge.store import Store
 
 __all__ = ["RunOutcome", "RunState", "execute_plan", "new_run_id", "plan_run",
            "run_benchmark"]
-
-
-def new_run_id() -> str:
-    """A sortable, unique run id."""
-    return datetime.now(UTC).strftime("run-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-
-
-@dataclass
-class RunOutcome:
-    """What ``run_benchmark`` returns."""
-
-    run_id: str
-    status: str
-    results: Mapping[str, EnsembleResult]
-    progress: RunProgress
-    warnings: list[str] = field(default_factory=list)
 
 
 class RunState:
@@ -72,14 +55,17 @@ class RunState:
     """
 
     def __init__(self, config: EnsembleConfig, judges: list[Judge], store: Store, run_id: str,
-                 *, items: list[BenchmarkItem], resume: bool = False,
+                 *, items: Iterable[BenchmarkItem], resume: bool = False,
                  calibration: str | None = None, correction: Any = None,
                  lookup: Any = None) -> None:
         self.config = config
         self.judges = judges
         self.store = store
         self.run_id = run_id
-        self.items = items
+        # Read by start() as it is stored (a list is kept); the workers read the store in chunks.
+        self._source: Iterable[BenchmarkItem] | None = None if resume else items
+        self._items = items if isinstance(items, list) and not resume else None
+        self._families_checked = False
         self.resume = resume
         self.calibration = calibration
         self.on_progress: Callable[[RunProgress], None] | None = None
@@ -100,21 +86,45 @@ class RunState:
         # every id grew with the run).
         self.non_english: dict[str, list[str]] = {}
         self.non_english_count: dict[str, int] = {}
-        self.done = store.load_verdicts(run_id)
+        self._done: dict[tuple[str, str], dict[str, Any]] | None = None
         self.correction = correction
         self.lookup = lookup
         self.ensemble_id = ensemble_judge_id(config, judges)
         self._owner: ExitStack | None = None
 
+    @property
+    def items(self) -> list[BenchmarkItem]:
+        """Every item, held in a list (batch runs, small callers; the online path never asks)."""
+        if self._items is None:
+            self._items = list(self._checkable())
+        return self._items
+
+    @property
+    def done(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """Stored verdicts by (item id, judge): all of them (batch runs), or only those of the items
+        in hand (:func:`~legal_judge.benchmark.run_items.drive`)."""
+        if self._done is None:
+            self._done = self.store.load_verdicts(self.run_id)
+        return self._done
+
+    @done.setter
+    def done(self, value: dict[tuple[str, str], dict[str, Any]]) -> None:
+        self._done = value
+
     def check_families(self) -> None:
         """Refuse (or warn about) judges of the answering system's family, per item family."""
-        seen: set[str | None] = set()
-        for item in self.items:
-            family = self.sut_family(item)
-            if family in seen:
-                continue
-            seen.add(family)
-            self.warnings += check_policy(self.slots, family, self.policy)
+        families = FamilyCheck(self)
+        for item in self._checkable():  # read once, kept nowhere
+            families.see(item)
+        self.warnings += families.warnings
+        self._families_checked = True
+
+    def _checkable(self) -> Iterable[BenchmarkItem]:
+        if self._items is not None:
+            return self._items
+        if self._source is None:  # resumed, or read into the store already
+            return (BenchmarkItem.model_validate(x) for x in self.store.iter_items(self.run_id))
+        return self._source
 
     def route_judges(self, judges: list[Judge]) -> None:
         """Judge with ``judges`` instead: the planned ones, their calls routed (batch runs).
@@ -145,9 +155,16 @@ class RunState:
                       "calibration": self.calibration,
                       "langfuse_prompts": langfuse_prompt_versions(self.warnings),
                       **(extra_config or {})}
+            # A source read once is checked as it is stored: a refusal or a defect in it rolls
+            # the run back (nothing stored), as when it was checked before the run existed.
+            families = None if self._families_checked else FamilyCheck(self)
             self.store.create_run(self.run_id, kind="run", config=config,
-                                  items=(i.model_dump() for i in self.items))
-        self.progress.items_total = len(self.items)
+                                  items=stored_items(self._checkable(), families))
+            self._source = None  # read: what is stored is read back from the store
+            if families is not None:
+                self.warnings[:0] = families.warnings
+                self._families_checked = True
+        self.progress.items_total = self.store.item_count(self.run_id)
         self._owner = ExitStack()
         self._owner.enter_context(hold_run(self.store, self.run_id))
 
@@ -297,7 +314,7 @@ class RunState:
         return data
 
 
-def plan_run(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store,
+def plan_run(items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: Store,
              run_id: str | None = None, resume: bool = False, use_cache: bool = True,
              http_client: Any = None, calibration: str | None = None,
              lookup: Any = None) -> RunState:
@@ -317,7 +334,7 @@ def plan_run(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store
         refuse_reused_run_id(store, run_id)
     judges = build_judges(config, store, use_cache=use_cache, http_client=http_client)
     if resume:
-        items = [BenchmarkItem.model_validate(x) for x in store.load_items(run_id)]
+        items = []
         calibration = store.get_run(run_id)["config"].get("calibration")
     correction = None
     if calibration:
@@ -328,11 +345,12 @@ def plan_run(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store
         lookup = citation_lookup_from_env(store)
     run = RunState(config, judges, store, run_id, items=items, resume=resume,
                    calibration=calibration, correction=correction, lookup=lookup)
-    run.check_families()
+    if resume or isinstance(items, Sequence) or iter(items) is not items:
+        run.check_families()  # a source read again (a list, a dataset file); else by start()
     return run
 
 
-async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, store: Store,
+async def run_benchmark(items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: Store,
                         run_id: str | None = None, resume: bool = False, use_cache: bool = True,
                         http_client: Any = None,
                         on_progress: Callable[[RunProgress], None] | None = None,
@@ -341,7 +359,8 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
     """Score ``items`` with the ensemble and store everything.
 
     Args:
-        items: Validated benchmark items (ignored on resume: the stored items are used).
+        items: Validated benchmark items, any iterable (ignored on resume: the stored items are
+            used); a generator is read once, as the run stores it, and never held.
         config: The ensemble configuration.
         store: The SQLite store.
         run_id: Id for a new run, or the run to resume.
@@ -368,30 +387,10 @@ async def run_benchmark(items: list[BenchmarkItem], config: EnsembleConfig, *, s
 
 async def execute_plan(plan: RunState, *, on_progress: Callable[[RunProgress], None] | None = None,
                        extra_config: dict[str, Any] | None = None) -> RunOutcome:
-    """Run a planned run online: start it, judge every item, finish it."""
-    plan.start(on_progress=on_progress, extra_config=extra_config)
-    status = await plan.execute(_drive(plan, plan.items))
+    """Run a planned run online: start it (unless started already), judge every item, finish it."""
+    if plan._owner is not None:  # started by the caller (the CLI, before its progress bar)
+        plan.on_progress = on_progress or plan.on_progress
+    else:
+        plan.start(on_progress=on_progress, extra_config=extra_config)
+    status = await plan.execute(drive(plan))
     return plan.finish(status)
-
-
-async def _drive(run: RunState, items: list[BenchmarkItem]) -> None:
-    queue: asyncio.Queue[BenchmarkItem] = asyncio.Queue()
-    for item in items:
-        queue.put_nowait(item)
-
-    async def worker() -> None:
-        while True:
-            try:
-                item = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
-            await run.item(item)
-
-    workers = [asyncio.create_task(worker()) for _ in range(min(run.config.concurrency, len(items)))]
-    try:
-        await asyncio.gather(*workers)
-    except BaseException:
-        for w in workers:
-            w.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
-        raise

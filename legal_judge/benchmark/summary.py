@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from array import array
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -14,60 +16,95 @@ from legal_judge.store import Store
 __all__ = ["calibrated_means", "corrected_figures", "summarize_run"]
 
 
-def _rubric_means(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    by_rubric: dict[str, list[float]] = defaultdict(list)
-    for r in results.values():
+def _nan_if_none(value: Any) -> float:
+    return float("nan") if value is None else float(value)
+
+
+class _RubricValues:
+    """Scores by rubric as float arrays (what the means and CIs need), in the order added."""
+
+    def __init__(self) -> None:
+        self.by_rubric: dict[str, array[float]] = {}
+
+    def add(self, scores: dict[str, Any]) -> None:
+        for rubric, score in scores.items():
+            values = self.by_rubric.get(rubric)
+            if values is None:
+                values = self.by_rubric[rubric] = array("d")
+            values.append(_nan_if_none(score))
+
+    def means(self) -> dict[str, dict[str, Any]]:
+        out = {}
+        for rubric, values in sorted(self.by_rubric.items()):
+            m = stats.mean_ci(np.frombuffer(values, dtype=float) if values else [])
+            # One scored item has no CI (None), not a zero-width one.
+            out[rubric] = {"n": m.n, "mean": m.mean, "ci95": list(m.ci95) if m.ci95 else None}
+        return out
+
+
+def _rubric_means(results: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    values = _RubricValues()
+    for r in results:
         if r["status"] == "ok":
-            for rubric, score in r["scores"].items():
-                by_rubric[rubric].append(score)
-    out = {}
-    for rubric, values in sorted(by_rubric.items()):
-        m = stats.mean_ci(values)
-        # One scored item has no CI (None), not a zero-width one.
-        out[rubric] = {"n": m.n, "mean": m.mean, "ci95": list(m.ci95) if m.ci95 else None}
-    return out
+            values.add(r["scores"])
+    return values.means()
 
 
-def _per_judge(verdicts: dict[tuple[str, str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    rows: dict[str, dict[str, Any]] = defaultdict(lambda: {"scores": defaultdict(list), "ok": 0,
-                                                          "inconclusive": 0, "error": 0,
-                                                          "pass": 0, "cost_usd": 0.0,
-                                                          "cost_unknown": 0, "judge_id": ""})
-    for (_, judge), v in verdicts.items():
-        row = rows[judge]
+class _JudgeRow:
+    """One judge's running figures; its scores as (position, value) arrays per rubric, which
+    both its means and the agreement matrix read."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, Any] = {"ok": 0, "inconclusive": 0, "error": 0, "pass": 0,
+                                       "cost_unknown": 0, "judge_id": ""}
+        self.cost_usd = 0.0
+        self.scores: dict[str, tuple[array[float], array[int]]] = {}
+
+    def add(self, v: dict[str, Any], position: int | None) -> None:
+        row = self.counts
         row["judge_id"] = v["judge_id"]
         row[v["status"]] += 1
         if v["status"] == "ok":
             row["pass"] += int(v.get("overall") == "pass")
             for rubric, s in v["scores"].items():
-                row["scores"][rubric].append(s)
+                got = self.scores.get(rubric)
+                if got is None:
+                    got = self.scores[rubric] = (array("d"), array("q"))
+                got[0].append(_nan_if_none(s))
+                got[1].append(-1 if position is None else position)
         if v.get("cached"):
-            continue  # paid for by the run that made it
+            return  # paid for by the run that made it
         if v.get("cost_usd") is None and v["status"] == "ok":
             row["cost_unknown"] += 1
         else:
-            row["cost_usd"] += v.get("cost_usd") or 0.0
-    out = {}
-    for judge, row in sorted(rows.items()):
-        means = {r: round(float(np.mean(s)), 4) for r, s in sorted(row["scores"].items())}
-        out[judge] = {k: row[k] for k in ("judge_id", "ok", "inconclusive", "error", "pass",
-                                          "cost_unknown")} | {
+            self.cost_usd += v.get("cost_usd") or 0.0
+
+    def figures(self) -> dict[str, Any]:
+        row = self.counts
+        means = {r: round(float(np.mean(np.frombuffer(s[0], dtype=float))), 4)
+                 for r, s in sorted(self.scores.items())}
+        return {k: row[k] for k in ("judge_id", "ok", "inconclusive", "error", "pass",
+                                    "cost_unknown")} | {
             "means": means, "pass_rate": row["pass"] / row["ok"] if row["ok"] else None,
-            "cost_usd": round(row["cost_usd"], 6)}
-    return out
+            "cost_usd": round(self.cost_usd, 6)}
 
 
-def _alpha(verdicts: dict[tuple[str, str], dict[str, Any]], items: list[str]) -> dict[str, float | None]:
-    judges = sorted({j for _, j in verdicts})
-    rubrics = sorted({r for v in verdicts.values() if v["status"] == "ok" for r in v["scores"]})
+def _alpha(judges: dict[str, _JudgeRow], positions: list[int]) -> dict[str, float | None]:
+    """Krippendorff's alpha per rubric over judges x items (dataset order), NaN where missing."""
+    names = sorted(judges)
+    rubrics = sorted({r for row in judges.values() for r in row.scores})
+    order = np.asarray(positions, dtype=np.int64)
     out: dict[str, float | None] = {}
     for rubric in rubrics:
-        matrix = np.full((len(judges), len(items)), np.nan)
-        for ji, judge in enumerate(judges):
-            for ii, item in enumerate(items):
-                v = verdicts.get((item, judge))
-                if v and v["status"] == "ok" and rubric in v["scores"]:
-                    matrix[ji, ii] = v["scores"][rubric]
+        matrix = np.full((len(names), len(order)), np.nan)
+        for ji, judge in enumerate(names):
+            got = judges[judge].scores.get(rubric)
+            if got is None:
+                continue
+            values = np.frombuffer(got[0], dtype=float)
+            placed = np.frombuffer(got[1], dtype=np.int64)
+            known = placed >= 0
+            matrix[ji, np.searchsorted(order, placed[known])] = values[known]
         try:
             value = stats.krippendorff_alpha(matrix, level="interval")
         except stats.StatisticsError:
@@ -76,45 +113,76 @@ def _alpha(verdicts: dict[tuple[str, str], dict[str, Any]], items: list[str]) ->
     return out
 
 
-def _expected_agreement(results: dict[str, dict[str, Any]],
-                        items: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _expected_agreement(store: Store, run_id: str) -> dict[str, Any] | None:
     """Agreement with ``metadata.expected_pass`` (what a careful lawyer concluded), when present."""
-    pairs = [(results[i["id"]]["overall"] == "pass", expected)
-             for i in items
-             if (expected := expected_pass_of(i.get("metadata"))) is not None
-             and results.get(i["id"], {}).get("status") == "ok"]
-    if not pairs:
+    n = agree = false_pass = false_fail = 0
+    # Only the items whose JSON names the field are read (with their results), in any order.
+    for item, result in store.iter_items_with_results(run_id, holding='"expected_pass"'):
+        expected = expected_pass_of(item.get("metadata"))
+        if expected is None or (result or {}).get("status") != "ok":
+            continue
+        said = (result or {}).get("overall") == "pass"
+        n += 1
+        agree += int(said == expected)
+        false_pass += int(said and not expected)
+        false_fail += int(expected and not said)
+    if not n:
         return None
-    agree = sum(1 for a, b in pairs if a == b)
-    return {"n": len(pairs), "agree": agree, "rate": agree / len(pairs),
-            "false_pass": sum(1 for a, b in pairs if a and not b),
-            "false_fail": sum(1 for a, b in pairs if b and not a)}
+    return {"n": n, "agree": agree, "rate": agree / n, "false_pass": false_pass,
+            "false_fail": false_fail}
 
 
-_VERDICT_KEYS = ("judge_id", "judge", "status", "overall", "scores", "cost_usd", "input_tokens",
-                 "output_tokens", "cached")
 _RESULT_KEYS = ("status", "overall", "scores", "flagged_for_review", "overrides", "raw_scores",
                 "flags")
 
 
-def _slim_verdicts(store: Store, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
-    # Keep only the figures the summary needs: raw outputs and rationales of a 10,000-item run
-    # would otherwise be held in memory all at once.
-    out = {}
-    for item_id, judge, v in store.iter_verdicts(run_id):
-        slim = {k: v.get(k) for k in _VERDICT_KEYS}
-        slim["simulated"] = "simulated" in str(v.get("raw", ""))[:2000] or "simulated" in judge
-        slim["scores"] = slim["scores"] or {}
-        out[(item_id, judge)] = slim
-    return out
+@dataclass
+class _Verdicts:
+    """Every verdict of a run folded into running figures (nothing per verdict is kept but the
+    floats the means, the agreement and the cost sum need)."""
+
+    judges: dict[str, _JudgeRow] = field(default_factory=dict)
+    paid_cost: array[float] = field(default_factory=lambda: array("d"))
+    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
+        ("in", "out", "cached_in", "cached_out", "cached_verdicts", "cached_items",
+         "unknown_cost"), 0))
+    simulated: bool = False
+
+    def fold(self, store: Store, run_id: str) -> _Verdicts:
+        current: str | None = None
+        all_cached = False
+        t = self.tokens
+        for item_id, judge, position, v in store.iter_verdicts_placed(run_id):
+            if item_id != current:
+                # Verdicts come by item: an item every verdict of which came from the cache
+                # cost nothing.
+                t["cached_items"] += int(current is not None and all_cached)
+                current, all_cached = item_id, True
+            cached = bool(v.get("cached"))
+            all_cached = all_cached and cached
+            if not self.simulated:
+                self.simulated = ("simulated" in str(v.get("raw", ""))[:2000]
+                                  or "simulated" in judge)
+            row = self.judges.get(judge)
+            if row is None:
+                row = self.judges[judge] = _JudgeRow()
+            row.add({**v, "scores": v.get("scores") or {}}, position)
+            # Tokens and cost are what this run spent: a verdict reused from the cache was
+            # paid for by the run that made it (counting it again showed 422,019 tokens for a
+            # run of 0 calls).
+            if cached:
+                t["cached_verdicts"] += 1
+                t["cached_in"] += v.get("input_tokens") or 0
+                t["cached_out"] += v.get("output_tokens") or 0
+            else:
+                t["in"] += v.get("input_tokens") or 0
+                t["out"] += v.get("output_tokens") or 0
+                t["unknown_cost"] += int(v["status"] == "ok" and v.get("cost_usd") is None)
+                self.paid_cost.append(v.get("cost_usd") or 0.0)
+        t["cached_items"] += int(current is not None and all_cached)
+        return self
 
 
-def _cached_items(verdicts: dict[tuple[str, str], dict[str, Any]]) -> int:
-    """Items every judge's verdict of which came from the cache: nothing was paid for them."""
-    cached: dict[str, bool] = {}
-    for (item_id, _), v in verdicts.items():
-        cached[item_id] = cached.get(item_id, True) and bool(v.get("cached"))
-    return sum(cached.values())
 def corrected_figures(store: Store, run_id: str) -> dict[str, Any] | None:
     """The run's figures corrected for judge error (``calibration.estimate_run``) as a dict.
 
@@ -136,7 +204,7 @@ def corrected_figures(store: Store, run_id: str) -> dict[str, Any] | None:
 
 
 def calibrated_means(store: Store, run_id: str,
-                     results: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+                     results: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """For a run scored with ``--calibration``: the correction id and the uncorrected means.
 
     The rubric means of such a run are calibrated; the judges' own (raw) means are kept beside
@@ -150,55 +218,65 @@ def calibrated_means(store: Store, run_id: str,
     correction = run_correction(store, run)
     if correction is None:
         return None
-    raw = {i: {**r, "scores": uncalibrated_scores(r, correction)} for i, r in results.items()}
+    # The run's results are read again one at a time when not given (a large run's are not held).
+    rows = results.values() if results is not None else (r for _, r in store.iter_results(run_id))
+    raw = ({**r, "scores": uncalibrated_scores(r, correction)} for r in rows)
     return {"correction_id": correction.id, "calibration_id": correction.calibration_id,
             "method": "isotonic", "raw_rubrics": _rubric_means(raw)}
 
 
 def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
-    """Pass rate, rubric means with 95% CIs, per-judge figures, agreement, flags, tokens and cost."""
-    results = {i: {k: r.get(k) for k in _RESULT_KEYS} for i, r in store.iter_results(run_id)}
-    verdicts = _slim_verdicts(store, run_id)
-    item_rows = [{"id": i["id"], "metadata": {k: v for k, v in (i.get("metadata") or {}).items()
-                                              if k == "expected_pass"}}
-                 for i in store.iter_items(run_id)]
-    items = [i["id"] for i in item_rows]
-    ok = [r for r in results.values() if r["status"] == "ok"]
-    passed = sum(1 for r in ok if r["overall"] == "pass")
-    pass_ci = stats.proportion_ci(passed, len(ok)) if ok else None
-    flagged = sorted(i for i, r in results.items() if r.get("flagged_for_review"))
-    overridden = sorted(i for i, r in results.items() if r.get("overrides"))
-    # Tokens and cost are what this run spent: a verdict reused from the cache was paid for by
-    # the run that made it (counting it again showed 422,019 tokens for a run of 0 calls).
-    paid = [v for v in verdicts.values() if not v.get("cached")]
-    reused = [v for v in verdicts.values() if v.get("cached")]
-    tokens_in = sum(v.get("input_tokens") or 0 for v in paid)
-    tokens_out = sum(v.get("output_tokens") or 0 for v in paid)
-    unknown_cost = sum(1 for v in paid if v["status"] == "ok" and v.get("cost_usd") is None)
-    cost = sum(v.get("cost_usd") or 0.0 for v in paid)
+    """Pass rate, rubric means with 95% CIs, per-judge figures, agreement, flags, tokens and cost.
+
+    Streamed: results and verdicts are read one at a time and folded into running figures; what
+    is kept per item is a few numbers (each score as a float, each paid verdict's cost, each
+    item's position) and the ids the summary lists (inconclusive, flagged, overridden).
+    """
+    rubric_values = _RubricValues()
+    scored = passed = 0
+    inconclusive: list[str] = []
+    flagged: list[str] = []
+    overridden: list[str] = []
+    for item_id, full in store.iter_results(run_id):
+        r = {k: full.get(k) for k in _RESULT_KEYS}
+        del full
+        if r["status"] == "ok":
+            scored += 1
+            passed += int(r["overall"] == "pass")
+            rubric_values.add(r["scores"] or {})
+        else:
+            inconclusive.append(item_id)
+        if r.get("flagged_for_review"):
+            flagged.append(item_id)
+        if r.get("overrides"):
+            overridden.append(item_id)
+    pass_ci = stats.proportion_ci(passed, scored) if scored else None
+    verdicts = _Verdicts().fold(store, run_id)
+    positions = store.item_positions(run_id)
+    t = verdicts.tokens
     return {
         "run_id": run_id,
-        "items": len(items),
-        "scored": len(ok),
-        "inconclusive": [i for i, r in sorted(results.items()) if r["status"] != "ok"],
-        "pass_rate": passed / len(ok) if ok else None,
+        "items": len(positions),
+        "scored": scored,
+        "inconclusive": sorted(inconclusive),
+        "pass_rate": passed / scored if scored else None,
         "pass_rate_ci95": list(pass_ci) if pass_ci else None,
-        "rubrics": _rubric_means(results),
-        "judges": _per_judge(verdicts),
-        "krippendorff_alpha": _alpha(verdicts, items),
-        "flagged_for_review": flagged,
-        "expected_agreement": _expected_agreement(results, item_rows),
-        "citation_overrides": overridden,
+        "rubrics": rubric_values.means(),
+        "judges": {j: row.figures() for j, row in sorted(verdicts.judges.items())},
+        "krippendorff_alpha": _alpha(verdicts.judges, positions),
+        "flagged_for_review": sorted(flagged),
+        "expected_agreement": _expected_agreement(store, run_id),
+        "citation_overrides": sorted(overridden),
         "calls": store.call_counts(run_id),
-        "cached_verdicts": sum(1 for v in verdicts.values() if v.get("cached")),
-        "cached_items": _cached_items(verdicts),
-        "input_tokens": tokens_in,
-        "output_tokens": tokens_out,
-        "cached_input_tokens": sum(v.get("input_tokens") or 0 for v in reused),
-        "cached_output_tokens": sum(v.get("output_tokens") or 0 for v in reused),
-        "cost_usd": round(cost, 6),
-        "cost_complete": unknown_cost == 0,
-        "simulated": any(v["simulated"] for v in verdicts.values()),
-        "calibrated": calibrated_means(store, run_id, results),
+        "cached_verdicts": t["cached_verdicts"],
+        "cached_items": t["cached_items"],
+        "input_tokens": t["in"],
+        "output_tokens": t["out"],
+        "cached_input_tokens": t["cached_in"],
+        "cached_output_tokens": t["cached_out"],
+        "cost_usd": round(sum(verdicts.paid_cost), 6),
+        "cost_complete": t["unknown_cost"] == 0,
+        "simulated": verdicts.simulated,
+        "calibrated": calibrated_means(store, run_id),
         "corrected": corrected_figures(store, run_id),
     }

@@ -123,15 +123,17 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
                              "ensemble_path": ensemble}
     if inputs.selection is not None:
         extra["selection"] = inputs.selection
+    # The run is created, its items stored as the dataset is read again, before a bar is drawn.
+    plan.start(extra_config=extra)
 
     def go(on_progress: Any) -> Any:
-        return asyncio.run(execute_plan(plan, on_progress=on_progress, extra_config=extra))
+        return asyncio.run(execute_plan(plan, on_progress=on_progress))
 
     if quiet:
         outcome = go(None)
     else:
         with _progress_bar() as bar:
-            task = bar.add_task("judging", total=len(plan.items) or None, stats="")
+            task = bar.add_task("judging", total=plan.progress.items_total or None, stats="")
 
             def on_progress(p: RunProgress) -> None:
                 bar.update(task, completed=p.items_done, total=p.items_total or None, stats=(

@@ -98,6 +98,77 @@ class RunsMixin(StoreBase):
         for (data,) in cursor:
             yield json.loads(data)
 
+    def item_count(self, run_id: str) -> int:
+        """How many items a run has."""
+        return int(self.db.execute("SELECT COUNT(*) FROM items WHERE run_id = ?",
+                                   (run_id,)).fetchone()[0])
+
+    def item_positions(self, run_id: str) -> list[int]:
+        """The positions of a run's items, in dataset order."""
+        return [int(r[0]) for r in self.db.execute(
+            "SELECT position FROM items WHERE run_id = ? ORDER BY position", (run_id,))]
+
+    def items_stored_in_order(self, run_id: str) -> bool:
+        """Whether the run's items were inserted in dataset order (rowid order is position
+        order), which lets :meth:`item_chunk` read them by rowid: every run this version writes."""
+        return not self.db.execute(
+            """SELECT EXISTS (SELECT 1 FROM (SELECT position - LAG(position) OVER (ORDER BY rowid)
+                                             AS step FROM items WHERE run_id = ?)
+                              WHERE step <= 0)""", (run_id,)).fetchone()[0]
+
+    def item_chunk(self, run_id: str, *, after: int, limit: int,
+                   by_rowid: bool = True) -> list[tuple[int, dict[str, Any]]]:
+        """Up to ``limit`` items ``(key, item)`` after key ``after``, in dataset order (the runner
+        reads a large run's items back in chunks instead of holding them all).
+
+        ``key`` is the rowid (start at 0) when :meth:`items_stored_in_order`, so each chunk is a
+        range of the table (no index on position: a position-ordered chunk sorts every item of
+        the run, ~9 KB each, again for each chunk); else the position (start at -1).
+        """
+        if by_rowid:
+            rows = self.db.execute(  # +run_id: the rowid range, not the run's index and a sort
+                "SELECT rowid, item_json FROM items WHERE rowid > ? AND +run_id = ? "
+                "ORDER BY rowid LIMIT ?", (after, run_id, limit))
+        else:
+            rows = self.db.execute(
+                "SELECT position, item_json FROM items WHERE run_id = ? AND position > ? "
+                "ORDER BY position LIMIT ?", (run_id, after, limit))
+        return [(int(key), json.loads(data)) for key, data in rows]
+
+    def verdicts_of_items(self, run_id: str,
+                          item_ids: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
+        """Verdicts of some items of a run keyed by (item_id, judge) (a resume, chunk by chunk)."""
+        out: dict[tuple[str, str], dict[str, Any]] = {}
+        for start in range(0, len(item_ids), 500):
+            chunk = item_ids[start:start + 500]
+            rows = self.db.execute(
+                "SELECT item_id, judge, verdict_json FROM verdicts WHERE run_id = ? "  # noqa: S608
+                f"AND item_id IN ({', '.join('?' * len(chunk))})", (run_id, *chunk))
+            out.update({(r[0], r[1]): json.loads(r[2]) for r in rows})
+        return out
+
+    def iter_verdicts_placed(self, run_id: str) -> Iterator[tuple[str, str, int | None,
+                                                                  dict[str, Any]]]:
+        """``(item_id, judge, position, verdict)`` of a run one at a time, by item id then judge
+        (the order of :meth:`iter_verdicts`); ``position`` is None for an item the run lacks."""
+        cursor = self.db.execute(
+            """SELECT v.item_id, v.judge, i.position, v.verdict_json FROM verdicts v
+               LEFT JOIN items i ON i.run_id = v.run_id AND i.item_id = v.item_id
+               WHERE v.run_id = ? ORDER BY v.item_id, v.judge""", (run_id,))
+        for item_id, judge, position, data in cursor:
+            yield item_id, judge, position, json.loads(data)
+
+    def iter_items_with_results(self, run_id: str, *, holding: str) -> Iterator[
+            tuple[dict[str, Any], dict[str, Any] | None]]:
+        """``(item, result or None)`` of each item of a run whose stored JSON holds the text
+        ``holding`` (a cheap filter: e.g. a field name), in no particular order."""
+        cursor = self.db.execute(
+            """SELECT i.item_json, e.result_json FROM items i LEFT JOIN ensemble_results e
+                   ON e.run_id = i.run_id AND e.item_id = i.item_id
+               WHERE i.run_id = ? AND instr(i.item_json, ?) > 0""", (run_id, holding))
+        for item, result in cursor:
+            yield json.loads(item), json.loads(result) if result is not None else None
+
     def run_exists(self, run_id: str) -> bool:
         """Whether a run (of any kind) has this id."""
         return self.db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
