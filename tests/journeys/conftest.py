@@ -12,6 +12,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -86,6 +87,20 @@ class Journey:
     def store_file(self) -> Path:
         """The journey's SQLite store."""
         return self.home / "store.sqlite3"
+
+    def wait_for_verdicts(self, n: int, proc: subprocess.Popen[str], *,
+                          timeout_s: float = 120) -> None:
+        """Wait until ``proc`` (a spawned run) has stored ``n`` verdicts, to interrupt it there."""
+        deadline = time.time() + timeout_s
+        while time.time() < deadline:
+            assert proc.poll() is None, "the run ended before it could be interrupted"
+            try:
+                if self.query("SELECT COUNT(*) FROM verdicts")[0][0] >= n:
+                    return
+            except sqlite3.Error:
+                pass  # the store is being created
+            time.sleep(0.05)
+        raise AssertionError("the run never started judging")
 
     def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         """Read the store as a user's script would (read-only)."""

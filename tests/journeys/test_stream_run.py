@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
-import subprocess
-import time
 from pathlib import Path
 
 from legal_judge.dataset import load_dataset, sample_dataset_path
@@ -47,18 +44,6 @@ def _ensemble(journey: Journey) -> Path:
     return path
 
 
-def _wait_for_verdicts(journey: Journey, n: int, proc: subprocess.Popen[str]) -> None:
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        assert proc.poll() is None, "the run ended before it could be interrupted"
-        try:
-            if journey.query("SELECT COUNT(*) FROM verdicts")[0][0] >= n:
-                return
-        except sqlite3.Error:
-            pass
-        time.sleep(0.05)
-    raise AssertionError("the run never started judging")
-
 
 def test_a_streamed_run_refuses_a_bad_line_is_interrupted_and_resumes(journey: Journey) -> None:
     ensemble = str(_ensemble(journey))
@@ -73,7 +58,7 @@ def test_a_streamed_run_refuses_a_bad_line_is_interrupted_and_resumes(journey: J
 
     # The good file: Ctrl-C once the judging is under way.
     proc = journey.spawn("run", str(_bench(journey)), "--ensemble", ensemble, "--run-id", "S")
-    _wait_for_verdicts(journey, 30, proc)
+    journey.wait_for_verdicts(30, proc)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
-import subprocess
-import time
 from pathlib import Path
 
 from legal_judge.dataset import load_dataset, sample_dataset_path
@@ -33,18 +30,6 @@ def _slow_ensemble(journey: Journey) -> Path:
     path.write_text(f"name = 'slow'\nconcurrency = 2\nrun_checks = false\n{judges}", encoding="utf-8")
     return path
 
-
-def _wait_for_verdicts(journey: Journey, n: int, proc: subprocess.Popen[str]) -> None:
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        assert proc.poll() is None, "the run ended before it could be interrupted"
-        try:
-            if journey.query("SELECT COUNT(*) FROM verdicts")[0][0] >= n:
-                return
-        except sqlite3.Error:
-            pass
-        time.sleep(0.05)
-    raise AssertionError("the run never started judging")
 
 
 def _status_of(listing: str, run_id: str) -> str:
@@ -108,7 +93,7 @@ def test_a_killed_run_is_shown_interrupted_and_resumes(journey: Journey) -> None
     bench = _bench(journey, 8)
     proc = journey.spawn("run", str(bench), "--ensemble", str(_slow_ensemble(journey)),
                   "--run-id", "K", "--quiet")
-    _wait_for_verdicts(journey, 3, proc)
+    journey.wait_for_verdicts(3, proc)
     proc.kill()  # kill -9: the process gets no chance to finish the run
     proc.communicate(timeout=30)
     assert journey.query("SELECT status FROM runs WHERE id = 'K'") == [("running",)]
@@ -176,7 +161,7 @@ def test_ctrl_c_during_a_run_exits_130_and_the_run_resumes(journey: Journey) -> 
     bench = _bench(journey, 8)
     proc = journey.spawn("run", str(bench), "--ensemble", str(_slow_ensemble(journey)),
                   "--run-id", "C")
-    _wait_for_verdicts(journey, 3, proc)
+    journey.wait_for_verdicts(3, proc)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode in CONTRACT_CODES and "Traceback" not in err
