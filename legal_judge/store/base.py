@@ -115,24 +115,29 @@ class StoreBase:
         Inside an open transaction (of this thread: the lock is held for its whole length) it is
         a savepoint of it: rolled back alone on an exception, committed with the outer one.
         """
+        # SQLite rolls a transaction back by itself after some failures (a full disk, an I/O
+        # error): rolling back again would raise "no transaction is active" and hide the
+        # StoreError the user can act on, so each rollback first asks whether one is open.
         with self._lock:
             if self.db.in_transaction:
                 self.db.execute(f"SAVEPOINT {_SAVEPOINT}")
                 try:
                     yield self.db
                 except BaseException:
-                    self.db.execute(f"ROLLBACK TO {_SAVEPOINT}")
-                    self.db.execute(f"RELEASE {_SAVEPOINT}")
+                    if self.db.in_transaction:
+                        self.db.execute(f"ROLLBACK TO {_SAVEPOINT}")
+                        self.db.execute(f"RELEASE {_SAVEPOINT}")
                     raise
                 self.db.execute(f"RELEASE {_SAVEPOINT}")
                 return
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db
+                self.db.execute("COMMIT")
             except BaseException:
-                self.db.execute("ROLLBACK")
+                if self.db.in_transaction:  # also a COMMIT that failed: never left open
+                    self.db.execute("ROLLBACK")
                 raise
-            self.db.execute("COMMIT")
 
     def autocommit(self, sql: str, params: tuple[Any, ...]) -> None:
         """Run one write statement as its own atomic transaction (part of an open one, if any).

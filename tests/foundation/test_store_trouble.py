@@ -57,6 +57,34 @@ def test_full_store_names_the_file_and_the_resume_command(tmp_path: Path) -> Non
     s.close()
 
 
+def test_a_judged_call_on_a_full_disk_is_a_store_error_and_the_store_stays_usable(
+        tmp_path: Path) -> None:
+    """A run's one commit per judged call (PendingWrites) on a full disk: SQLite has already
+    rolled the transaction back, and rolling back again used to raise "no transaction is
+    active" (an internal error, exit 70) instead of the store-full error with its resume."""
+    path = tmp_path / "store.sqlite3"
+    s = Store(path)
+    s.create_run("run-full", kind="run", config={"ensemble": {}}, items=[{"id": "a"}])
+    pages = s.db.execute("PRAGMA page_count").fetchone()[0]
+    s.db.execute(f"PRAGMA max_page_count = {pages + 2}")
+    with pytest.raises(StoreError) as caught:
+        for i in range(50):
+            writes = s.writes()
+            writes.call("run-full", f"a{i}", "j", purpose="verdict", attempt=1,
+                        request={"model": "m"}, response_text="z" * 8000, usage=None,
+                        latency_ms=1.0, cached=False, retries=0, error=None)
+            writes.verdict("run-full", f"a{i}", "j", {"judge_id": "x", "status": "ok"})
+            writes.flush()
+    err = caught.value
+    assert (err.code, err.exit_code) == ("store-full", 2)
+    assert err.fix is not None and "legal-judge run --resume run-full" in err.fix
+    assert not s.db.in_transaction  # nothing left open: the next command's BEGIN works
+    s.db.execute(f"PRAGMA max_page_count = {pages + 1000}")  # space freed
+    s.save_verdict("run-full", "after", "j", {"judge_id": "x", "status": "ok"})
+    assert s.db.execute("SELECT COUNT(*) FROM verdicts WHERE item_id = 'after'").fetchone()[0] == 1
+    s.close()
+
+
 def test_full_store_during_an_audit_names_the_audit_resume(tmp_path: Path) -> None:
     s = Store(tmp_path / "store.sqlite3")
     with s.transaction() as db:
