@@ -25,7 +25,8 @@ _CALL = """INSERT INTO judge_calls (run_id, item_id, judge, purpose, attempt, re
            response_text, usage_json, latency_ms, cached, retries, error, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 _CACHE = "INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)"
-_VERDICT = """INSERT OR REPLACE INTO verdicts (run_id, item_id, judge, judge_id, status,
+#: The one statement that stores a verdict (``verdict_key`` NULL: the row is no cache entry).
+INSERT_VERDICT = """INSERT OR REPLACE INTO verdicts (run_id, item_id, judge, judge_id, status,
               verdict_json, created_at, verdict_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"""
 
 
@@ -111,7 +112,7 @@ class PendingWrites:
                 for row in calls:
                     db.execute(_CALL, (*row, now))
                 for run_id, item_id, judge, judge_id, status, text, key in verdicts:
-                    db.execute(_VERDICT, (run_id, item_id, judge, judge_id, status, text, now,
+                    db.execute(INSERT_VERDICT, (run_id, item_id, judge, judge_id, status, text, now,
                                           key))
         except StoreError as exc:
             if exc.code != "store-full" or self._run_id is None:

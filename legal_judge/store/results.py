@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from legal_judge.store.base import StoreBase, canonical_json, names_the_run, utcnow
-from legal_judge.store.pending import PendingWrites
+from legal_judge.store.pending import INSERT_VERDICT, PendingWrites
 
 __all__ = ["ResultsMixin"]
 
@@ -24,28 +24,13 @@ class ResultsMixin(StoreBase):
     @names_the_run
     def record_call(self, run_id: str, item_id: str, judge: str, *, purpose: str, attempt: int,
                     request: dict[str, Any], response_text: str | None, usage: dict[str, Any] | None,
-                    latency_ms: float | None, cached: bool, retries: int, error: str | None,
-                    cache: tuple[str, str, str, dict[str, Any]] | None = None) -> None:
-        """Append one provider call (successful or not) to the call log.
-
-        Args:
-            cache: ``(key, provider, model, response)`` to remember in the provider cache in the
-                same transaction (one commit per call on the hot path).
-        """
-        row = (run_id, item_id, judge, purpose, attempt, canonical_json(request), response_text,
-               canonical_json(usage) if usage is not None else None, latency_ms, int(cached),
-               retries, error, utcnow())
-        sql = """INSERT INTO judge_calls (run_id, item_id, judge, purpose, attempt, request_json,
-                 response_text, usage_json, latency_ms, cached, retries, error, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
-        if cache is None:
-            self.autocommit(sql, row)
-            return
-        key, provider, model, response = cache
-        with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
-                       (key, provider, model, canonical_json(response), utcnow()))
-            db.execute(sql, row)
+                    latency_ms: float | None, cached: bool, retries: int, error: str | None) -> None:
+        """Append one provider call (successful or not) to the call log, committed at once."""
+        writes = PendingWrites(self)
+        writes.call(run_id, item_id, judge, purpose=purpose, attempt=attempt, request=request,
+                    response_text=response_text, usage=usage, latency_ms=latency_ms,
+                    cached=cached, retries=retries, error=error)
+        writes.flush()
 
     def writes(self) -> PendingWrites:
         """An empty :class:`~legal_judge.store.pending.PendingWrites`: one judged call's rows,
@@ -55,7 +40,9 @@ class ResultsMixin(StoreBase):
     @names_the_run
     def save_verdict(self, run_id: str, item_id: str, judge: str, verdict: dict[str, Any]) -> None:
         """Commit one judge's verdict on one item."""
-        self.autocommit(_SAVE_VERDICT, _verdict_row(run_id, item_id, judge, verdict))
+        writes = PendingWrites(self)
+        writes.verdict(run_id, item_id, judge, verdict)
+        writes.flush()
 
     def load_verdicts(self, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
         """Verdicts of a run keyed by (item_id, judge)."""
@@ -82,7 +69,7 @@ class ResultsMixin(StoreBase):
         now = utcnow()
         with self.transaction() as db:
             for judge, verdict in verdicts:
-                db.execute(_SAVE_VERDICT, _verdict_row(run_id, item_id, judge, verdict, now))
+                db.execute(INSERT_VERDICT, _verdict_row(run_id, item_id, judge, verdict, now))
             if result is not None:
                 db.execute(_SAVE_RESULT, _result_row(run_id, item_id, result, now))
 
@@ -171,8 +158,9 @@ class ResultsMixin(StoreBase):
 
     def cache_put(self, key: str, *, provider: str, model: str, response: dict[str, Any]) -> None:
         """Remember a provider response under its request key."""
-        self.autocommit("INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)",
-                    (key, provider, model, canonical_json(response), utcnow()))
+        writes = PendingWrites(self)
+        writes.cache(key, provider=provider, model=model, response=response)
+        writes.flush()
 
     def cached_verdicts(self, keys: list[str]) -> dict[str, dict[str, Any]]:
         """The cached verdicts of these verdict keys (one read for all of them), by key.
@@ -211,14 +199,13 @@ class ResultsMixin(StoreBase):
 
 
 _VERDICT_COLUMNS = "run_id, item_id, judge, judge_id, status, verdict_json, created_at"
-_SAVE_VERDICT = f"INSERT OR REPLACE INTO verdicts ({_VERDICT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _SAVE_RESULT = "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)"
 
 
 def _verdict_row(run_id: str, item_id: str, judge: str, verdict: dict[str, Any],
                  now: str | None = None) -> tuple[Any, ...]:
     return (run_id, item_id, judge, verdict["judge_id"], verdict["status"],
-            canonical_json(verdict), now or utcnow())
+            canonical_json(verdict), now or utcnow(), None)  # served from the cache: no key
 
 
 def _result_row(run_id: str, item_id: str, result: dict[str, Any],
