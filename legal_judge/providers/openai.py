@@ -25,10 +25,18 @@ per (base URL, model) for the life of the process and reported in ``structured_m
 
 On ``openai:`` o-series and gpt-5 reasoning models, which only accept the default temperature,
 ``temperature`` is not sent; every other model gets the request's temperature.
+
+A call goes through the SDK's ``post("/chat/completions", body=...)`` with the body this module
+builds, and reads the JSON reply itself: the SDK's auth, headers, timeouts and error mapping stay,
+but not its typed-parameter walk (``chat.completions.create`` transforms every message against a
+union of six TypedDicts and every node of the verdict schema) nor its model construction of the
+reply, which together cost more CPU per call than everything else a judged call does. The body on
+the wire is the one ``create`` sends (a contract test compares them).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
@@ -233,8 +241,8 @@ class OpenAIProvider:
 
     def batch_response(self, payload: Any, request: CompletionRequest) -> CompletionResponse:
         """A chat completion body from a batch output file as the online response."""
-        completion = ChatCompletion.model_validate(payload)
-        return self._to_response(completion, request, _batch_mode(request), 0, 0.0)
+        ChatCompletion.model_validate(payload)  # a batch line is checked in full, as before
+        return self._to_response(payload, request, _batch_mode(request), 0, 0.0)
 
     def translate_error(self, exc: openai.APIError) -> ProviderError:
         """An SDK error as the ProviderError an online call raises (key redacted)."""
@@ -242,7 +250,7 @@ class OpenAIProvider:
                              secret=self._secret, key_env=self.key_env,
                              status_message=_status_message)
 
-    async def _negotiate(self, request: CompletionRequest) -> tuple[ChatCompletion, str | None]:
+    async def _negotiate(self, request: CompletionRequest) -> tuple[dict[str, Any], str | None]:
         if request.json_schema is None:
             return await self._call(request, None), None
         key = (self.base_url, request.model)
@@ -262,13 +270,14 @@ class OpenAIProvider:
             return completion, mode
         raise AssertionError("unreachable: the last mode either returns or raises")
 
-    async def _call(self, request: CompletionRequest, mode: str | None) -> ChatCompletion:
-        kwargs = self._request_kwargs(request, mode)
+    async def _call(self, request: CompletionRequest, mode: str | None) -> dict[str, Any]:
+        body = self._request_kwargs(request, mode)
         try:
-            completion = await self._client.chat.completions.create(**kwargs)
+            text = await self._client.post("/chat/completions", body=body, cast_to=str)
+            completion = json.loads(text)
         except openai.APIError as exc:
             raise self.translate_error(exc) from exc
-        except ValueError as exc:  # a body cut short: the SDK's JSON decoding failed
+        except ValueError as exc:  # a body cut short, or a gateway's HTML page: not JSON
             raise ProviderUnavailable(f"malformed response body ({type(exc).__name__})",
                                       provider=self.name) from None
         except Exception as exc:
@@ -305,25 +314,27 @@ class OpenAIProvider:
 
     def _to_response(
         self,
-        completion: ChatCompletion,
+        completion: dict[str, Any],
         request: CompletionRequest,
         mode: str | None,
         retries: int,
         latency_ms: float,
     ) -> CompletionResponse:
-        if not completion.choices:
+        """A chat-completion body (checked by :func:`_well_formed`) as our response."""
+        if not completion["choices"]:
             raise ProviderError("the endpoint returned no choices", provider=self.name)
-        choice = completion.choices[0]
-        usage = completion.usage
+        choice = completion["choices"][0]
+        message = choice["message"]
+        usage = completion.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        model = completion.get("model")
         return CompletionResponse(
-            text=choice.message.content or "",
-            model=completion.model or request.model,
-            usage=Usage(
-                input_tokens=usage.prompt_tokens if usage else None,
-                output_tokens=usage.completion_tokens if usage else None,
-            ),
-            finish_reason=normalize_finish_reason(choice.finish_reason),
-            refusal=getattr(choice.message, "refusal", None) or None,
+            text=message.get("content") or "",
+            model=model if isinstance(model, str) and model else request.model,
+            usage=Usage(input_tokens=_count(usage.get("prompt_tokens")),
+                        output_tokens=_count(usage.get("completion_tokens"))),
+            finish_reason=normalize_finish_reason(_text(choice.get("finish_reason"))),
+            refusal=_text(message.get("refusal")) or None,
             latency_ms=latency_ms,
             retries=retries,
             structured_mode=mode,
@@ -335,12 +346,22 @@ def _batch_mode(request: CompletionRequest) -> str | None:
 
 
 def _well_formed(completion: Any) -> bool:
-    if not isinstance(completion, ChatCompletion) or not isinstance(completion.choices, list):
+    if not isinstance(completion, dict) or not isinstance(completion.get("choices"), list):
         return False
-    if not completion.choices:
+    if not completion["choices"]:
         return True  # reported as "no choices" with its own message
-    message = getattr(completion.choices[0], "message", None)
-    return isinstance(getattr(message, "content", None), str | None) and message is not None
+    choice = completion["choices"][0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    return isinstance(message, dict) and isinstance(message.get("content"), str | None)
+
+
+def _count(value: Any) -> int | None:
+    """A token count as reported, or None for a missing or malformed one."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _resolve_base_url(spec: ProviderSpec, options: ProviderOptions, endpoint: Endpoint) -> str:

@@ -328,3 +328,55 @@ async def test_an_unwrapped_http_stack_timeout_is_retried_not_a_crash(kit, opena
         response = await provider.complete(kit.request("gpt-4o"))
     assert calls == 2 and len(sleeps.waits) == 1
     assert response.text
+
+
+@pytest.mark.parametrize("spec, schema", [
+    ("openai:gpt-4o", True),
+    ("openai:o3-mini", True),  # a reasoning model: no temperature
+    ("openai:gpt-4o", False),
+    ("openai-compatible:qwen2.5@http://127.0.0.1:9/v1", True),
+])
+async def test_the_request_on_the_wire_is_the_one_chat_completions_create_sends(
+        kit, openai_key, spec, schema):
+    """The adapter posts its own body (no typed-parameter walk): the same parameters through
+    ``chat.completions.create`` put the same body and the same headers on the wire."""
+    import openai
+
+    server = kit.Server("openai/chat_completion.json", "openai/chat_completion.json")
+    async with server.client() as client:
+        provider = get_provider(spec, http_client=client)
+        request = kit.request("gpt-4o", schema=schema).model_copy(update={"seed": 11})
+        await provider.complete(request)
+        ours = server.requests[0]
+        sdk = openai.AsyncOpenAI(api_key=openai_key if spec.startswith("openai:") else "not-needed",
+                                 base_url=provider.base_url, max_retries=0, http_client=client,
+                                 timeout=provider.timeout_s)
+        if not spec.startswith("openai:"):
+            sdk.organization = sdk.project = None
+        await sdk.chat.completions.create(**json.loads(ours.content))
+        theirs = server.requests[1]
+    assert json.loads(ours.content) == json.loads(theirs.content)
+    assert (ours.method, str(ours.url)) == (theirs.method, str(theirs.url))
+    skip = {"content-length"}  # the same JSON, its keys in another order
+    assert ({k: v for k, v in ours.headers.items() if k not in skip}
+            == {k: v for k, v in theirs.headers.items() if k not in skip})
+
+
+async def test_a_judge_call_skips_the_sdks_parameter_walk_and_reply_models(kit, openai_key,
+                                                                          monkeypatch):
+    """Per call, the SDK's TypedDict transform of the messages and schema and its construction
+    of a ChatCompletion cost more CPU than the rest of a judged call (scripts/bench.py)."""
+    import openai._models
+    import openai.resources.chat.completions.completions as completions
+
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the SDK's typed path was used")
+
+    monkeypatch.setattr(completions, "async_maybe_transform", forbidden)
+    monkeypatch.setattr(openai._models, "construct_type", forbidden)
+    server = kit.Server("openai/chat_completion.json")
+    async with server.client() as client:
+        provider = get_provider("openai:gpt-4o", http_client=client)
+        response = await provider.complete(kit.request("gpt-4o"))
+    assert json.loads(response.text)["overall"] == "pass"
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (412, 58)
