@@ -13,11 +13,9 @@ import asyncio
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
-from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot, check_policy
-from legal_judge.benchmark.ensemble_config import EnsembleConfig
-from legal_judge.judge.judge import Judge
+from legal_judge.benchmark.ensemble import check_policy
+from legal_judge.benchmark.item_judging import ItemInputs, JudgedRun
 from legal_judge.models import BenchmarkItem
-from legal_judge.store import Store
 
 __all__ = ["CHUNK", "FamilyCheck", "drive", "stored_items"]
 
@@ -25,19 +23,10 @@ __all__ = ["CHUNK", "FamilyCheck", "drive", "stored_items"]
 CHUNK = 256
 
 
-class _Run(Protocol):
-    config: EnsembleConfig
-    store: Store
-    run_id: str
-    resume: bool
-    judges: list[Judge]
-    slots: list[JudgeSlot]
-    policy: EnsemblePolicy
-    done: dict[tuple[str, str], dict[str, Any]]
+class _Run(JudgedRun, Protocol):
+    def settle(self, items: list[BenchmarkItem]) -> list[ItemInputs]: ...
 
-    def sut_family(self, item: BenchmarkItem) -> str | None: ...
-
-    async def item(self, item: BenchmarkItem) -> None: ...
+    async def item(self, item: BenchmarkItem, inputs: ItemInputs | None = None) -> None: ...
 
 
 class FamilyCheck:
@@ -72,11 +61,12 @@ def stored_items(items: Iterable[BenchmarkItem],
 async def drive(run: _Run) -> None:
     """Judge every stored item of ``run`` with ``config.concurrency`` workers, in dataset order.
 
-    A feeder reads the items back ``CHUNK`` at a time (with their stored verdicts on a resume);
-    an item's verdicts leave ``run.done`` once it is judged, so memory stays flat with the run.
+    A feeder reads the items back ``CHUNK`` at a time (with their stored verdicts on a resume),
+    stores the results of those needing no call in one commit (``run.settle``) and queues the
+    rest; an item's verdicts leave ``run.done`` once it is judged, so memory stays flat.
     """
     workers_n = max(1, run.config.concurrency)
-    queue: asyncio.Queue[BenchmarkItem | None] = asyncio.Queue(maxsize=CHUNK)
+    queue: asyncio.Queue[ItemInputs | None] = asyncio.Queue(maxsize=CHUNK)
     run.done = {}
 
     by_rowid = run.store.items_stored_in_order(run.run_id)
@@ -91,16 +81,17 @@ async def drive(run: _Run) -> None:
             items = [BenchmarkItem.model_validate(data) for _, data in chunk]
             if run.resume:
                 run.done.update(run.store.verdicts_of_items(run.run_id, [i.id for i in items]))
-            for item in items:
-                await queue.put(item)
+            # Items needing no call are stored at once (a cached rerun: one commit per chunk).
+            for inputs in run.settle(items):
+                await queue.put(inputs)
         for _ in range(workers_n):
             await queue.put(None)
 
     async def worker() -> None:
-        while (item := await queue.get()) is not None:
-            await run.item(item)
+        while (inputs := await queue.get()) is not None:
+            await run.item(inputs.item, inputs)
             for judge in run.judges:
-                run.done.pop((item.id, judge.label), None)
+                run.done.pop((inputs.item.id, judge.label), None)
 
     tasks = [asyncio.create_task(feeder()), *(asyncio.create_task(worker())
                                              for _ in range(workers_n))]

@@ -24,12 +24,12 @@ from contextlib import ExitStack
 from typing import Any
 
 from legal_judge.assets.catalogue import load_assets
-from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot, aggregate
+from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
-from legal_judge.benchmark.item_checks import citation_lookup_from_env, run_item_checks
-from legal_judge.benchmark.item_state import PendingVerdicts, cached_verdicts, note_language
+from legal_judge.benchmark.item_checks import citation_lookup_from_env
+from legal_judge.benchmark.item_judging import ItemInputs, judge_item, settle_cached
 from legal_judge.benchmark.outcome import RunOutcome, new_run_id
-from legal_judge.benchmark.progress import CostLimitReached, RunProgress, check_cost_limit
+from legal_judge.benchmark.progress import CostLimitReached, RunProgress
 from legal_judge.benchmark.run_items import FamilyCheck, drive, stored_items
 from legal_judge.benchmark.run_setup import (
     build_judges,
@@ -40,7 +40,7 @@ from legal_judge.benchmark.run_setup import (
 )
 from legal_judge.benchmark.stored_results import StoredResults
 from legal_judge.judge.judge import Judge
-from legal_judge.models import BenchmarkItem, Verdict
+from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store
 
 __all__ = ["RunOutcome", "RunState", "execute_plan", "new_run_id", "plan_run",
@@ -243,75 +243,15 @@ class RunState:
         sut = self.config.system_under_test or item.system_under_test
         return family_of(sut, overrides=self.config.family_overrides) if sut else None
 
-    async def judge_one(self, judge: Judge, item: BenchmarkItem, evidence: str | None,
-                        pending: PendingVerdicts | None = None, cached: dict[str, Any] | None = None,
-                        *, looked_up: bool = False) -> Verdict:
-        """One judge's verdict on one item (a stored ok/inconclusive one is reused), stored: a paid
-        one with its calls in one commit, a ``cached`` one (``looked_up`` for the whole item) in
-        ``pending`` (while open), committed with the result."""
-        done = self.done.get((item.id, judge.label))
-        if done is not None and done["status"] in ("ok", "inconclusive"):
-            return Verdict.model_validate(done)
-        if cached is not None:
-            verdict = judge.cached_verdict(cached)
-            if pending is not None and not pending.closed:
-                pending.rows.append((judge.label, verdict.model_dump()))
-            else:
-                self.store.save_verdict(self.run_id, item.id, judge.label, verdict.model_dump())
-        else:
-            writes = self.store.writes()
-            try:
-                async with self.calls:
-                    verdict = await judge.judge(item, run_id=self.run_id, evidence=evidence,
-                                                writes=writes, read_cache=not looked_up)
-                writes.verdict(self.run_id, item.id, judge.label, verdict.model_dump())
-            finally:
-                writes.flush()  # one commit, also of what a failed or cancelled judgment paid for
-        self.progress.add(verdict)
-        if self.on_progress:
-            self.on_progress(self.progress)
-        check_cost_limit(self.progress, self.config.cost_limit_usd)
-        return verdict
+    async def item(self, item: BenchmarkItem, inputs: ItemInputs | None = None) -> None:
+        """Check, judge and aggregate one item; its ensemble result is stored
+        (:func:`~legal_judge.benchmark.item_judging.judge_item`)."""
+        await judge_item(self, item, inputs)
 
-    async def item(self, item: BenchmarkItem) -> None:
-        """Check, judge and aggregate one item; its ensemble result is stored."""
-        pending = PendingVerdicts()
-        try:
-            data = await self._judged(item, pending)
-        except BaseException:
-            pending.closed = True  # committed as before: the item's other verdicts at once
-            self.store.save_verdicts(self.run_id, item.id, pending.rows)
-            raise
-        pending.closed = True
-        # The cached verdicts and the result in one commit (a cached rerun's every write).
-        self.store.save_verdicts(self.run_id, item.id, pending.rows, data)
-        self.progress.items_done += 1
-        if self.on_progress:
-            self.on_progress(self.progress)
-
-    async def _judged(self, item: BenchmarkItem, pending: PendingVerdicts) -> dict[str, Any]:
-        checks: dict[str, Any] = {}
-        evidence = None
-        if self.config.run_checks and self.lookup is not None:
-            # The lookup client is synchronous and rate-limited: keep it off the event loop.
-            checks, evidence = await asyncio.to_thread(run_item_checks, item, self.lookup)
-        elif self.config.run_checks:
-            checks, evidence = run_item_checks(item)
-        hits = cached_verdicts(self.store, self.judges, item, evidence)  # one read per item
-        verdicts = await asyncio.gather(*(self.judge_one(j, item, evidence, pending, hit,
-                                                         looked_up=True)
-                                          for j, hit in zip(self.judges, hits, strict=True)))
-        note_language(item, self.judges, self.non_english, self.non_english_count)
-        result = aggregate(item.id, list(verdicts), self.slots, sut_family=self.sut_family(item),
-                           policy=self.policy, rubric_set=self.rubric_set, severity=self.severity,
-                           checks=checks)
-        data = result.model_dump()
-        if self.correction is not None and result.status == "ok":
-            from legal_judge.calibration import correct_result
-
-            # Corrected scores replace `scores`; the ensemble's own stay in `raw_scores`.
-            data = correct_result(data, self.correction, judge_id=self.ensemble_id)
-        return data
+    def settle(self, items: list[BenchmarkItem]) -> list[ItemInputs]:
+        """Store the results of the items needing no call at once; the others, for the workers
+        (:func:`~legal_judge.benchmark.item_judging.settle_cached`)."""
+        return settle_cached(self, items)
 
 
 def plan_run(items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: Store,

@@ -12,7 +12,14 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from legal_judge.store.base import StoreBase, canonical_json, names_the_run, utcnow
+from legal_judge.store.base import (
+    StoreBase,
+    canonical_json,
+    decode_fields,
+    json_fields,
+    names_the_run,
+    utcnow,
+)
 from legal_judge.store.pending import INSERT_VERDICT, PendingWrites
 
 __all__ = ["ResultsMixin"]
@@ -73,6 +80,18 @@ class ResultsMixin(StoreBase):
             if result is not None:
                 db.execute(_SAVE_RESULT, _result_row(run_id, item_id, result, now))
 
+    @names_the_run
+    def save_settled(self, run_id: str, verdicts: list[tuple[str, str, dict[str, Any]]],
+                     results: list[tuple[str, dict[str, Any]]]) -> None:
+        """Commit the verdicts ``(item_id, judge, verdict)`` and results ``(item_id, result)`` of
+        many items at once (a chunk of a cached rerun: nothing in it was paid for)."""
+        now = utcnow()
+        with self.transaction() as db:
+            db.executemany(INSERT_VERDICT, [_verdict_row(run_id, item_id, judge, verdict, now)
+                                            for item_id, judge, verdict in verdicts])
+            db.executemany(_SAVE_RESULT, [_result_row(run_id, item_id, result, now)
+                                          for item_id, result in results])
+
     def iter_verdicts(self, run_id: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """Verdicts of a run one at a time (large runs: nothing else is kept in memory)."""
         cursor = self.db.execute(
@@ -80,12 +99,19 @@ class ResultsMixin(StoreBase):
         for item_id, judge, data in cursor:
             yield item_id, judge, json.loads(data)
 
-    def iter_results(self, run_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Ensemble results of a run one at a time."""
+    def iter_results(self, run_id: str, *, fields: tuple[str, ...] | None = None,
+                     ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Ensemble results of a run one at a time.
+
+        Args:
+            fields: Read only these keys of each result (two or more; a missing one is None).
+        """
+        column = "result_json" if fields is None else json_fields("result_json", fields)
         cursor = self.db.execute(
-            "SELECT item_id, result_json FROM ensemble_results WHERE run_id = ?", (run_id,))
+            f"SELECT item_id, {column} FROM ensemble_results WHERE run_id = ?",  # noqa: S608
+            (run_id,))
         for item_id, data in cursor:
-            yield item_id, json.loads(data)
+            yield item_id, json.loads(data) if fields is None else decode_fields(data, fields)
 
     def load_results(self, run_id: str) -> dict[str, dict[str, Any]]:
         """Ensemble results of a run keyed by item id."""
@@ -169,20 +195,21 @@ class ResultsMixin(StoreBase):
         (``verdicts.verdict_key``), a judge used on its own (and versions before the key column)
         put it in ``provider_cache``. The newest of the two answers, as when one table held both.
         """
-        if not keys:
-            return {}
-        marks = ", ".join("?" * len(keys))
-        rows = self.db.execute(
-            f"""SELECT verdict_key, verdict_json, created_at FROM verdicts WHERE rowid IN (
-                    SELECT MAX(rowid) FROM verdicts WHERE verdict_key IN ({marks})
-                    GROUP BY verdict_key)
-                UNION ALL
-                SELECT key, response_json, created_at FROM provider_cache WHERE key IN ({marks})""",
-            (*keys, *keys)).fetchall()
         newest: dict[str, tuple[str, str]] = {}
-        for key, text, created_at in rows:
-            if key not in newest or created_at > newest[key][1]:
-                newest[key] = (text, created_at)
+        for start in range(0, len(keys), _KEYS_PER_READ):  # SQLite caps a statement's parameters
+            part = keys[start:start + _KEYS_PER_READ]
+            marks = ", ".join("?" * len(part))
+            rows = self.db.execute(
+                f"""SELECT verdict_key, verdict_json, created_at FROM verdicts WHERE rowid IN (
+                        SELECT MAX(rowid) FROM verdicts WHERE verdict_key IN ({marks})
+                        GROUP BY verdict_key)
+                    UNION ALL
+                    SELECT key, response_json, created_at FROM provider_cache
+                    WHERE key IN ({marks})""",
+                (*part, *part)).fetchall()
+            for key, text, created_at in rows:
+                if key not in newest or created_at > newest[key][1]:
+                    newest[key] = (text, created_at)
         return {key: json.loads(text) for key, (text, _) in newest.items()}
 
     def lookup_get(self, key: str) -> dict[str, Any] | None:
@@ -198,6 +225,9 @@ class ResultsMixin(StoreBase):
 
 
 
+#: Keys per read of :meth:`ResultsMixin.cached_verdicts` (twice that many parameters; SQLite
+#: builds before 3.32 allow 999).
+_KEYS_PER_READ = 400
 _VERDICT_COLUMNS = "run_id, item_id, judge, judge_id, status, verdict_json, created_at"
 _SAVE_RESULT = "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)"
 

@@ -1,5 +1,6 @@
-"""A cached rerun commits each item once (its cached verdicts with its result), and a cached
-verdict is still stored when another judge of its item fails."""
+"""A cached rerun commits each chunk of items once (their cached verdicts with their results),
+reads the verdict cache once per chunk, and a cached verdict is still stored when another judge
+of its item fails."""
 
 from __future__ import annotations
 
@@ -39,7 +40,12 @@ def _writes(store: Store) -> list[int]:
     return state["out"]  # filled as the store writes
 
 
-def test_a_cached_rerun_commits_each_item_once_with_the_same_rows() -> None:
+@pytest.mark.parametrize("chunk, commits", [(256, [40]), (4, [16, 16, 8])])
+def test_a_cached_rerun_commits_each_chunk_once_with_the_same_rows(
+        monkeypatch: pytest.MonkeyPatch, chunk: int, commits: list[int]) -> None:
+    import legal_judge.benchmark.run_items as run_items
+
+    monkeypatch.setattr(run_items, "CHUNK", chunk)
     items = load_dataset(sample_dataset_path())[:10]
     config = load_ensemble_config("demo")
     store = Store()
@@ -47,8 +53,8 @@ def test_a_cached_rerun_commits_each_item_once_with_the_same_rows() -> None:
     writes = _writes(store)
     second = asyncio.run(run_benchmark(items, config, store=store, run_id="second"))
     store.db.set_trace_callback(None)
-    assert second.progress.cached == 30
-    assert writes == [4] * 10  # three cached verdicts and the result, per item
+    assert second.progress.cached == 30 and second.progress.items_done == 10
+    assert writes == commits  # three cached verdicts and the result per item, a commit per chunk
     verdicts = store.load_verdicts("second")
     assert len(verdicts) == 30 and all(v["cached"] for v in verdicts.values())
     first_results, results = store.load_results("first"), store.load_results("second")
@@ -94,7 +100,12 @@ def test_cached_verdicts_are_stored_when_another_judge_of_the_item_fails(down: N
     assert {k for k in stored} == {(i, j.label) for i in started for j in config.judges[:2]}
 
 
-def test_a_cached_rerun_reads_the_verdict_cache_once_per_item() -> None:
+@pytest.mark.parametrize("chunk, expected", [(256, 1), (4, 2)])
+def test_a_cached_rerun_reads_the_verdict_cache_once_per_chunk(
+        monkeypatch: pytest.MonkeyPatch, chunk: int, expected: int) -> None:
+    import legal_judge.benchmark.run_items as run_items
+
+    monkeypatch.setattr(run_items, "CHUNK", chunk)
     items = load_dataset(sample_dataset_path())[:6]
     config = load_ensemble_config("demo")
     store = Store()
@@ -106,4 +117,30 @@ def test_a_cached_rerun_reads_the_verdict_cache_once_per_item() -> None:
     out = asyncio.run(run_benchmark(items, config, store=store, run_id="second"))
     store.db.set_trace_callback(None)
     assert out.progress.cached == 18
-    assert len(reads) == 6  # one read for the three judges' verdicts of each item
+    assert len(reads) == expected  # one read for the three judges' verdicts of a chunk's items
+
+
+def test_a_rerun_with_new_items_settles_the_cached_ones_and_judges_only_the_new() -> None:
+    """A chunk of cached and new items: the cached are stored in the chunk's commit (no call),
+    the new go to the workers with the checks and cache hits already found; every result is
+    the one a run of the whole set that reads no cache stores."""
+    items = load_dataset(sample_dataset_path())[:10]
+    config = load_ensemble_config("demo")
+    assert config.run_checks  # the verdict keys depend on the checks' evidence
+    store = Store()
+    asyncio.run(run_benchmark(items[:6], config, store=store, run_id="first"))
+    second = asyncio.run(run_benchmark(items, config, store=store, run_id="second"))
+    assert (second.progress.cached, second.progress.items_done) == (18, 10)
+    assert second.progress.calls >= 12  # the four new items' verdicts were paid for
+    scratch = asyncio.run(run_benchmark(items, config, store=store, run_id="scratch",
+                                        use_cache=False))
+    assert scratch.progress.cached == 0
+    got, want = store.load_results("second"), store.load_results("scratch")
+    assert set(got) == set(want) == {i.id for i in items}
+    keys = ("status", "overall", "scores", "weights", "votes", "overrides")
+    for item_id, result in got.items():
+        assert {k: result[k] for k in keys} == {k: want[item_id][k] for k in keys}
+        assert (result["checks"]["reasons"], result["checks"]["forces_citation_zero"]) == (
+            want[item_id]["checks"]["reasons"], want[item_id]["checks"]["forces_citation_zero"])
+    verdicts = store.load_verdicts("second")
+    assert sum(v["cached"] for v in verdicts.values()) == 18 and len(verdicts) == 30
