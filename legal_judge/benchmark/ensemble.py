@@ -197,8 +197,8 @@ def aggregate(item_id: str, verdicts: list[Verdict], slots: list[JudgeSlot], *,
     valid_pairs = [(v, s) for v, s in paired if v.status == "ok"]
     valid = [v for v, _ in valid_pairs]
     valid_slots = [s for _, s in valid_pairs]
-    all_weights = compute_weights(slots, sut_family, policy)
     if len(valid) < policy.quorum:
+        all_weights = compute_weights(slots, sut_family, policy)
         reasons = "; ".join(f"{s.name}: {v.status} ({v.reason})" for v, s in paired
                             if v.status != "ok")
         return EnsembleResult(item_id=item_id, weights=all_weights, valid_judges=len(valid),

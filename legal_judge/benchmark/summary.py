@@ -117,7 +117,9 @@ def _expected_agreement(store: Store, run_id: str) -> dict[str, Any] | None:
     """Agreement with ``metadata.expected_pass`` (what a careful lawyer concluded), when present."""
     n = agree = false_pass = false_fail = 0
     # Only the items whose JSON names the field are read (with their results), in any order.
-    for item, result in store.iter_items_with_results(run_id, holding='"expected_pass"'):
+    for item, result in store.iter_items_with_results(
+            run_id, holding='"expected_pass"', item_fields=("id", "metadata"),
+            result_fields=("status", "overall")):
         expected = expected_pass_of(item.get("metadata"))
         if expected is None or (result or {}).get("status") != "ok":
             continue
@@ -134,6 +136,9 @@ def _expected_agreement(store: Store, run_id: str) -> dict[str, Any] | None:
 
 _RESULT_KEYS = ("status", "overall", "scores", "flagged_for_review", "overrides", "raw_scores",
                 "flags")
+#: What the summary reads of each verdict.
+_VERDICT_KEYS = ("judge_id", "status", "overall", "scores", "cached", "cost_usd", "input_tokens",
+                 "output_tokens")
 
 
 @dataclass
@@ -152,7 +157,8 @@ class _Verdicts:
         current: str | None = None
         all_cached = False
         t = self.tokens
-        for item_id, judge, position, v in store.iter_verdicts_placed(run_id):
+        for item_id, judge, position, v in store.iter_verdicts_placed(run_id,
+                                                                      fields=_VERDICT_KEYS):
             if item_id != current:
                 # Verdicts come by item: an item every verdict of which came from the cache
                 # cost nothing.
@@ -160,9 +166,6 @@ class _Verdicts:
                 current, all_cached = item_id, True
             cached = bool(v.get("cached"))
             all_cached = all_cached and cached
-            if not self.simulated:
-                self.simulated = ("simulated" in str(v.get("raw", ""))[:2000]
-                                  or "simulated" in judge)
             row = self.judges.get(judge)
             if row is None:
                 row = self.judges[judge] = _JudgeRow()
@@ -180,6 +183,7 @@ class _Verdicts:
                 t["unknown_cost"] += int(v["status"] == "ok" and v.get("cost_usd") is None)
                 self.paid_cost.append(v.get("cost_usd") or 0.0)
         t["cached_items"] += int(current is not None and all_cached)
+        self.simulated = store.verdicts_mention(run_id, "simulated", raw_chars=2000)
         return self
 
 
@@ -237,9 +241,7 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
     inconclusive: list[str] = []
     flagged: list[str] = []
     overridden: list[str] = []
-    for item_id, full in store.iter_results(run_id):
-        r = {k: full.get(k) for k in _RESULT_KEYS}
-        del full
+    for item_id, r in store.iter_results(run_id, fields=_RESULT_KEYS):
         if r["status"] == "ok":
             scored += 1
             passed += int(r["overall"] == "pass")

@@ -39,9 +39,28 @@ def utcnow() -> str:
     return datetime.now(UTC).isoformat()
 
 
+#: One encoder for every canonical document (``json.dumps`` with options builds one per call).
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
     """Sorted, compact JSON: the form used for hashes and cache keys."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
+
+
+def json_fields(column: str, fields: tuple[str, ...]) -> str:
+    """SQL reading only ``fields`` (top-level keys, two or more) of a JSON ``column``: one JSON
+    array, decoded by :func:`decode_fields`. A summary of a large run reads a few keys of every
+    verdict; decoding the whole document (rationales, the judge's raw output) in Python cost
+    more than the rest of the summary."""
+    if len(fields) < 2:
+        raise ValueError("json_fields needs two or more fields (one path returns a bare value)")
+    return f"json_extract({column}, {', '.join(repr(f'$.{f}') for f in fields)})"
+
+
+def decode_fields(text: str, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The ``fields`` :func:`json_fields` read, by name (a missing key is None)."""
+    return dict(zip(fields, json.loads(text), strict=True))
 
 
 def names_the_run(method: Callable[Concatenate[S, str, P], R]) -> Callable[Concatenate[S, str, P], R]:

@@ -13,7 +13,14 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 from legal_judge.errors import NotFoundError
-from legal_judge.store.base import StoreBase, canonical_json, names_the_run, utcnow
+from legal_judge.store.base import (
+    StoreBase,
+    canonical_json,
+    decode_fields,
+    json_fields,
+    names_the_run,
+    utcnow,
+)
 
 __all__ = ["OwnedKind", "RunsMixin"]
 
@@ -147,27 +154,47 @@ class RunsMixin(StoreBase):
             out.update({(r[0], r[1]): json.loads(r[2]) for r in rows})
         return out
 
-    def iter_verdicts_placed(self, run_id: str) -> Iterator[tuple[str, str, int | None,
-                                                                  dict[str, Any]]]:
+    def iter_verdicts_placed(self, run_id: str, *, fields: tuple[str, ...] | None = None,
+                             ) -> Iterator[tuple[str, str, int | None, dict[str, Any]]]:
         """``(item_id, judge, position, verdict)`` of a run one at a time, by item id then judge
-        (the order of :meth:`iter_verdicts`); ``position`` is None for an item the run lacks."""
-        cursor = self.db.execute(
-            """SELECT v.item_id, v.judge, i.position, v.verdict_json FROM verdicts v
-               LEFT JOIN items i ON i.run_id = v.run_id AND i.item_id = v.item_id
-               WHERE v.run_id = ? ORDER BY v.item_id, v.judge""", (run_id,))
-        for item_id, judge, position, data in cursor:
-            yield item_id, judge, position, json.loads(data)
+        (the order of :meth:`iter_verdicts`); ``position`` is None for an item the run lacks.
 
-    def iter_items_with_results(self, run_id: str, *, holding: str) -> Iterator[
-            tuple[dict[str, Any], dict[str, Any] | None]]:
-        """``(item, result or None)`` of each item of a run whose stored JSON holds the text
-        ``holding`` (a cheap filter: e.g. a field name), in no particular order."""
+        Args:
+            fields: Read only these keys of each verdict (two or more; a missing one is None).
+        """
+        column = "v.verdict_json" if fields is None else json_fields("v.verdict_json", fields)
         cursor = self.db.execute(
-            """SELECT i.item_json, e.result_json FROM items i LEFT JOIN ensemble_results e
+            f"""SELECT v.item_id, v.judge, i.position, {column} FROM verdicts v
+               LEFT JOIN items i ON i.run_id = v.run_id AND i.item_id = v.item_id
+               WHERE v.run_id = ? ORDER BY v.item_id, v.judge""", (run_id,))  # noqa: S608
+        for item_id, judge, position, data in cursor:
+            yield item_id, judge, position, (json.loads(data) if fields is None
+                                             else decode_fields(data, fields))
+
+    def verdicts_mention(self, run_id: str, text: str, *, raw_chars: int) -> bool:
+        """Whether a verdict of the run names ``text`` in its judge or in the first ``raw_chars``
+        characters of its raw output (a simulated judge says so in both)."""
+        return self.db.execute(
+            """SELECT 1 FROM verdicts WHERE run_id = ? AND (instr(judge, ?) > 0
+                   OR instr(substr(json_extract(verdict_json, '$.raw'), 1, ?), ?) > 0) LIMIT 1""",
+            (run_id, text, raw_chars, text)).fetchone() is not None
+
+    def iter_items_with_results(self, run_id: str, *, holding: str,
+                                item_fields: tuple[str, ...], result_fields: tuple[str, ...],
+                                ) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
+        """``(item, result or None)`` of each item of a run whose stored JSON holds the text
+        ``holding`` (a cheap filter: e.g. a field name), in no particular order; of each, only
+        the keys named (two or more each: a missing one is None)."""
+        cursor = self.db.execute(
+            f"""SELECT {json_fields("i.item_json", item_fields)},
+                       {json_fields("e.result_json", result_fields)}
+                FROM items i LEFT JOIN ensemble_results e
                    ON e.run_id = i.run_id AND e.item_id = i.item_id
-               WHERE i.run_id = ? AND instr(i.item_json, ?) > 0""", (run_id, holding))
+                WHERE i.run_id = ? AND instr(i.item_json, ?) > 0""",  # noqa: S608
+            (run_id, holding))
         for item, result in cursor:
-            yield json.loads(item), json.loads(result) if result is not None else None
+            yield (decode_fields(item, item_fields),
+                   decode_fields(result, result_fields) if result is not None else None)
 
     def run_exists(self, run_id: str) -> bool:
         """Whether a run (of any kind) has this id."""
