@@ -122,7 +122,7 @@ async def audit_async(pairs: int, tmp: Path) -> None:
     (online, t_on, emu_on), (batch, t_b, emu_b) = out["online"], out["batch"]
     info = batch.report["extensions"]["batch"]
     planned = batch.report["extensions"]["counts"]["calls_planned"]
-    print(f"audit   {len(settings.dimensions)} dimensions x {pairs} pairs: {planned} judgments "
+    print(f"audit   {len(settings.dimensions or [])} dimensions x {pairs} pairs: {planned} judgments "
           f"planned; online {emu_on.calls['POST /v1/chat/completions']} calls in {t_on:.2f} s")
     print(f"        batch: {emu_b.calls['POST /v1/batches']} batch round(s), "
           f"{info['batch_requests']} requests, {info['calls_coalesced']} coalesced, "
