@@ -146,14 +146,21 @@ items = read_items({str(items_path)!r})
 out = asyncio.run(run_benchmark(items, cfg, store=Store(), run_id={run_id!r}))
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
 traced = tracemalloc.get_traced_memory()[1] / 2**20 if {trace!r} else None
-print(json.dumps({{"wall_s": wall, "cpu_s": cpu, "status": out.status, "calls": out.progress.calls,
+import legal_judge
+print(json.dumps({{"code": legal_judge.__file__,
+                   "wall_s": wall, "cpu_s": cpu, "status": out.status, "calls": out.progress.calls,
                    "cached": out.progress.cached, "rss_before_mb": rss0, "traced_peak_mb": traced,
                    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
     env = {**os.environ, "LEGAL_JUDGE_HOME": str(home), "PYTHONPATH": str(code_root)}
+    # `python -c` puts the working directory first on sys.path, before PYTHONPATH: run in the
+    # measured checkout, or a --code comparison measures this checkout twice.
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True)
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+                         check=True, cwd=code_root)
+    figures = dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    if not Path(figures["code"]).resolve().is_relative_to(code_root.resolve()):
+        raise SystemExit(f"measured {figures['code']}, not the checkout {code_root}")
+    return figures
 
 
 def stub_requests(url: str) -> int:
