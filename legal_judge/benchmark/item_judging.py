@@ -113,16 +113,23 @@ async def judge_one(run: JudgedRun, judge: Judge, item: BenchmarkItem, evidence:
     return verdict
 
 
-def settle_cached(run: JudgedRun, items: Sequence[BenchmarkItem]) -> list[ItemInputs]:
+async def settle_cached(run: JudgedRun, items: Sequence[BenchmarkItem]) -> list[ItemInputs]:
     """Store the result of every item of ``items`` whose verdicts are all stored or cached (one
     store read, one commit); the others, with their checks and cache hits, for the workers.
 
-    Items whose checks need a citation lookup (the network) all go to the workers unchecked.
+    Items whose checks need a citation lookup (the network) all go to the workers unchecked. The
+    event loop runs between two items' checks (a few milliseconds each), so the calls in flight
+    are not held up while a batch of items is checked.
     """
     if run.config.run_checks and run.lookup is not None:
         return [ItemInputs(item) for item in items]
-    inputs = [ItemInputs(item, *(run_item_checks(item) if run.config.run_checks else ({}, None)))
-              for item in items]
+    inputs: list[ItemInputs] = []
+    for item in items:
+        if run.config.run_checks:
+            inputs.append(ItemInputs(item, *run_item_checks(item)))
+            await asyncio.sleep(0)
+        else:
+            inputs.append(ItemInputs(item, {}, None))
     keys = [[j.verdict_key(i.item, i.evidence) if j.use_cache else None for j in run.judges]
             for i in inputs]
     found = run.store.cached_verdicts([k for row in keys for k in row if k is not None])

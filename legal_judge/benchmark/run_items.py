@@ -17,14 +17,17 @@ from legal_judge.benchmark.ensemble import check_policy
 from legal_judge.benchmark.item_judging import ItemInputs, JudgedRun
 from legal_judge.models import BenchmarkItem
 
-__all__ = ["CHUNK", "FamilyCheck", "drive", "stored_items"]
+__all__ = ["CHUNK", "SETTLE", "FamilyCheck", "drive", "stored_items"]
 
 #: Items read from the store at a time; the workers' queue holds at most this many.
 CHUNK = 256
+#: Items checked and looked up in the verdict cache together (one read, one commit of those
+#: needing no call): the workers get the first items of a chunk before the whole is checked.
+SETTLE = 64
 
 
 class _Run(JudgedRun, Protocol):
-    def settle(self, items: list[BenchmarkItem]) -> list[ItemInputs]: ...
+    async def settle(self, items: list[BenchmarkItem]) -> list[ItemInputs]: ...
 
     async def item(self, item: BenchmarkItem, inputs: ItemInputs | None = None) -> None: ...
 
@@ -81,9 +84,11 @@ async def drive(run: _Run) -> None:
             items = [BenchmarkItem.model_validate(data) for _, data in chunk]
             if run.resume:
                 run.done.update(run.store.verdicts_of_items(run.run_id, [i.id for i in items]))
-            # Items needing no call are stored at once (a cached rerun: one commit per chunk).
-            for inputs in run.settle(items):
-                await queue.put(inputs)
+            # Items needing no call are stored at once (a cached rerun: a commit per SETTLE
+            # items); the others are queued as soon as their part of the chunk is checked.
+            for start in range(0, len(items), SETTLE):
+                for inputs in await run.settle(items[start:start + SETTLE]):
+                    await queue.put(inputs)
         for _ in range(workers_n):
             await queue.put(None)
 

@@ -34,6 +34,7 @@ from legal_judge.benchmark.run_items import FamilyCheck, drive, stored_items
 from legal_judge.benchmark.run_setup import (
     build_judges,
     ensemble_judge_id,
+    fewer_collections,
     langfuse_prompt_versions,
     refuse_reused_run_id,
     sync_run_at_end,
@@ -248,10 +249,10 @@ class RunState:
         (:func:`~legal_judge.benchmark.item_judging.judge_item`)."""
         await judge_item(self, item, inputs)
 
-    def settle(self, items: list[BenchmarkItem]) -> list[ItemInputs]:
+    async def settle(self, items: list[BenchmarkItem]) -> list[ItemInputs]:
         """Store the results of the items needing no call at once; the others, for the workers
         (:func:`~legal_judge.benchmark.item_judging.settle_cached`)."""
-        return settle_cached(self, items)
+        return await settle_cached(self, items)
 
 
 def plan_run(items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: Store,
@@ -332,5 +333,6 @@ async def execute_plan(plan: RunState, *, on_progress: Callable[[RunProgress], N
         plan.on_progress = on_progress or plan.on_progress
     else:
         plan.start(on_progress=on_progress, extra_config=extra_config)
-    status = await plan.execute(drive(plan))
+    with fewer_collections():
+        status = await plan.execute(drive(plan))
     return plan.finish(status)

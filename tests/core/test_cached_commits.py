@@ -40,12 +40,14 @@ def _writes(store: Store) -> list[int]:
     return state["out"]  # filled as the store writes
 
 
-@pytest.mark.parametrize("chunk, commits", [(256, [40]), (4, [16, 16, 8])])
+@pytest.mark.parametrize("chunk, settle, commits", [
+    (256, 64, [40]), (4, 64, [16, 16, 8]), (256, 3, [12, 12, 12, 4])])
 def test_a_cached_rerun_commits_each_chunk_once_with_the_same_rows(
-        monkeypatch: pytest.MonkeyPatch, chunk: int, commits: list[int]) -> None:
+        monkeypatch: pytest.MonkeyPatch, chunk: int, settle: int, commits: list[int]) -> None:
     import legal_judge.benchmark.run_items as run_items
 
     monkeypatch.setattr(run_items, "CHUNK", chunk)
+    monkeypatch.setattr(run_items, "SETTLE", settle)
     items = load_dataset(sample_dataset_path())[:10]
     config = load_ensemble_config("demo")
     store = Store()
@@ -144,3 +146,43 @@ def test_a_rerun_with_new_items_settles_the_cached_ones_and_judges_only_the_new(
             want[item_id]["checks"]["reasons"], want[item_id]["checks"]["forces_citation_zero"])
     verdicts = store.load_verdicts("second")
     assert sum(v["cached"] for v in verdicts.values()) == 18 and len(verdicts) == 30
+
+
+def test_checking_the_items_of_a_chunk_lets_the_calls_in_flight_go_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The feeder checks a chunk's items before looking them up: the event loop runs between two
+    items' checks, so responses in flight are not held up for the whole chunk's checks."""
+    import legal_judge.benchmark.item_judging as item_judging
+    from legal_judge.benchmark.runner import plan_run
+
+    items = load_dataset(sample_dataset_path())[:8]
+    events: list[str] = []
+    real = item_judging.run_item_checks
+
+    def checks(item: Any, lookup: Any = None) -> Any:
+        events.append("check")
+        return real(item)
+
+    monkeypatch.setattr(item_judging, "run_item_checks", checks)
+
+    async def main() -> list[Any]:
+        run = plan_run(items, load_ensemble_config("demo"), store=Store(), run_id="r")
+        stop = False
+
+        async def in_flight() -> None:  # what a call's response handling looks like to the loop
+            while not stop:
+                events.append("loop")
+                await asyncio.sleep(0)
+
+        ticker = asyncio.create_task(in_flight())
+        await asyncio.sleep(0)
+        rest = await run.settle(items)
+        stop = True
+        await ticker
+        return rest
+
+    rest = asyncio.run(main())
+    assert len(rest) == 8 and all(r.checks is not None and r.hits == [None] * 3 for r in rest)
+    first, last = events.index("check"), len(events) - 1 - events[::-1].index("check")
+    between = events[first:last]
+    assert between.count("check") == 7 and between.count("loop") >= 7
