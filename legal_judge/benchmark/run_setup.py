@@ -1,9 +1,13 @@
 """What a run's start and finish call besides the run itself: its judges and identity, the refusal
-of a reused run id, the Langfuse prompt versions it records and the Langfuse sync at its end.
+of a reused run id, the Langfuse prompt versions it records and the Langfuse sync at its end; and
+the garbage-collector setting it judges under.
 """
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
@@ -11,8 +15,26 @@ from legal_judge.errors import ConfigError
 from legal_judge.judge.judge import Judge
 from legal_judge.store import Store
 
-__all__ = ["build_judges", "ensemble_judge_id", "langfuse_prompt_versions", "refuse_reused_run_id",
-           "sync_run_at_end"]
+__all__ = ["GC_YOUNG_THRESHOLD", "build_judges", "ensemble_judge_id", "fewer_collections",
+           "langfuse_prompt_versions", "refuse_reused_run_id", "sync_run_at_end"]
+
+#: Allocations between two young-generation collections while a run judges (Python's default:
+#: 700). A judged call allocates a few thousand containers (SDK, HTTP, pydantic), nearly all
+#: freed by reference counting; collecting every 700 cost 0.8 s of CPU in 5.6 s for 900 calls,
+#: at 10,000 it is 0.3 s. Cycles wait a little longer to be freed (a few MB at most).
+GC_YOUNG_THRESHOLD = 10_000
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Raise the young-generation threshold to :data:`GC_YOUNG_THRESHOLD` while the block runs,
+    and restore the caller's setting after (a library call leaves the process as it found it)."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], GC_YOUNG_THRESHOLD), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
 
 
 def ensemble_judge_id(config: EnsembleConfig, judges: list[Judge]) -> str:
