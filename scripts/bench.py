@@ -424,6 +424,9 @@ def main() -> None:
     if args.quick:
         args.items, args.memory_items = "200", "1000,3000"
     args.code = args.code.resolve()
+    if not (args.code / "legal_judge" / "__init__.py").is_file():
+        parser.error(f"--code {args.code}: no legal_judge package there; name a checkout of this "
+                     "repository (e.g. git worktree add /tmp/old <commit>)")
     if args.batch:
         batch_figures(int(args.items.split(",")[-1]))
         return
