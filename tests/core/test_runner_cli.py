@@ -29,7 +29,10 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     env = {**os.environ, "LEGAL_JUDGE_HOME": str(tmp_path / "home")}
     proc = subprocess.Popen([sys.executable, "-m", "legal_judge", "run", str(sample_dataset_path()),
                              "--ensemble", str(cfg), "--run-id", "INT", "--quiet"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # Ctrl-C as at a terminal, even when pytest itself ignores SIGINT (a
+                            # background job of a non-interactive shell), which a child inherits.
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60
     while time.time() < deadline:  # interrupt only once judging has started
         try:

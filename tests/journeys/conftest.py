@@ -9,6 +9,7 @@ Each fixed defect is a step of a journey; the step's docstring or comment names 
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -23,6 +24,11 @@ import pytest
 
 #: Exit codes of the contract (README, DESIGN): anything else is a defect.
 CONTRACT_CODES = frozenset({0, 1, 2, 3, 130})
+
+
+def interruptible() -> None:
+    """In a spawned child, before it runs: SIGINT at its default (Python's KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @dataclass(frozen=True)
@@ -73,9 +79,11 @@ class Journey:
 
     def spawn(self, *args: str) -> subprocess.Popen[str]:
         """Start ``legal-judge ARGS`` in the background (to interrupt or kill it mid-way)."""
+        # Ctrl-C as at a terminal: a test run started in the background of a non-interactive
+        # shell ignores SIGINT, and a child would inherit that and never be interrupted.
         return subprocess.Popen([sys.executable, "-m", "legal_judge", *args], env=self._env(),
                                 cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+                                text=True, preexec_fn=interruptible)
 
     def _env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {**os.environ, "LEGAL_JUDGE_HOME": str(self.home), "COLUMNS": "80",
