@@ -19,7 +19,12 @@ from legal_judge.assets.rubrics import RubricSet
 from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot, aggregate
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.benchmark.item_checks import run_item_checks
-from legal_judge.benchmark.item_state import PendingVerdicts, cached_verdicts, note_language
+from legal_judge.benchmark.item_state import (
+    PendingVerdicts,
+    cached_verdicts,
+    cached_verdicts_of,
+    note_language,
+)
 from legal_judge.benchmark.progress import RunProgress, check_cost_limit
 from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, Verdict
@@ -125,20 +130,16 @@ async def settle_cached(run: JudgedRun, items: Sequence[BenchmarkItem]) -> list[
         return [ItemInputs(item) for item in items]
     inputs: list[ItemInputs] = []
     for item in items:
+        inputs.append(ItemInputs(item, *_local_checks(run, item)))
         if run.config.run_checks:
-            inputs.append(ItemInputs(item, *run_item_checks(item)))
             await asyncio.sleep(0)
-        else:
-            inputs.append(ItemInputs(item, {}, None))
-    keys = [[j.verdict_key(i.item, i.evidence) if j.use_cache else None for j in run.judges]
-            for i in inputs]
-    found = run.store.cached_verdicts([k for row in keys for k in row if k is not None])
+    hits = cached_verdicts_of(run.store, run.judges, [(i.item, i.evidence) for i in inputs])
     rest: list[ItemInputs] = []
     settled: list[tuple[str, list[Verdict]]] = []
     verdict_rows: list[tuple[str, str, dict[str, Any]]] = []
     results: list[tuple[str, dict[str, Any]]] = []
-    for entry, row in zip(inputs, keys, strict=True):
-        entry.hits = [None if k is None else found.get(k) for k in row]
+    for entry, found in zip(inputs, hits, strict=True):
+        entry.hits = found
         sourced = _reusable(run, entry)
         if sourced is None:
             rest.append(entry)
@@ -184,16 +185,19 @@ async def _judged(run: JudgedRun, item: BenchmarkItem, pending: PendingVerdicts,
     elif run.config.run_checks and run.lookup is not None:
         # The lookup client is synchronous and rate-limited: keep it off the event loop.
         checks, evidence = await asyncio.to_thread(run_item_checks, item, run.lookup)
-    elif run.config.run_checks:
-        checks, evidence = run_item_checks(item)
     else:
-        checks, evidence = {}, None
+        checks, evidence = _local_checks(run, item)
     hits = inputs.hits if inputs is not None and inputs.hits is not None else (
         cached_verdicts(run.store, run.judges, item, evidence))  # one read per item
     verdicts = await asyncio.gather(*(judge_one(run, j, item, evidence, pending, hit,
                                                 looked_up=True)
                                       for j, hit in zip(run.judges, hits, strict=True)))
     return _result(run, item, list(verdicts), checks)
+
+
+def _local_checks(run: JudgedRun, item: BenchmarkItem) -> tuple[dict[str, Any], str | None]:
+    """The item's rule-based checks and their evidence for the judges, without a lookup."""
+    return run_item_checks(item) if run.config.run_checks else ({}, None)
 
 
 def _result(run: JudgedRun, item: BenchmarkItem, verdicts: list[Verdict],

@@ -12,7 +12,7 @@ from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store
 
-__all__ = ["PendingVerdicts", "cached_verdicts", "note_language"]
+__all__ = ["PendingVerdicts", "cached_verdicts", "cached_verdicts_of", "note_language"]
 
 
 @dataclass
@@ -30,9 +30,17 @@ def cached_verdicts(store: Store, judges: Sequence[Judge], item: BenchmarkItem,
 
     A judge that does not read the cache (``use_cache`` off) gets None, as its own lookup would.
     """
-    keys = [j.verdict_key(item, evidence) if j.use_cache else None for j in judges]
-    found = store.cached_verdicts([k for k in keys if k is not None])
-    return [None if k is None else found.get(k) for k in keys]
+    return cached_verdicts_of(store, judges, [(item, evidence)])[0]
+
+
+def cached_verdicts_of(store: Store, judges: Sequence[Judge],
+                       items: Sequence[tuple[BenchmarkItem, str | None]],
+                       ) -> list[list[dict[str, Any] | None]]:
+    """:func:`cached_verdicts` of many ``(item, evidence)`` at once, in one store read."""
+    keys = [[j.verdict_key(item, evidence) if j.use_cache else None for j in judges]
+            for item, evidence in items]
+    found = store.cached_verdicts([k for row in keys for k in row if k is not None])
+    return [[None if k is None else found.get(k) for k in row] for row in keys]
 
 
 def note_language(item: BenchmarkItem, judges: Sequence[Judge], named: dict[str, list[str]],
