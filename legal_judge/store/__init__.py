@@ -24,7 +24,7 @@ committed together). No module outside this package holds SQL or uses
 more than a docstring: ``from legal_judge.store import Store`` is the store's address).
 """
 
-from legal_judge.store.base import canonical_json, utcnow
+from legal_judge.store.base import canonical_json, document_json, utcnow
 from legal_judge.store.connection import BUSY_TIMEOUT_S, damaged_store_fix, store_error
 from legal_judge.store.migrations import MIGRATIONS, Migration, migration
 from legal_judge.store.pending import PendingWrites
@@ -32,4 +32,5 @@ from legal_judge.store.runs import OwnedKind
 from legal_judge.store.store import Store
 
 __all__ = ["BUSY_TIMEOUT_S", "MIGRATIONS", "Migration", "OwnedKind", "PendingWrites", "Store",
-           "canonical_json", "damaged_store_fix", "migration", "store_error", "utcnow"]
+           "canonical_json", "damaged_store_fix", "document_json", "migration", "store_error",
+           "utcnow"]

@@ -20,12 +20,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+import pydantic_core
+
 from legal_judge.config import store_path
 from legal_judge.errors import StoreError
 from legal_judge.store.connection import BUSY_TIMEOUT_S, connect, enable_wal, quick_check
 from legal_judge.store.migrations import MIGRATIONS
 
-__all__ = ["StoreBase", "canonical_json", "names_the_run", "utcnow"]
+__all__ = ["StoreBase", "canonical_json", "document_json", "names_the_run", "utcnow"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -46,6 +48,18 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 def canonical_json(value: Any) -> str:
     """Sorted, compact JSON: the form used for hashes and cache keys."""
     return _CANONICAL.encode(value)
+
+
+def document_json(value: Any) -> str:
+    """Compact JSON of a stored document (an item, a verdict, a result), keys in the order built.
+
+    Not for hashes or keys (:func:`canonical_json` is): every reader decodes these documents, and
+    none depends on their key order. pydantic-core's encoder writes them in a third to a half of
+    the time of ``json``'s sorted one, which was the largest single cost of storing a cached
+    rerun's verdicts and results. Non-finite floats are written as ``NaN``/``Infinity``, as
+    ``json`` writes (and reads) them.
+    """
+    return pydantic_core.to_json(value).decode()
 
 
 def json_fields(column: str, fields: tuple[str, ...]) -> str:

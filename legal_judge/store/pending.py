@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from legal_judge.errors import StoreError
-from legal_judge.store.base import StoreBase, canonical_json, utcnow
+from legal_judge.store.base import StoreBase, canonical_json, document_json, utcnow
 
 __all__ = ["PendingWrites"]
 
@@ -88,7 +88,7 @@ class PendingWrites:
         if key is not None:
             del self._verdict_cache[key]
         self._verdicts.append((run_id, item_id, judge, verdict["judge_id"], verdict["status"],
-                               canonical_json(verdict), key))
+                               document_json(verdict), key))
 
     def flush(self) -> None:
         """Commit everything pending in one transaction (nothing to do when empty).

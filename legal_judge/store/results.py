@@ -16,6 +16,7 @@ from legal_judge.store.base import (
     StoreBase,
     canonical_json,
     decode_fields,
+    document_json,
     json_fields,
     names_the_run,
     utcnow,
@@ -235,10 +236,10 @@ _SAVE_RESULT = "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?
 def _verdict_row(run_id: str, item_id: str, judge: str, verdict: dict[str, Any],
                  now: str | None = None) -> tuple[Any, ...]:
     return (run_id, item_id, judge, verdict["judge_id"], verdict["status"],
-            canonical_json(verdict), now or utcnow(), None)  # served from the cache: no key
+            document_json(verdict), now or utcnow(), None)  # served from the cache: no key
 
 
 def _result_row(run_id: str, item_id: str, result: dict[str, Any],
                 now: str | None = None) -> tuple[Any, ...]:
-    return (run_id, item_id, result["status"], result.get("overall"), canonical_json(result),
+    return (run_id, item_id, result["status"], result.get("overall"), document_json(result),
             now or utcnow())

@@ -17,6 +17,7 @@ from legal_judge.store.base import (
     StoreBase,
     canonical_json,
     decode_fields,
+    document_json,
     json_fields,
     names_the_run,
     utcnow,
@@ -32,7 +33,7 @@ _OWNED_TABLES: dict[str, str] = {"run": "runs", "audit": "audits"}
 def _insert_items(db: sqlite3.Connection, run_id: str, items: Iterable[dict[str, Any]]) -> None:
     db.executemany(  # rows made one at a time: a large run's items are not all encoded at once
         "INSERT OR IGNORE INTO items (run_id, item_id, position, item_json) VALUES (?, ?, ?, ?)",
-        ((run_id, it["id"], i, canonical_json(it)) for i, it in enumerate(items)),
+        ((run_id, it["id"], i, document_json(it)) for i, it in enumerate(items)),
     )
 
 

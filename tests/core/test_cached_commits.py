@@ -133,7 +133,7 @@ def test_a_rerun_with_new_items_settles_the_cached_ones_and_judges_only_the_new(
     asyncio.run(run_benchmark(items[:6], config, store=store, run_id="first"))
     second = asyncio.run(run_benchmark(items, config, store=store, run_id="second"))
     assert (second.progress.cached, second.progress.items_done) == (18, 10)
-    assert second.progress.calls >= 12  # the four new items' verdicts were paid for
+    assert second.progress.calls == 12  # the four new items' verdicts, and no cached one
     scratch = asyncio.run(run_benchmark(items, config, store=store, run_id="scratch",
                                         use_cache=False))
     assert scratch.progress.cached == 0
@@ -186,3 +186,58 @@ def test_checking_the_items_of_a_chunk_lets_the_calls_in_flight_go_on(
     first, last = events.index("check"), len(events) - 1 - events[::-1].index("check")
     between = events[first:last]
     assert between.count("check") == 7 and between.count("loop") >= 7
+
+
+def test_stored_documents_read_back_as_json_reads_them() -> None:
+    import json
+    import math
+
+    from legal_judge.store import document_json
+
+    value = {"z": 1, "a": [2.0, 2.5e-7, 1e20, -0.0, None, True], "é": "naïve — \u2028 \"q\"",
+             "nested": {"inf": math.inf, "nan": math.nan}}
+    back = json.loads(document_json(value))
+    assert back["z"] == 1 and isinstance(back["z"], int) and back["a"] == value["a"]
+    assert back["é"] == value["é"] and back["nested"]["inf"] == math.inf
+    assert math.isnan(back["nested"]["nan"])
+
+
+def test_a_cached_rerun_stores_its_documents_without_the_sorted_encoder(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Items, verdicts and results are written by ``document_json``; the sorted encoder (3x
+    slower: the largest single cost of storing a cached rerun) is kept for hashes and keys."""
+    import legal_judge.store.base as base
+
+    items = load_dataset(sample_dataset_path())[:10]
+    config = load_ensemble_config("demo")
+    store = Store()
+    asyncio.run(run_benchmark(items, config, store=store, run_id="first"))
+    sorted_encodes = 0
+    encode = base._CANONICAL.encode
+
+    def counted(value: Any) -> str:
+        nonlocal sorted_encodes
+        sorted_encodes += 1
+        return encode(value)
+
+    monkeypatch.setattr(base._CANONICAL, "encode", counted)
+    counts = []
+    for n in (5, 10):
+        sorted_encodes = 0
+        rerun = asyncio.run(run_benchmark(items[:n], config, store=store, run_id=f"rerun-{n}"))
+        assert rerun.progress.cached == 3 * n
+        counts.append(sorted_encodes)
+    # The judges' ids, the run's config and summary: as many for 5 items as for 10 (it was five
+    # more per item: the item, its three verdicts and its result).
+    assert counts[0] == counts[1] < 10
+    # What was stored reads back as the first run's documents, but for what says "cached".
+    relabelled = ("cached", "cost_usd", "latency_ms", "extra")
+    first, again = store.load_verdicts("first"), store.load_verdicts("rerun-10")
+    assert again.keys() == first.keys() and all(v["cached"] for v in again.values())
+    assert all({k: x for k, x in again[key].items() if k not in relabelled}
+               == {k: x for k, x in first[key].items() if k not in relabelled} for key in first)
+    def decided(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        return {i: {k: x for k, x in r.items() if k != "checks"} for i, r in results.items()}
+
+    assert decided(store.load_results("rerun-10")) == decided(store.load_results("first"))
+    assert [i["id"] for i in store.iter_items("rerun-10")] == [i.id for i in items]
