@@ -19,7 +19,7 @@ reused; a response that arrived but was not yet parsed comes back from the provi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import ExitStack
 from typing import Any
 
@@ -261,10 +261,14 @@ def plan_run(items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: S
              lookup: Any = None) -> RunState:
     """Check everything a run needs, before it exists; the arguments are ``run_benchmark``'s.
 
+    A new run's items are checked against the same-family rule by :meth:`RunState.start`, in
+    the commit that stores them (a refusal leaves no run): the source is read once, not once to
+    check and again to store.
+
     Raises:
         ConfigError: a reused run id, a run another live process is executing, an invalid
-            ensemble (every problem at once), a refused same-family configuration, an unknown
-            calibration or a missing CourtListener token.
+            ensemble (every problem at once), a refused same-family configuration of a resumed
+            run, an unknown calibration or a missing CourtListener token.
     """
     from legal_judge.run_owner import refuse_if_owned
 
@@ -286,8 +290,8 @@ def plan_run(items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: S
         lookup = citation_lookup_from_env(store)
     run = RunState(config, judges, store, run_id, items=items, resume=resume,
                    calibration=calibration, correction=correction, lookup=lookup)
-    if resume or isinstance(items, Sequence) or iter(items) is not items:
-        run.check_families()  # a source read again (a list, a dataset file); else by start()
+    if resume:
+        run.check_families()  # the stored items; a new run's are checked by start() as it stores
     return run
 
 
@@ -319,7 +323,8 @@ async def run_benchmark(items: Iterable[BenchmarkItem], config: EnsembleConfig, 
         The run's outcome; ``status`` is ``completed``, ``interrupted`` or ``stopped``.
 
     Raises:
-        ConfigError: anything :func:`plan_run` refuses, before any call and before the run exists.
+        ConfigError: anything :func:`plan_run` or :meth:`RunState.start` refuses, before any call
+            and before the run exists.
     """
     plan = plan_run(items, config, store=store, run_id=run_id, resume=resume, use_cache=use_cache,
                     http_client=http_client, calibration=calibration, lookup=lookup)

@@ -130,3 +130,41 @@ def test_the_stream_reads_what_load_dataset_reads(tmp_path: Path) -> None:
     with pytest.raises(InputError) as whole:
         load_dataset(tmp_path / "nope.jsonl")
     assert str(gone.value) == str(whole.value) and gone.value.fix == whole.value.fix
+
+
+def test_a_run_reads_its_dataset_file_once_after_validating_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validating the file, then storing its items: two passes. A third, to check the judges'
+    families before the run existed, cost a cached rerun a tenth of its time; the checks are
+    made as the items are stored, and a refusal still leaves no run."""
+    from legal_judge.dataset_stream import DatasetStream, stream_dataset
+
+    path = tmp_path / "bench.jsonl"
+    base = load_dataset(sample_dataset_path())[:6]
+    path.write_text("".join(i.model_dump_json() + "\n" for i in base))
+    passes = 0
+    lines = DatasetStream._lines
+
+    def counted(self: DatasetStream) -> Iterator[BenchmarkItem]:
+        nonlocal passes
+        passes += 1
+        yield from lines(self)
+
+    monkeypatch.setattr(DatasetStream, "_lines", counted)
+    store = Store(tmp_path / "s.sqlite3")
+    outcome = asyncio.run(run_benchmark(stream_dataset(path), load_ensemble_config("demo"),
+                                        store=store, run_id="once"))
+    assert outcome.status == "completed" and len(outcome.results) == 6
+    assert passes == 2  # stream_dataset's validation, and the run storing the items
+
+    same = tmp_path / "same.jsonl"
+    same.write_text("".join(i.model_copy(update={"system_under_test": "gpt-4o-mini"})
+                            .model_dump_json() + "\n" for i in base))
+    config = EnsembleConfig.model_validate({"name": "one", "quorum": 1, "judges": [
+        {"spec": "simulated:demo-openai"}]})
+    for source in (stream_dataset(same), list(stream_dataset(same))):
+        with pytest.raises(ConfigError) as refused:
+            asyncio.run(run_benchmark(source, config, store=store, run_id="fam"))
+        assert refused.value.code == "ensemble-same-family-single"
+    assert [r["id"] for r in store.list_runs()] == ["once"]
+    store.close()
