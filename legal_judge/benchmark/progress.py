@@ -26,12 +26,19 @@ class RunProgress:
     cost_unknown_calls: int = 0
 
     def add(self, v: Verdict) -> None:
-        """Count one finished verdict."""
-        self.calls += v.attempts
-        self.cached += int(v.cached)
-        self.retries += max(0, v.attempts - 1)
+        """Count one finished verdict.
+
+        A verdict reused from the cache counts as ``cached`` only: its attempts and tokens are
+        those of the run that paid for them (counting them again showed "calls 171 ... tokens
+        444,849" while the run sent no request and its summary said 0 calls).
+        """
         self.failures += int(v.status == "error")
         self.inconclusive += int(v.status == "inconclusive")
+        if v.cached:
+            self.cached += 1
+            return
+        self.calls += v.attempts
+        self.retries += max(0, v.attempts - 1)
         self.input_tokens += v.input_tokens or 0
         self.output_tokens += v.output_tokens or 0
         if v.cost_usd is None and v.status != "error":

@@ -183,3 +183,19 @@ def test_a_file_named_like_a_bundled_ensemble_does_not_shadow_it(journey: Journe
     # A path is read as the file it names, and its problem is reported as that file's.
     local = journey("run", str(_bench(journey, 2)), "--ensemble", "./demo", expect=2)
     assert "demo: field 'judges': Field required" in local.err
+
+
+def test_the_progress_line_of_a_cached_rerun_counts_no_call(journey: Journey) -> None:
+    """The progress line of a rerun served from the cache read "calls 171 cached 171 ... tokens
+    444,849" while the run sent no request and its summary said "provider calls: 0": it counted
+    each cached verdict's original attempts and tokens again."""
+    bench = str(_bench(journey, 12))
+    first = journey("run", bench, "--ensemble", "demo", "--run-id", "first")
+    line = " ".join(first.err.split())
+    assert "12/12 calls 36 cached 0 retries 0 failed 0 tokens" in line, first.describe()
+    again = journey("run", bench, "--ensemble", "demo", "--run-id", "again")
+    line = " ".join(again.err.split())
+    assert "12/12 calls 0 cached 36 retries 0 failed 0 tokens 0 cost $0.0000" in line, (
+        again.describe())
+    assert "provider calls: 0 " in again.out
+    assert journey.query("SELECT COUNT(*) FROM judge_calls WHERE run_id = 'again'")[0][0] == 0
