@@ -72,7 +72,7 @@ class ItemInputs:
     item: BenchmarkItem
     checks: dict[str, Any] | None = None
     evidence: str | None = None
-    hits: list[dict[str, Any] | None] | None = None
+    hits: list[str | None] | None = None
 
 
 async def judge_item(run: JudgedRun, item: BenchmarkItem, inputs: ItemInputs | None = None) -> None:
@@ -91,7 +91,7 @@ async def judge_item(run: JudgedRun, item: BenchmarkItem, inputs: ItemInputs | N
 
 
 async def judge_one(run: JudgedRun, judge: Judge, item: BenchmarkItem, evidence: str | None,
-                    pending: PendingVerdicts | None = None, cached: dict[str, Any] | None = None,
+                    pending: PendingVerdicts | None = None, cached: str | None = None,
                     *, looked_up: bool = False) -> Verdict:
     """One judge's verdict on one item (a stored ok/inconclusive one is reused), stored: a paid
     one with its calls in one commit, a ``cached`` one (``looked_up`` for the whole item) in
@@ -165,7 +165,7 @@ async def settle_cached(run: JudgedRun, items: Sequence[BenchmarkItem]) -> list[
 def _reusable(run: JudgedRun, entry: ItemInputs) -> list[tuple[Verdict, bool]] | None:
     """Per judge, its verdict on the item without a call and whether it is one this run stored
     (a resume's), or None when some judge must be called."""
-    sources: list[tuple[dict[str, Any], bool]] = []
+    sources: list[tuple[dict[str, Any] | str, bool]] = []
     for judge, hit in zip(run.judges, entry.hits or [None] * len(run.judges), strict=True):
         done = run.done.get((entry.item.id, judge.label))
         if done is not None and done["status"] in _REUSED:
@@ -174,8 +174,8 @@ def _reusable(run: JudgedRun, entry: ItemInputs) -> list[tuple[Verdict, bool]] |
             sources.append((hit, False))
         else:
             return None  # before any verdict is built: most items of a fresh run end here
-    return [(Verdict.model_validate(data) if reused else judge.cached_verdict(data), reused)
-            for judge, (data, reused) in zip(run.judges, sources, strict=True)]
+    return [(judge.cached_verdict(data) if isinstance(data, str) else Verdict.model_validate(data),
+             reused) for judge, (data, reused) in zip(run.judges, sources, strict=True)]
 
 
 async def _judged(run: JudgedRun, item: BenchmarkItem, pending: PendingVerdicts,

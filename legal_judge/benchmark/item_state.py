@@ -25,8 +25,8 @@ class PendingVerdicts:
 
 
 def cached_verdicts(store: Store, judges: Sequence[Judge], item: BenchmarkItem,
-                    evidence: str | None) -> list[dict[str, Any] | None]:
-    """Per judge (in order), its cached verdict on ``item`` as stored, or None: one store read.
+                    evidence: str | None) -> list[str | None]:
+    """Per judge (in order), its cached verdict on ``item`` (JSON text), or None: one store read.
 
     A judge that does not read the cache (``use_cache`` off) gets None, as its own lookup would.
     """
@@ -35,7 +35,7 @@ def cached_verdicts(store: Store, judges: Sequence[Judge], item: BenchmarkItem,
 
 def cached_verdicts_of(store: Store, judges: Sequence[Judge],
                        items: Sequence[tuple[BenchmarkItem, str | None]],
-                       ) -> list[list[dict[str, Any] | None]]:
+                       ) -> list[list[str | None]]:
     """:func:`cached_verdicts` of many ``(item, evidence)`` at once, in one store read."""
     keys = [[j.verdict_key(item, evidence) if j.use_cache else None for j in judges]
             for item, evidence in items]

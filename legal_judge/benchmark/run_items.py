@@ -81,7 +81,7 @@ async def drive(run: _Run) -> None:
             if not chunk:
                 break
             after = chunk[-1][0]
-            items = [BenchmarkItem.model_validate(data) for _, data in chunk]
+            items = [BenchmarkItem.model_validate_json(text) for _, text in chunk]
             if run.resume:
                 run.done.update(run.store.verdicts_of_items(run.run_id, [i.id for i in items]))
             # Items needing no call are stored at once (a cached rerun: a commit per SETTLE

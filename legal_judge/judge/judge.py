@@ -241,18 +241,22 @@ class Judge:
         key = "verdict:" + h.hexdigest()
         return key if seed is None else f"{key}:seed{seed}"
 
-    def cached_verdict(self, data: dict[str, Any]) -> Verdict:
-        """A cached verdict as this judge's: its display name and family, not the cached ones.
+    def cached_verdict(self, text: str) -> Verdict:
+        """A cached verdict (its stored JSON text) as this judge's: its display name and family,
+        not the cached ones.
 
         The cache key is the judge_id, which a display name (or a family override, which only
         weighs the verdict) does not change: a renamed judge reuses its verdicts, and they must
         carry the name the ensemble knows it by.
         """
-        # No call was made, so none is logged; the verdict itself says it came from the cache.
-        return Verdict.model_validate({
-            **data, "judge": self.label, "family": self.family,
+        # Decoded and validated in one pass; the fields replaced are plain values, so the copy
+        # needs no second validation. No call was made, so none is logged; the verdict itself
+        # says it came from the cache.
+        cached = Verdict.model_validate_json(text)
+        return cached.model_copy(update={
+            "judge": self.label, "family": self.family,
             "cached": True, "cost_usd": 0.0, "latency_ms": 0.0,
-            "extra": {**data.get("extra", {}), "cache": "verdict"}})
+            "extra": {**cached.extra, "cache": "verdict"}})
 
     async def _verdict_uncached(self, item: BenchmarkItem, rubrics: list[Rubric],
                                 messages: list[Message], *, run_id: str | None,

@@ -189,8 +189,9 @@ class ResultsMixin(StoreBase):
         writes.cache(key, provider=provider, model=model, response=response)
         writes.flush()
 
-    def cached_verdicts(self, keys: list[str]) -> dict[str, dict[str, Any]]:
-        """The cached verdicts of these verdict keys (one read for all of them), by key.
+    def cached_verdicts(self, keys: list[str]) -> dict[str, str]:
+        """The cached verdicts of these verdict keys (one read for all of them), by key, as their
+        JSON text (decoded by the judge that reuses them: :meth:`Judge.cached_verdict`).
 
         A verdict is cached where it was stored: a run's verdict row carries its key
         (``verdicts.verdict_key``), a judge used on its own (and versions before the key column)
@@ -211,7 +212,7 @@ class ResultsMixin(StoreBase):
             for key, text, created_at in rows:
                 if key not in newest or created_at > newest[key][1]:
                     newest[key] = (text, created_at)
-        return {key: json.loads(text) for key, (text, _) in newest.items()}
+        return {key: str(text) for key, (text, _) in newest.items()}
 
     def lookup_get(self, key: str) -> dict[str, Any] | None:
         """A cached citation lookup (CourtListener), or None."""
