@@ -13,7 +13,7 @@ from legal_judge import stats
 from legal_judge.dataset import expected_pass_of
 from legal_judge.store import Store
 
-__all__ = ["calibrated_means", "corrected_figures", "summarize_run"]
+__all__ = ["calibrated_means", "corrected_figures", "scored_by_simulated", "summarize_run"]
 
 
 def _nan_if_none(value: Any) -> float:
@@ -151,7 +151,6 @@ class _Verdicts:
     tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("in", "out", "cached_in", "cached_out", "cached_verdicts", "cached_items",
          "unknown_cost"), 0))
-    simulated: bool = False
 
     def fold(self, store: Store, run_id: str) -> _Verdicts:
         current: str | None = None
@@ -183,8 +182,20 @@ class _Verdicts:
                 t["unknown_cost"] += int(v["status"] == "ok" and v.get("cost_usd") is None)
                 self.paid_cost.append(v.get("cost_usd") or 0.0)
         t["cached_items"] += int(current is not None and all_cached)
-        self.simulated = store.verdicts_mention(run_id, "simulated", raw_chars=2000)
         return self
+
+
+def scored_by_simulated(config: Mapping[str, Any]) -> bool:
+    """Whether the ensemble of a run (its stored config) has a simulated judge.
+
+    Its spec says so, whatever the judge is named; the text of its verdicts does not (a real
+    judge's rationale about "simulated trading" marked a run of real judges "Scored by
+    SIMULATED judges", and scanning every verdict for the word cost the summary a tenth).
+    """
+    from legal_judge.providers.base import parse_spec
+
+    judges = (config.get("ensemble") or {}).get("judges") or []
+    return any(parse_spec(j["spec"]).prefix == "simulated" for j in judges if j.get("spec"))
 
 
 def corrected_figures(store: Store, run_id: str) -> dict[str, Any] | None:
@@ -278,7 +289,7 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
         "cached_output_tokens": t["cached_out"],
         "cost_usd": round(sum(verdicts.paid_cost), 6),
         "cost_complete": t["unknown_cost"] == 0,
-        "simulated": verdicts.simulated,
+        "simulated": scored_by_simulated(store.get_run(run_id)["config"]),
         "calibrated": calibrated_means(store, run_id),
         "corrected": corrected_figures(store, run_id),
     }

@@ -50,12 +50,12 @@ DEFAULT_BACKLOG = 4096
 
 
 def verdict_for_schema(schema: dict[str, Any] | None, digest: str,
-                       fixed: int | None = None) -> dict[str, Any]:
+                       fixed: int | None = None, rationale: str = "stub") -> dict[str, Any]:
     """A deterministic verdict that satisfies the judge's JSON schema (``fixed``: the same one
-    for every request)."""
+    for every request; ``rationale``: the text of every rationale, note and summary)."""
     top = (schema or {}).get("properties") or {}
     if fixed is not None and "score_a" in top:
-        return {"reasoning": "stub", "winner": "A", "score_a": fixed, "score_b": fixed}
+        return {"reasoning": rationale, "winner": "A", "score_a": fixed, "score_b": fixed}
     props = (top.get("rubrics") or {}).get("properties") or {}
     seed = int(digest[:8], 16)
     rubrics: dict[str, Any] = {}
@@ -63,11 +63,12 @@ def verdict_for_schema(schema: dict[str, Any] | None, digest: str,
         inner = spec.get("properties", {})
         if "score" in inner:
             score = fixed if fixed is not None else (seed >> (3 * i)) % 4 + 2
-            rubrics[name] = {"score": score, "rationale": "stub"}
+            rubrics[name] = {"score": score, "rationale": rationale}
         else:
             enum = inner.get("result", {}).get("enum", ["clean"])
-            rubrics[name] = {"result": enum[0], "notes": "stub"}
-    return {"rubrics": rubrics, "overall": "pass", "summary": "stub verdict"}
+            rubrics[name] = {"result": enum[0], "notes": rationale}
+    return {"rubrics": rubrics, "overall": "pass",
+            "summary": "stub verdict" if rationale == "stub" else rationale}
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class Faults:
     seed: int = 0
     require_key: str | None = None
     fixed_score: int | None = None
+    rationale: str = "stub"
 
 
 class _Reply(Exception):
@@ -119,7 +121,8 @@ class StubServer:
     def _completion(self, body: dict[str, Any], digest: str, text_fault: str | None) -> dict[str, Any]:
         fmt = body.get("response_format") or {}
         schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
-        content = json.dumps(verdict_for_schema(schema, digest, self.faults.fixed_score))
+        content = json.dumps(verdict_for_schema(schema, digest, self.faults.fixed_score,
+                                                self.faults.rationale))
         finish = "stop"
         if text_fault == "invalid_json":
             content = "I would rate this answer about a 4 out of 5, it is quite good."
@@ -267,11 +270,14 @@ def main() -> None:
     parser.add_argument("--require-key", default=None)
     parser.add_argument("--fixed-score", type=int, default=None,
                         help="answer every request with this score on every rubric")
+    parser.add_argument("--rationale", default="stub",
+                        help="the text of every rationale, note and summary of a verdict")
     args = parser.parse_args()
     faults = Faults(rate_429=args.rate_429, rate_5xx=args.rate_5xx, timeout_rate=args.timeout_rate,
                     invalid_json=args.invalid_json, truncated=args.truncated, bad_body=args.bad_body,
                     timeout_s=args.timeout_s, retry_after_ms=args.retry_after_ms, seed=args.seed,
-                    require_key=args.require_key, fixed_score=args.fixed_score)
+                    require_key=args.require_key, fixed_score=args.fixed_score,
+                    rationale=args.rationale)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(args.port, args.latency_ms, faults, http_version=args.http_version,
                           backlog=args.backlog))

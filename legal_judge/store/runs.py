@@ -173,14 +173,6 @@ class RunsMixin(StoreBase):
             yield item_id, judge, position, (json.loads(data) if fields is None
                                              else decode_fields(data, fields))
 
-    def verdicts_mention(self, run_id: str, text: str, *, raw_chars: int) -> bool:
-        """Whether a verdict of the run names ``text`` in its judge or in the first ``raw_chars``
-        characters of its raw output (a simulated judge says so in both)."""
-        return self.db.execute(
-            """SELECT 1 FROM verdicts WHERE run_id = ? AND (instr(judge, ?) > 0
-                   OR instr(substr(json_extract(verdict_json, '$.raw'), 1, ?), ?) > 0) LIMIT 1""",
-            (run_id, text, raw_chars, text)).fetchone() is not None
-
     def iter_items_with_results(self, run_id: str, *, holding: str,
                                 item_fields: tuple[str, ...], result_fields: tuple[str, ...],
                                 ) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:

@@ -104,7 +104,6 @@ def _slim_verdicts(store: Store, run_id: str) -> dict[tuple[str, str], dict[str,
     out = {}
     for item_id, judge, v in store.iter_verdicts(run_id):
         slim = {k: v.get(k) for k in _VERDICT_KEYS}
-        slim["simulated"] = "simulated" in str(v.get("raw", ""))[:2000] or "simulated" in judge
         slim["scores"] = slim["scores"] or {}
         out[(item_id, judge)] = slim
     return out
@@ -202,7 +201,9 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
         "cached_output_tokens": sum(v.get("output_tokens") or 0 for v in reused),
         "cost_usd": round(cost, 6),
         "cost_complete": unknown_cost == 0,
-        "simulated": any(v["simulated"] for v in verdicts.values()),
+        # A simulated judge is named by its spec in the run's ensemble, whatever its verdicts say.
+        "simulated": any(j["spec"].partition(":")[0].strip().lower() == "simulated"
+                         for j in store.get_run(run_id)["config"]["ensemble"]["judges"]),
         "calibrated": calibrated_means(store, run_id, results),
         "corrected": corrected_figures(store, run_id),
     }

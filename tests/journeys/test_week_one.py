@@ -199,3 +199,29 @@ def test_the_progress_line_of_a_cached_rerun_counts_no_call(journey: Journey) ->
         again.describe())
     assert "provider calls: 0 " in again.out
     assert journey.query("SELECT COUNT(*) FROM judge_calls WHERE run_id = 'again'")[0][0] == 0
+
+
+def test_real_judges_whose_rationales_say_simulated_are_not_called_simulated(
+        journey: Journey) -> None:
+    """A run of real judges was labelled "Scored by SIMULATED judges (demo only, never a judge
+    of record)" in its output and its JUnit report when a verdict's raw output said "simulated"
+    (a rationale about simulated trading): the label came from the verdicts' text, not from the
+    judges' specs. A renamed simulated judge is still named as one."""
+    from .conftest import openai_stub
+
+    bench = str(_bench(journey, 4))
+    with openai_stub("--rationale", "spoofing is simulated trading: 7 U.S.C. 6c(a)(5)(C)") as url:
+        toml = journey.cwd / "real.toml"
+        toml.write_text("name = 'real'\nrun_checks = false\n" + "".join(
+            f'\n[[judges]]\nname = "{m}"\nspec = "openai-compatible:{m}@{url}"\n'
+            for m in ("gpt-4o", "gemini-2.5-pro", "mistral-large-latest")), encoding="utf-8")
+        real = journey("run", bench, "--ensemble", str(toml), "--quiet", "--run-id", "real",
+                       "--junit", "real.xml")
+    assert journey.query("SELECT COUNT(*) FROM verdicts WHERE run_id = 'real' "
+                         "AND verdict_json LIKE '%simulated trading%'")[0][0] == 12
+    assert "SIMULATED" not in real.out, real.describe()
+    assert "SIMULATED" not in (journey.cwd / "real.xml").read_text(encoding="utf-8")
+    renamed = DEMO_TOML.read_text(encoding="utf-8").replace(" (simulated)", "")
+    (journey.cwd / "renamed.toml").write_text(renamed, encoding="utf-8")
+    demo = journey("run", bench, "--ensemble", "renamed.toml", "--quiet", "--run-id", "demo")
+    assert "Scored by SIMULATED judges" in demo.out, demo.describe()
