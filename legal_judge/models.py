@@ -114,7 +114,10 @@ class Verdict(_Strict):
 
 
 class JudgeWeight(_Strict):
-    """The weight one judge carried on one item, and why."""
+    """The weight one judge carried on one item, and why (a value: frozen, so the items that
+    share a weighting share one instance instead of a copy each)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     judge: str
     family: str

@@ -87,14 +87,14 @@ def check_policy(slots: list[JudgeSlot], sut_family: str | None, policy: Ensembl
 def compute_weights(slots: list[JudgeSlot], sut_family: str | None,
                     policy: EnsemblePolicy) -> list[JudgeWeight]:
     """Per-item weights (summing to 1) under the same-family rule, each with its reason."""
-    return [w.model_copy() for w in _weights(tuple(slots), sut_family, policy)]
+    return list(_weights(tuple(slots), sut_family, policy))
 
 
 @lru_cache(maxsize=256)
 def _weights(slots: tuple[JudgeSlot, ...], sut_family: str | None,
              policy: EnsemblePolicy) -> tuple[JudgeWeight, ...]:
     # Every item of a run has the same judges and mostly the same SUT family: the weights and
-    # their reasons are computed once per combination (callers get copies, never these).
+    # their reasons are computed once per combination (JudgeWeight is frozen: shared, not copied).
     total = sum(s.weight for s in slots)
     same = [_same(s, sut_family) for s in slots]
     other_total = sum(s.weight for s, m in zip(slots, same, strict=True) if not m)

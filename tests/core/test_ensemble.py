@@ -203,3 +203,16 @@ def test_aggregate_disagreement_equals_the_numpy_formula() -> None:
         for rubric in ("legal_soundness", "citation_quality"):
             assert r.disagreement[rubric] == _numpy_disagreement(
                 [x.scores[rubric] for x in verdicts])
+
+
+def test_weights_are_values_shared_by_the_items_that_have_them() -> None:
+    """Every item of a run carries its judges' weights; they were copied per item (a tenth of
+    aggregating a cached item). They are frozen now, so sharing them cannot leak a change."""
+    from pydantic import ValidationError
+
+    slots = [JudgeSlot("a", "openai", 1.0), JudgeSlot("b", "google", 1.0)]
+    first, second = compute_weights(slots, "openai", POLICY), compute_weights(slots, "openai", POLICY)
+    assert first == second and [w.weight for w in first] == [0.4, 0.6]
+    with pytest.raises(ValidationError):
+        first[0].weight = 0.9
+    assert compute_weights(slots, "openai", POLICY)[0].weight == 0.4
