@@ -122,9 +122,9 @@ def _weights(slots: tuple[JudgeSlot, ...], sut_family: str | None,
     return tuple(out)
 
 
-def _weighted_mean(values: list[tuple[float, float]]) -> float:
-    total = sum(w for _, w in values)
-    return sum(v * w for v, w in values) / total
+def _weighted_mean(values: list[float], weights: list[float]) -> float:
+    total = sum(weights)
+    return sum(v * w for v, w in zip(values, weights, strict=True)) / total
 
 
 def _vote(valid: list[tuple[Verdict, float]]) -> tuple[str, dict[str, float]]:
@@ -145,15 +145,6 @@ def _plurality(valid: list[tuple[Verdict, float]], severity: list[str]) -> str |
     best = max(tally.values())
     tied = [k for k, w in tally.items() if abs(w - best) < 1e-12]
     return max(tied, key=severity.index)  # a tie resolves to the more severe value
-
-
-def _disagreement(valid: list[Verdict]) -> dict[str, dict[str, float]]:
-    by_rubric: dict[str, list[float]] = defaultdict(list)
-    for v in valid:
-        for rubric, score in v.scores.items():
-            by_rubric[rubric].append(score)
-    return {rubric: {"range": float(max(scores) - min(scores)), "sd": sample_sd(scores)}
-            for rubric, scores in by_rubric.items()}
 
 
 def sample_sd(values: list[float]) -> float:
@@ -210,11 +201,17 @@ def aggregate(item_id: str, verdicts: list[Verdict], slots: list[JudgeSlot], *,
     flags: list[str] = []
     if valid_slots and all(_same(s, sut_family) for s in valid_slots) and len(valid_slots) < len(slots):
         flags.append("only same-family judges returned a valid verdict")
-    scores: dict[str, float] = {}
-    rubrics = {r for v in valid for r in v.scores}
-    for rubric in sorted(rubrics):
-        pairs = [(v.scores[rubric], w) for v, w in weighted if rubric in v.scores]
-        scores[rubric] = round(_weighted_mean(pairs), 4)
+    # Each rubric's scores and weights, in judge order, gathered once for the mean and the
+    # disagreement alike.
+    by_rubric: dict[str, tuple[list[float], list[float]]] = {}
+    for v, w in weighted:
+        for rubric, score in v.scores.items():
+            got = by_rubric.get(rubric)
+            if got is None:
+                got = by_rubric[rubric] = ([], [])
+            got[0].append(score)
+            got[1].append(w)
+    scores = {rubric: round(_weighted_mean(*by_rubric[rubric]), 4) for rubric in sorted(by_rubric)}
     raw_scores = dict(scores)
     overall, votes = _vote(weighted)
     hallucination = _plurality(weighted, severity)
@@ -225,7 +222,8 @@ def aggregate(item_id: str, verdicts: list[Verdict], slots: list[JudgeSlot], *,
                 scores[rule.set.rubric] = rule.set.score
             detail = "; ".join(checks.get("reasons", [])[:3])
             overrides.append(f"{rule.name}: {rule.reason}" + (f" ({detail})" if detail else ""))
-    disagreement = _disagreement(valid)
+    disagreement = {rubric: {"range": float(max(values) - min(values)), "sd": sample_sd(values)}
+                    for rubric, (values, _) in by_rubric.items()}
     split = min(votes.values()) > 0
     flagged = split or any(d["range"] >= policy.disagreement_threshold for d in disagreement.values())
     if split:

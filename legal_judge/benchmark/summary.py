@@ -66,7 +66,7 @@ class _JudgeRow:
         row[v["status"]] += 1
         if v["status"] == "ok":
             row["pass"] += int(v.get("overall") == "pass")
-            for rubric, s in v["scores"].items():
+            for rubric, s in (v["scores"] or {}).items():
                 got = self.scores.get(rubric)
                 if got is None:
                     got = self.scores[rubric] = (array("d"), array("q"))
@@ -168,7 +168,7 @@ class _Verdicts:
             row = self.judges.get(judge)
             if row is None:
                 row = self.judges[judge] = _JudgeRow()
-            row.add({**v, "scores": v.get("scores") or {}}, position)
+            row.add(v, position)
             # Tokens and cost are what this run spent: a verdict reused from the cache was
             # paid for by the run that made it (counting it again showed 422,019 tokens for a
             # run of 0 calls).
