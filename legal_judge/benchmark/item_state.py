@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from legal_judge.benchmark.item_checks import detect_language
-from legal_judge.judge.judge import Judge
+from legal_judge.judge.judge import Judge, verdict_key_item_part
 from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store
 
@@ -37,8 +37,11 @@ def cached_verdicts_of(store: Store, judges: Sequence[Judge],
                        items: Sequence[tuple[BenchmarkItem, str | None]],
                        ) -> list[list[str | None]]:
     """:func:`cached_verdicts` of many ``(item, evidence)`` at once, in one store read."""
-    keys = [[j.verdict_key(item, evidence) if j.use_cache else None for j in judges]
-            for item, evidence in items]
+    keys = []
+    for item, evidence in items:
+        part = verdict_key_item_part(item, evidence)  # the same for every judge
+        keys.append([j.verdict_key(item, evidence, item_part=part) if j.use_cache else None
+                     for j in judges])
     found = store.cached_verdicts([k for row in keys for k in row if k is not None])
     return [[None if k is None else found.get(k) for k in row] for row in keys]
 

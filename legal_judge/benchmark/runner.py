@@ -92,6 +92,7 @@ class RunState:
         self.lookup = lookup
         self.ensemble_id = ensemble_judge_id(config, judges)
         self._owner: ExitStack | None = None
+        self._sut_families: dict[str, str] = {}
 
     @property
     def items(self) -> list[BenchmarkItem]:
@@ -242,7 +243,14 @@ class RunState:
         from legal_judge.providers.families import family_of
 
         sut = self.config.system_under_test or item.system_under_test
-        return family_of(sut, overrides=self.config.family_overrides) if sut else None
+        if not sut:
+            return None
+        family = self._sut_families.get(sut)
+        if family is None:  # a run has a few systems: each is looked up once, not per item
+            family = family_of(sut, overrides=self.config.family_overrides)
+            if len(self._sut_families) < 1024:
+                self._sut_families[sut] = family
+        return family
 
     async def item(self, item: BenchmarkItem, inputs: ItemInputs | None = None) -> None:
         """Check, judge and aggregate one item; its ensemble result is stored

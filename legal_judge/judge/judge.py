@@ -30,7 +30,7 @@ from legal_judge.models import (
 )
 from legal_judge.store import PendingWrites, Store, canonical_json
 
-__all__ = ["Judge", "rubric_definitions", "rubric_vars"]
+__all__ = ["Judge", "rubric_definitions", "rubric_vars", "verdict_key_item_part"]
 
 log = logging.getLogger("legal_judge.judge")
 
@@ -226,18 +226,19 @@ class Judge:
         return verdict
 
     def verdict_key(self, item: BenchmarkItem, evidence: str | None, *,
-                    seed: int | None = None) -> str:
+                    seed: int | None = None, item_part: bytes | None = None) -> str:
         """Key of a whole verdict: the judge_id plus every item field the prompt uses.
 
         A rerun with the same judge on the same items skips rendering, the provider and parsing. A
         seeded judgment has its own key: without it, the noise-floor repeat (same judge_id, another
         seed) would be served the first judgment's verdict, and the measured noise would be zero.
+
+        Args:
+            item_part: :func:`verdict_key_item_part` of ``(item, evidence)``, when the caller
+                keys the item for several judges (it is the same for each).
         """
         h = hashlib.sha256(f"verdict:{self.judge_id}".encode())
-        language = item.metadata.get("language") if isinstance(item.metadata, dict) else None
-        for part in (item.prompt, item.response, item.jurisdiction or "",
-                     "\x1e".join(item.expected_signals), str(language), evidence or ""):
-            h.update(b"\x00" + part.encode())
+        h.update(item_part if item_part is not None else verdict_key_item_part(item, evidence))
         key = "verdict:" + h.hexdigest()
         return key if seed is None else f"{key}:seed{seed}"
 
@@ -351,6 +352,15 @@ class Judge:
     def _verdict_error(self, reason: str) -> Verdict:
         return Verdict(judge_id=self.judge_id, judge=self.label, family=self.family,
                        status="error", reason=reason)
+
+
+def verdict_key_item_part(item: BenchmarkItem, evidence: str | None) -> bytes:
+    """What a verdict key hashes of the item and its checks' evidence (every field the prompt
+    uses), after the judge's id."""
+    language = item.metadata.get("language") if isinstance(item.metadata, dict) else None
+    return b"".join(b"\x00" + part.encode() for part in (
+        item.prompt, item.response, item.jurisdiction or "", "\x1e".join(item.expected_signals),
+        str(language), evidence or ""))
 
 
 def _verdict_json(v: Verdict) -> str:

@@ -211,3 +211,27 @@ async def test_renamed_judge_reuses_its_cached_verdict_under_its_new_name(tmp_pa
     assert p2.requests == [] and second.cached
     assert second.judge == "openai" and second.family == "meta"
     assert second.scores == first.scores and second.judge_id == first.judge_id
+
+
+def test_verdict_keys_are_those_every_earlier_cache_holds() -> None:
+    """The key hashes the judge id, then each prompt field after a NUL (a key that changed would
+    make every stored verdict miss: a team's next run paid for all of them again)."""
+    import hashlib
+
+    from legal_judge.providers.registry import get_provider
+
+    judge = Judge(JudgeConfig(spec="simulated:demo-openai"), get_provider("simulated:demo-openai"))
+    item = BenchmarkItem(id="k", prompt="Is a verbal lease valid?", response="Yes — under § 1-206.",
+                         jurisdiction="US-NY", expected_signals=["statute of frauds", "one year"],
+                         metadata={"language": "en"})
+    h = hashlib.sha256(f"verdict:{judge.judge_id}".encode())
+    for part in (item.prompt, item.response, "US-NY", "statute of frauds\x1eone year", "en",
+                 "evidence"):
+        h.update(b"\x00" + part.encode())
+    assert judge.verdict_key(item, "evidence") == "verdict:" + h.hexdigest()
+    assert judge.verdict_key(item, "evidence", seed=3) == f"verdict:{h.hexdigest()}:seed3"
+    bare = item.model_copy(update={"jurisdiction": None, "expected_signals": [], "metadata": {}})
+    h = hashlib.sha256(f"verdict:{judge.judge_id}".encode())
+    for part in (bare.prompt, bare.response, "", "", "None", ""):
+        h.update(b"\x00" + part.encode())
+    assert judge.verdict_key(bare, None) == "verdict:" + h.hexdigest()
