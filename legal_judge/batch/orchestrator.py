@@ -96,8 +96,9 @@ async def run_benchmark_batch(
 
     Raises:
         ConfigError: anything :func:`~legal_judge.benchmark.runner.plan_run` refuses (a reused
-            run id, an invalid ensemble, a refused same-family configuration, a missing key),
-            before any call and before the run exists.
+            run id, an invalid ensemble, a missing key) or ``RunState.start`` refuses as it
+            stores the items (a refused same-family configuration), before any call and before
+            the run exists.
         ProviderError: a batch could not be submitted or polled (auth, outage after retries).
     """
     run = plan_run(items, config, store=store, run_id=run_id, resume=resume, use_cache=use_cache,

@@ -54,3 +54,19 @@ async def test_batch_run_refuses_an_online_runs_id(items, make_config, sleeps):
     assert refusal.value.code == "run-id-exists"
     assert "`legal-judge run --resume run-online` or pick another --run-id" in refusal.value.fix
     assert store.get_run("run-online")["config"].get("batch") is None
+
+
+async def test_batch_run_refuses_a_same_family_judge_before_anything_is_sent(items, make_config,
+                                                                            sleeps):
+    """The judges' family checks are made as the run stores its items: a refusal leaves no run
+    and no batch submitted, as before they moved there from the planning."""
+    config = make_config("openai:gpt-4o", quorum=1)
+    same = [i.model_copy(update={"system_under_test": "gpt-4o-mini"}) for i in items]
+    store = Store()
+    emu = ProviderEmulator(polls_to_end=1)
+    async with emu.client() as client:
+        with pytest.raises(ConfigError) as refusal:
+            await run_benchmark_batch(same, config, store=store, run_id="fam", http_client=client,
+                                      sleep=sleeps, online_threshold=0)
+    assert refusal.value.code == "ensemble-same-family-single"
+    assert dict(emu.calls) == {} and store.list_runs() == []
