@@ -377,6 +377,7 @@ def print_tables(rows: list[dict[str, Any]], mem: list[dict[str, Any]],
         print("  bare: chat.completions.create (the targets' ceiling); post: the same bodies "
               "through the SDK's post() with the reply's JSON decoded, the path our adapter takes "
               "(no typed-parameter walk, no ChatCompletion built)")
+        print_medians(rows)
     if mem:
         print()
         print(f"scaling: 1 ms keep-alive stub, {len(JUDGE_MODELS)} judges, concurrency "
@@ -397,13 +398,54 @@ def print_tables(rows: list[dict[str, Any]], mem: list[dict[str, Any]],
     print(_load())
 
 
+def median_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per cell (stub mode and size) repeated more than once: the median of each target figure
+    and its range, so one run in a slow minute of a shared machine does not decide a target."""
+    import statistics
+
+    cells: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in rows:
+        cells.setdefault((r["mode"], r["items"]), []).append(r)
+    out = []
+    for (mode, items), runs in cells.items():
+        if len(runs) < 2:
+            continue
+        figures = {"ratio": [r["ratio"] for r in runs],
+                   "cpu": [r["ours_cpu"] - r["bare_cpu"] for r in runs],
+                   "speedup": [r["speedup"] for r in runs]}
+        out.append({"mode": mode, "items": items, "n": len(runs),
+                    "calls": max(r["cached_calls"] for r in runs),
+                    **{k: (statistics.median(v), min(v), max(v)) for k, v in figures.items()}})
+    return out
+
+
+def print_medians(rows: list[dict[str, Any]]) -> None:
+    """The medians of :func:`median_rows`, with each target's verdict on the median."""
+    medians = median_rows(rows)
+    if not medians:
+        return
+    print()
+    print("medians over the repeats (min-max); a target is judged on the median")
+    for m in medians:
+        ratio, cpu, speed = m["ratio"], m["cpu"], m["speedup"]
+        verdicts = [("ratio", ratio[0] <= 1.05), ("CPU", cpu[0] <= 0.5),
+                    ("cached", speed[0] >= 50 and m["calls"] == 0)]
+        print(f"  {m['mode']:<15}{m['items']:>6} x{m['n']}: ratio {ratio[0]:.3f} "
+              f"({ratio[1]:.3f}-{ratio[2]:.3f}), +CPU {cpu[0]:+.2f} ms/call "
+              f"({cpu[1]:+.2f} to {cpu[2]:+.2f}), cached {speed[0]:.1f}x "
+              f"({speed[1]:.1f}-{speed[2]:.1f}), max {m['calls']} calls; "
+              + ", ".join(f"{k} {'met' if ok else 'NOT met'}" for k, ok in verdicts))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--items", default="300,1000",
                         help="throughput sizes, comma-separated (0: skip); default 300,1000")
     parser.add_argument("--http", default="1.0,1.1",
                         help="stub modes: 1.0 (HTTP/1.0, a connection per call), 1.1 (keep-alive)")
-    parser.add_argument("--repeats", type=int, default=1, help="repeat each throughput row")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="repeat each throughput row; the table then ends with each cell's "
+                             "medians, on which the targets are judged")
     parser.add_argument("--batch", action="store_true",
                         help="measure run --batch instead: submit and merge throughput, batch vs "
                              "online cost (emulated provider batch APIs)")
