@@ -165,17 +165,19 @@ async def settle_cached(run: JudgedRun, items: Sequence[BenchmarkItem]) -> list[
 def _reusable(run: JudgedRun, entry: ItemInputs) -> list[tuple[Verdict, bool]] | None:
     """Per judge, its verdict on the item without a call and whether it is one this run stored
     (a resume's), or None when some judge must be called."""
-    sources: list[tuple[dict[str, Any] | str, bool]] = []
+    # Per judge: the verdict this run stored (a resume's, a dict), else the cache's JSON text.
+    sources: list[dict[str, Any] | str] = []
     for judge, hit in zip(run.judges, entry.hits or [None] * len(run.judges), strict=True):
         done = run.done.get((entry.item.id, judge.label))
         if done is not None and done["status"] in _REUSED:
-            sources.append((done, True))
+            sources.append(done)
         elif hit is not None:
-            sources.append((hit, False))
+            sources.append(hit)
         else:
             return None  # before any verdict is built: most items of a fresh run end here
-    return [(judge.cached_verdict(data) if isinstance(data, str) else Verdict.model_validate(data),
-             reused) for judge, (data, reused) in zip(run.judges, sources, strict=True)]
+    return [(judge.cached_verdict(source), False) if isinstance(source, str)
+            else (Verdict.model_validate(source), True)
+            for judge, source in zip(run.judges, sources, strict=True)]
 
 
 async def _judged(run: JudgedRun, item: BenchmarkItem, pending: PendingVerdicts,
