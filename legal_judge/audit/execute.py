@@ -27,6 +27,7 @@ from legal_judge.audit.report import build_report, validate_report
 from legal_judge.audit.target import AuditTarget
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.models import BenchmarkItem
+from legal_judge.providers.base import is_simulated_spec
 from legal_judge.run_owner import hold_run
 from legal_judge.store import Store, canonical_json
 
@@ -182,7 +183,7 @@ async def _conduct(target: AuditTarget, settings: AuditSettings, design: Design,
                            "target_kind": target.kind, "high_stakes": target.high_stakes,
                            "design_seed": design.seed, "target": target.describe(),
                            "base_judge": base_judge(target)}
-    if "simulated" in str(target.describe().get("spec", "")):
+    if is_simulated_spec(str(target.describe().get("spec", ""))):
         ext["notice"] = "simulated judge: for demos, tests and power studies only"
     counts = subgroup_counts(design)
     short = {d: c for d, c in counts.items() if min(c.values(), default=0) < settings.min_sample}

@@ -192,10 +192,10 @@ def scored_by_simulated(config: Mapping[str, Any]) -> bool:
     judge's rationale about "simulated trading" marked a run of real judges "Scored by
     SIMULATED judges", and scanning every verdict for the word cost the summary a tenth).
     """
-    from legal_judge.providers.base import parse_spec
+    from legal_judge.providers.base import is_simulated_spec
 
     judges = (config.get("ensemble") or {}).get("judges") or []
-    return any(parse_spec(j["spec"]).prefix == "simulated" for j in judges if j.get("spec"))
+    return any(is_simulated_spec(j.get("spec") or "") for j in judges)
 
 
 def corrected_figures(store: Store, run_id: str) -> dict[str, Any] | None:

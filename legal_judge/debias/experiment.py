@@ -37,6 +37,7 @@ from legal_judge.errors import ConfigError
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import ModeSpec, parse_mode
+from legal_judge.providers.base import is_simulated_spec
 from legal_judge.store import Store, utcnow
 
 __all__ = [
@@ -163,7 +164,7 @@ async def run_experiment(config: JudgeConfig, pairs: Sequence[DebiasPair], *,
     report.update({
         "id": exp_id, "created_at": utcnow(), "judge": config.label, "spec": config.spec,
         "judge_id": next(iter(judge_ids["plain"].values())), "judge_ids": judge_ids,
-        "simulated": config.spec.startswith("simulated:"),
+        "simulated": is_simulated_spec(config.spec),
         "settings": {"modes": [m.name for m in specs], "biases": sorted({p.bias for p in chosen}),
                      "orders": orders, "repeats": repeats, "alpha": alpha,
                      "pairs": len(chosen), "trials": len(trials)},

@@ -49,11 +49,13 @@ __all__ = [
     "ProviderOptions",
     "ProviderSpec",
     "elapsed_ms",
+    "is_simulated_spec",
     "normalize_finish_reason",
     "url_problem",
     "parse_spec",
     "read_key",
     "redact",
+    "spec_prefix",
 ]
 
 T = TypeVar("T")
@@ -130,6 +132,18 @@ class Provider(Protocol):
         ...
 
 
+def spec_prefix(spec: str) -> str:
+    """The provider prefix of a judge spec as :func:`parse_spec` reads it (lower case; the whole
+    text, lowered, when it has no ``:``)."""
+    return spec.strip().partition(":")[0].strip().lower()
+
+
+def is_simulated_spec(spec: str) -> bool:
+    """Whether a judge spec names the deterministic simulator (its prefix says so; a model name
+    or a judge's words that mention "simulated" do not)."""
+    return spec_prefix(spec) == "simulated"
+
+
 def parse_spec(spec: str) -> ProviderSpec:
     """Parse ``<prefix>:<model>[@<base_url>]`` (see the module docstring for the grammar).
 
@@ -143,8 +157,8 @@ def parse_spec(spec: str) -> ProviderSpec:
         ConfigError: code ``provider-spec-invalid`` when the prefix or model is missing.
     """
     text = spec.strip()
-    prefix, sep, rest = text.partition(":")
-    prefix = prefix.strip().lower()
+    _, sep, rest = text.partition(":")
+    prefix = spec_prefix(text)
     if not sep or not _PREFIX.match(prefix):
         raise ConfigError(
             f"judge spec {spec!r} has no provider prefix",

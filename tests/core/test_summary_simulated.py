@@ -63,3 +63,12 @@ def test_renamed_simulated_judges_are_still_simulated() -> None:
     summary = store.get_run("renamed")["summary"]
     assert summary["simulated"] is True and set(summary["judges"]) == {
         "judge-0", "judge-1", "judge-2"}
+
+
+def test_one_rule_names_a_simulated_spec() -> None:
+    from legal_judge.providers.base import is_simulated_spec, parse_spec, spec_prefix
+
+    for spec in ("simulated:demo-openai", " Simulated : demo-google?noise_sd=1", "SIMULATED:x"):
+        assert is_simulated_spec(spec) and parse_spec(spec).prefix == spec_prefix(spec)
+    for spec in ("openai-compatible:simulated-review@http://127.0.0.1:9/v1", "openai:gpt-4o", ""):
+        assert not is_simulated_spec(spec)

@@ -93,3 +93,18 @@ def test_a_gate_on_a_missing_report_file_names_the_file(journey: Journey) -> Non
     assert "audit list" in missing.err
     unknown = journey("audit", "gate", "audit-20990101T000000-abcdef", expect=2)
     assert "no audit 'audit-20990101T000000-abcdef'" in unknown.err
+
+
+def test_only_a_simulated_judge_gets_the_simulated_notice(journey: Journey) -> None:
+    """The audit report's "SIMULATED JUDGE ... Not a judge of record" banner was given to any
+    judge whose spec contained the word (a real endpoint serving a model named
+    "simulated-review"); only the simulator's prefix says so now, as for runs and debias."""
+    with openai_stub("--fixed-score", "3") as url:
+        journey("audit", "run", "--judge", f"openai-compatible:simulated-review@{url}", *SMALL,
+                "--out", "real.json", expect=(0, 1))
+    real = json.loads((journey.cwd / "real.json").read_text())
+    assert "notice" not in real["extensions"], real["extensions"]
+    journey("audit", "run", "--judge", "simulated:demo-openai", *SMALL, "--out", "sim.json",
+            expect=(0, 1))
+    sim = json.loads((journey.cwd / "sim.json").read_text())
+    assert sim["extensions"]["notice"].startswith("simulated judge")
