@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "legal_judge.commands.debias",
     "legal_judge.commands.report",
     "legal_judge.commands.batches",
+    "legal_judge.commands.policy",
 )
 
 # Command name -> (module, short help). Modules are imported only when one of their commands runs,
@@ -64,6 +65,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
                "Write the report of a run, audit, calibration or debias experiment."),
     "doctor": ("legal_judge.commands.report",
                "Check the setup: versions, keys (never printed), store, ensemble, Langfuse."),
+    "policy": ("legal_judge.commands.policy",
+               "The gate policy: every threshold the release, audit and run gates apply."),
     "batches": ("legal_judge.commands.batches",
                 "Provider batch jobs of `run --batch` runs and `audit run --batch` audits."),
 }

@@ -1,0 +1,79 @@
+"""``legal-judge policy show``, and the ``--policy`` / ``--override`` options every gate takes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+from rich.console import Console
+
+from legal_judge.commands.tables import echo_json
+
+if TYPE_CHECKING:
+    from legal_judge.policy import PolicyInForce
+
+__all__ = ["COMMANDS", "policy_group", "policy_in_force", "policy_options", "print_policy"]
+
+console = Console()
+
+
+def policy_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--policy FILE`` and ``--override KEY=VALUE`` (repeatable) to a gate command."""
+    fn = click.option("--override", "overrides", multiple=True, metavar="KEY=VALUE",
+                      help="Loosen or change one policy setting on purpose (e.g. "
+                           "significance=0.1); printed with the decision everywhere.")(fn)
+    return click.option("--policy", "policy_file", type=click.Path(dir_okay=False, path_type=Path),
+                        default=None,
+                        help="The gate policy file (default: ./legal-judge.policy.toml, else "
+                             "the bundled default; see `legal-judge policy show`).")(fn)
+
+
+def policy_in_force(policy_file: Path | None, overrides: tuple[str, ...] = (),
+                    flags: Mapping[str, Any] | None = None) -> PolicyInForce:
+    """Load the policy and apply the command's tightening flags and explicit overrides.
+
+    Raises:
+        ConfigError: a flag loosens the policy, or an override names no setting (exit 2).
+        InputError: the policy file has a defect.
+    """
+    from legal_judge.policy import load_policy
+
+    return load_policy(policy_file).with_settings(flags, overrides)
+
+
+def print_policy(out: Console, policy: PolicyInForce, section: str) -> None:
+    """The policy line and each explicit override, as every gate prints them."""
+    out.print(policy.line(section), markup=False, highlight=False, soft_wrap=True)
+    for line in policy.override_lines():
+        out.print(f"[yellow]{line}[/yellow]", highlight=False, soft_wrap=True)
+
+
+@click.group("policy")
+def policy_group() -> None:
+    """The gate policy: every threshold the release, audit, run and calibration gates apply."""
+
+
+@click.command("show")
+@click.option("--policy", "policy_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="A policy file (default: ./legal-judge.policy.toml, else the "
+                                 "bundled default).")
+@click.option("--json", "as_json", is_flag=True)
+def show_cmd(policy_file: Path | None, as_json: bool) -> None:
+    """Print the policy in force: where it comes from, its sha256 and every setting."""
+    policy = policy_in_force(policy_file)
+    if as_json:
+        echo_json(policy.as_dict())
+        return
+    console.print(policy.line(), markup=False, highlight=False, soft_wrap=True)
+    for section, values in policy.policy.model_dump(mode="json").items():
+        console.print(f"[{section}]", markup=False, highlight=False)
+        for key, value in values.items():
+            console.print(f"  {key} = {value!r}".replace("'", '"'), markup=False,
+                          highlight=False, soft_wrap=True)
+
+
+policy_group.add_command(show_cmd)
+
+COMMANDS: list[click.Command] = [policy_group]

@@ -1,0 +1,394 @@
+"""The gate policy: every threshold a gate uses, in one reviewed file, printed by every gate.
+
+DESIGN.md, "Decisions and the burden of proof": a gate answers "is there positive evidence that this
+may ship?", and the thresholds behind that answer live in one place. The bundled default
+(``legal_judge/data/policy.default.toml``) is overlaid by a team's file: ``--policy FILE``, else
+``legal-judge.policy.toml`` in the working directory. A key the file leaves out keeps the default.
+
+A command-line flag may **tighten** a setting (a lower significance, a smaller margin); a flag that
+would loosen one is refused (exit 2) with the two ways to do it on purpose: a policy file (reviewed
+like code) or ``--override KEY=VALUE``. An override is recorded in :class:`PolicyInForce` and shown
+wherever the decision appears (terminal, JSON, JUnit properties, step summary, HTML).
+
+Every gate prints :meth:`PolicyInForce.line`: the file, its sha256 and any overrides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from legal_judge.errors import ConfigError, InputError, Problem
+
+__all__ = ["BUNDLED_POLICY", "POLICY_FILENAME", "CalibrationPolicy", "CertificationPolicy",
+           "Override", "Policy", "PolicyInForce", "ReleasePolicy", "RunPolicy", "load_policy"]
+
+BUNDLED_POLICY = Path(__file__).parent / "data" / "policy.default.toml"
+#: The file a project keeps in the folder it runs legal-judge from.
+POLICY_FILENAME = "legal-judge.policy.toml"
+_SEVERITIES = ("none", "low", "medium", "high", "critical")
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReleasePolicy(_Section):
+    """``[release]``: the non-inferiority gate of ``compare``."""
+
+    pass_rate_margin: float = Field(default=0.05, gt=0, lt=1)
+    rubric_margin: float = Field(default=0.25, gt=0, le=5)
+    confidence: float = Field(default=0.95, gt=0.5, lt=1)
+    min_items: int = Field(default=20, ge=2)
+    max_flips: int = Field(default=0, ge=0)
+    critical_ids: tuple[str, ...] = ()
+    on_cannot_tell: Literal["fail", "pass"] = "fail"
+    use_corrected: bool = False
+
+
+class CertificationPolicy(_Section):
+    """``[certification]``: the settings an audit report must have been made under."""
+
+    significance: float = Field(default=0.05, gt=0, lt=1)
+    min_sensitivity: float = Field(default=0.7, ge=0, le=1)
+    probes: Literal["all"] | tuple[str, ...] = "all"
+    dimensions: tuple[str, ...] = ("position", "verbosity", "authority", "formatting")
+    pairs: int = Field(default=30, ge=1)
+    equivalence_margin: float = Field(default=0.5, gt=0)
+    max_severity: Literal["none", "low", "medium", "high", "critical"] = "low"
+    allow_inconclusive: bool = False
+    allow_simulated: bool = False
+
+
+class RunPolicy(_Section):
+    """``[run]``: when a run may be green."""
+
+    max_inconclusive_share: float = Field(default=0.10, ge=0, le=1)
+
+
+class CalibrationPolicy(_Section):
+    """``[calibration]``: what a gate may rely on when it uses a calibration."""
+
+    max_age_days: int = Field(default=120, ge=1)
+    min_labels: int = Field(default=50, ge=1)
+
+
+class Policy(_Section):
+    """The whole policy: one section per gate."""
+
+    release: ReleasePolicy = ReleasePolicy()
+    certification: CertificationPolicy = CertificationPolicy()
+    run: RunPolicy = RunPolicy()
+    calibration: CalibrationPolicy = CalibrationPolicy()
+
+
+# Which way is stricter, per key ("section.key"). "lower": a smaller value is stricter; "higher":
+# a larger one; "false": False is stricter; "superset": a list that covers more is stricter
+# ("all" covers everything); "severity": a lower severity; "choice": a mode, not a threshold (a
+# flag may set it; it is printed all the same).
+_DIRECTION: dict[str, str] = {
+    "release.pass_rate_margin": "lower", "release.rubric_margin": "lower",
+    "release.confidence": "higher", "release.min_items": "higher", "release.max_flips": "lower",
+    "release.critical_ids": "superset", "release.on_cannot_tell": "fail-first",
+    "release.use_corrected": "choice",
+    "certification.significance": "lower", "certification.min_sensitivity": "higher",
+    "certification.probes": "superset", "certification.dimensions": "superset",
+    "certification.pairs": "higher", "certification.equivalence_margin": "lower",
+    "certification.max_severity": "severity", "certification.allow_inconclusive": "false",
+    "certification.allow_simulated": "false",
+    "run.max_inconclusive_share": "lower",
+    "calibration.max_age_days": "lower", "calibration.min_labels": "higher",
+}
+
+
+def _covers(a: Any, b: Any) -> bool:
+    """Whether list setting ``a`` covers ``b`` ("all" covers every list)."""
+    if a == "all":
+        return True
+    return b != "all" and set(b) <= set(a)
+
+
+def _loosens(key: str, policy_value: Any, value: Any) -> bool:
+    """Whether setting ``key`` from ``policy_value`` to ``value`` weakens the gate."""
+    how = _DIRECTION[key]
+    if how == "lower":
+        return bool(value > policy_value)
+    if how == "higher":
+        return bool(value < policy_value)
+    if how == "false":
+        return bool(value) and not policy_value
+    if how == "fail-first":
+        return value == "pass" and policy_value == "fail"
+    if how == "severity":
+        return _SEVERITIES.index(value) > _SEVERITIES.index(policy_value)
+    if how == "superset":
+        return not _covers(value, policy_value)
+    return False
+
+
+@dataclass(frozen=True)
+class Override:
+    """A setting changed from the policy file: by a tightening flag or an explicit override."""
+
+    key: str
+    value: Any
+    policy_value: Any
+    source: str  # "flag" (tightens only) or "override" (may loosen; always printed)
+
+    @property
+    def loosens(self) -> bool:
+        """True when the change weakens the gate."""
+        return _loosens(self.key, self.policy_value, self.value)
+
+    def describe(self) -> str:
+        """``significance=0.5 (policy 0.05)``."""
+        return f"{self.key}={_show(self.value)} (policy {_show(self.policy_value)})"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+@dataclass(frozen=True)
+class PolicyInForce:
+    """The policy a gate applied: the settings, where they came from, and what was changed."""
+
+    policy: Policy
+    path: str
+    sha256: str
+    bundled: bool
+    overrides: tuple[Override, ...] = field(default_factory=tuple)
+
+    @property
+    def release(self) -> ReleasePolicy:
+        """``[release]``."""
+        return self.policy.release
+
+    @property
+    def certification(self) -> CertificationPolicy:
+        """``[certification]``."""
+        return self.policy.certification
+
+    @property
+    def run(self) -> RunPolicy:
+        """``[run]``."""
+        return self.policy.run
+
+    @property
+    def calibration(self) -> CalibrationPolicy:
+        """``[calibration]``."""
+        return self.policy.calibration
+
+    def explicit(self) -> list[Override]:
+        """The ``--override`` settings (each printed as "policy override: ...")."""
+        return [o for o in self.overrides if o.source == "override"]
+
+    def line(self, section: str | None = None) -> str:
+        """One line naming the policy: ``policy: FILE (sha256 1a2b3c4d5e6f) [release]``."""
+        where = "bundled default" if self.bundled else self.path
+        text = f"policy: {where} (sha256 {self.sha256[:12]})"
+        if section:
+            text += f" [{section}]"
+        tightened = [o.describe() for o in self.overrides if o.source == "flag"]
+        if tightened:
+            text += "; tightened by flags: " + ", ".join(tightened)
+        return text
+
+    def override_lines(self) -> list[str]:
+        """``policy override: significance=0.5 (policy 0.05)``, one per explicit override."""
+        return [f"policy override: {o.describe()}" for o in self.explicit()]
+
+    def as_dict(self, section: str | None = None) -> dict[str, Any]:
+        """The policy as JSON-ready data (the settings of one section, or all)."""
+        settings = self.policy.model_dump(mode="json")
+        return {"path": self.path, "sha256": self.sha256, "bundled": self.bundled,
+                "section": section,
+                "settings": settings[section] if section else settings,
+                "overrides": [{"key": o.key, "value": o.value, "policy_value": o.policy_value,
+                               "source": o.source, "loosens": o.loosens}
+                              for o in self.overrides]}
+
+    def properties(self, section: str | None = None) -> list[tuple[str, str]]:
+        """The policy as ``(name, value)`` facts for JUnit properties and step summaries."""
+        facts = [("policy", f"{'bundled default' if self.bundled else self.path} "
+                            f"(sha256 {self.sha256[:12]})")]
+        if section:
+            for key, value in getattr(self.policy, section).model_dump().items():
+                facts.append((f"policy.{section}.{key}", _show(value)))
+        facts += [(f"policy override {o.key}", o.describe()) for o in self.explicit()]
+        return facts
+
+    def with_settings(self, flags: Mapping[str, Any] | None = None,
+                      overrides: Iterable[str] = ()) -> PolicyInForce:
+        """This policy with tightening ``flags`` and explicit ``overrides`` applied.
+
+        Args:
+            flags: ``{"section.key": value}`` from command-line flags the user gave (None values
+                are ignored). A flag that would loosen the policy is refused.
+            overrides: ``KEY=VALUE`` strings (``--override``); ``KEY`` is ``section.key`` or a key
+                name found in one section only.
+
+        Raises:
+            ConfigError: a flag loosens the policy, an unknown key, or an invalid value (exit 2).
+        """
+        changes: dict[str, tuple[Any, str]] = {}
+        for text in overrides:
+            key, value = _parse_override(text)
+            changes[key] = (value, "override")
+        for key, value in (flags or {}).items():
+            if value is None or key in changes:
+                continue
+            current = self._get(key)
+            if _loosens(key, current, _normalise(value)):
+                raise ConfigError(
+                    f"{_flag_name(key)} {_show(value)} loosens the policy ({key} is "
+                    f"{_show(current)} in {self.line()})",
+                    code="policy-loosened",
+                    fix=f"a flag may only tighten the policy; to loosen it on purpose pass "
+                        f"--override {key.split('.', 1)[1]}={_show(value)} (printed with the "
+                        f"decision) or set it in a policy file ({POLICY_FILENAME}, reviewed "
+                        "like code)")
+            changes[key] = (value, "flag")
+        if not changes:
+            return self
+        data = self.policy.model_dump()
+        for key, (value, _) in changes.items():
+            section, name = key.split(".", 1)
+            data[section][name] = value
+        policy = _validate(data, source="--override / flags")
+        recorded = tuple(Override(key, _normalise(getattr(getattr(policy, key.split(".")[0]),
+                                                          key.split(".")[1])),
+                                  self._get(key), how)
+                         for key, (_, how) in changes.items()
+                         if self._get(key) != _normalise(
+                             getattr(getattr(policy, key.split(".")[0]), key.split(".")[1])))
+        return PolicyInForce(policy, self.path, self.sha256, self.bundled,
+                             self.overrides + recorded)
+
+    def _get(self, key: str) -> Any:
+        section, name = key.split(".", 1)
+        return getattr(getattr(self.policy, section), name)
+
+
+def _normalise(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _flag_name(key: str) -> str:
+    return "--" + key.split(".", 1)[1].replace("_", "-")
+
+
+def _resolve_key(key: str) -> str:
+    if key in _DIRECTION:
+        return key
+    found = [k for k in _DIRECTION if k.split(".", 1)[1] == key]
+    if len(found) == 1:
+        return found[0]
+    known = ", ".join(sorted(_DIRECTION))
+    raise ConfigError(f"--override {key}: " + ("ambiguous key; name its section" if found else
+                                               "no such policy setting"),
+                      code="policy-invalid", fix=f"use one of: {known}")
+
+
+def _parse_override(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--override {text!r}: expected KEY=VALUE", code="policy-invalid",
+                          fix="write e.g. --override significance=0.1")
+    key = _resolve_key(key.strip())
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()  # a bare word: "pass", "medium"
+    return key, value
+
+
+def _validate(data: Mapping[str, Any], *, source: str, text: str = "") -> Policy:
+    try:
+        return Policy.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for e in exc.errors():
+            loc = ".".join(str(p) for p in e["loc"] if not isinstance(p, int)) or None
+            msg = "unknown key" if e["type"] == "extra_forbidden" else e["msg"]
+            problems.append(Problem(source, _line_of(text, loc), loc, msg))
+        raise InputError(problems, fix=f"correct the policy (the defaults and their reasons: "
+                                       f"{BUNDLED_POLICY.name}; `legal-judge policy show`)"
+                         ) from None
+
+
+def _line_of(text: str, loc: str | None) -> int | None:
+    """The line of ``loc``'s key in a TOML text, for the error message."""
+    if not text or not loc:
+        return None
+    section, _, key = loc.partition(".")
+    current = None
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            current = stripped.strip("[] ")
+        elif key and current == section and stripped.split("=")[0].strip() == key:
+            return n
+        elif not key and stripped.strip("[] ") == section:
+            return n
+    return None
+
+
+def _read(path: Path) -> tuple[dict[str, Any], str, bytes]:
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError([Problem(str(path), None, None, f"cannot read: {reason}")],
+                         fix=f"make {path} a readable UTF-8 TOML file") from None
+    try:
+        return tomllib.loads(text), text, raw
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError([Problem(str(path), getattr(exc, "lineno", None), None,
+                                  f"invalid TOML: {exc}")]) from None
+
+
+def load_policy(path: str | Path | None = None, *, cwd: Path | None = None) -> PolicyInForce:
+    """The policy in force: ``path``, else ``legal-judge.policy.toml`` in ``cwd``, else bundled.
+
+    A file overlays the bundled default key by key; its sha256 names it in every decision.
+
+    Raises:
+        ConfigError: ``path`` does not exist.
+        InputError: the file is unreadable, not TOML, has an unknown key or a wrong value (each
+            problem with file, line and field).
+    """
+    defaults, _, bundled_raw = _read(BUNDLED_POLICY)
+    if path is None:
+        found = (cwd or Path.cwd()) / POLICY_FILENAME
+        if not found.is_file():
+            return PolicyInForce(_validate(defaults, source=str(BUNDLED_POLICY)),
+                                 str(BUNDLED_POLICY), hashlib.sha256(bundled_raw).hexdigest(),
+                                 bundled=True)
+        path = found
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"policy file {path} does not exist", code="policy-not-found",
+                          fix=f"name an existing file with --policy, or drop --policy to use "
+                              f"{POLICY_FILENAME} in this folder (or the bundled default)")
+    data, text, raw = _read(path)
+    merged: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v
+                              for k, v in defaults.items()}
+    for section, values in data.items():
+        if isinstance(values, dict) and isinstance(merged.get(section), dict):
+            merged[section].update(values)
+        else:
+            merged[section] = values
+    return PolicyInForce(_validate(merged, source=str(path), text=text), str(path),
+                         hashlib.sha256(raw).hexdigest(), bundled=False)
