@@ -16,6 +16,7 @@ Every gate prints :meth:`PolicyInForce.line`: the file, its sha256 and any overr
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -337,9 +338,9 @@ def _line_of(text: str, loc: str | None) -> int | None:
         stripped = line.strip()
         if stripped.startswith("["):
             current = stripped.strip("[] ")
+            if not key and current == section:
+                return n
         elif key and current == section and stripped.split("=")[0].strip() == key:
-            return n
-        elif not key and stripped.strip("[] ") == section:
             return n
     return None
 
@@ -355,7 +356,9 @@ def _read(path: Path) -> tuple[dict[str, Any], str, bytes]:
     try:
         return tomllib.loads(text), text, raw
     except tomllib.TOMLDecodeError as exc:
-        raise InputError([Problem(str(path), getattr(exc, "lineno", None), None,
+        # tomllib names the line only in its message before Python 3.14.
+        found = re.search(r"at line (\d+)", str(exc))
+        raise InputError([Problem(str(path), int(found.group(1)) if found else None, None,
                                   f"invalid TOML: {exc}")]) from None
 
 

@@ -52,7 +52,7 @@ def print_policy(out: Console, policy: PolicyInForce, section: str) -> None:
 
 @click.group("policy")
 def policy_group() -> None:
-    """The gate policy: every threshold the release, audit, run and calibration gates apply."""
+    """The gate policy: every threshold the release, audit and run gates apply."""
 
 
 @click.command("show")
