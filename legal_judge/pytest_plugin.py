@@ -13,14 +13,18 @@ ini options, and imports nothing heavy until a test uses them::
 ``assert_judged`` judges the answer with the ensemble (a one-item run: cached, stored, synced as any
 run) and fails the test with each judge's scores and rationales and the rule that failed. An
 INCONCLUSIVE ensemble (too few valid verdicts) always fails: nothing is green that nobody judged.
-The marker fails the test when the judge's latest audit does not pass ``audit gate``.
-Ini options: ``legal_judge_ensemble`` (the default ensemble), ``legal_judge_max_severity``.
+The marker fails the test when the judge's latest audit does not pass ``audit gate``: the same
+check (:func:`legal_judge.audit.gate_report`) under the same policy (``legal_judge_policy``, else
+``./legal-judge.policy.toml``, else the bundled default); ``max_severity`` may only tighten it.
+Ini options: ``legal_judge_ensemble`` (the default ensemble), ``legal_judge_max_severity``,
+``legal_judge_policy``.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -37,7 +41,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("legal_judge_ensemble", "legal-judge: ensemble of assert_judged (TOML path or "
                   "bundled name)", default="default")
     parser.addini("legal_judge_max_severity", "legal-judge: highest audit severity the "
-                  "legal_judge_audited marker accepts", default="low")
+                  "legal_judge_audited marker accepts (tightens the policy's; default: the "
+                  "policy's)", default="")
+    parser.addini("legal_judge_policy", "legal-judge: the gate policy file of the "
+                  "legal_judge_audited marker (default: ./legal-judge.policy.toml, else the "
+                  "bundled default)", default="")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -182,18 +190,25 @@ def legal_judge(request: pytest.FixtureRequest) -> LegalJudgeFixture:
     return LegalJudgeFixture(request.config)
 
 
-def audited_failure(judge: str, *, max_severity: str = "low") -> str | None:
+def audited_failure(judge: str, *, max_severity: str | None = None,
+                    policy: str | None = None) -> str | None:
     """Why ``judge`` (spec, ensemble TOML or target YAML) may not gate, or None when it may.
 
     Every judge the reference names (each judge of an ensemble) needs a latest audit that passes
-    ``audit gate --max-severity``.
+    ``audit gate`` under the policy (``policy`` file, else the usual lookup); ``max_severity``
+    may only tighten it (a loosening one is refused, as the CLI flag is).
     """
     from legal_judge.audit import gate_report
     from legal_judge.audit.history import latest_audit, load_report
     from legal_judge.audit.target import load_targets
-    from legal_judge.errors import GateFailure
+    from legal_judge.errors import ConfigError, GateFailure
+    from legal_judge.policy import load_policy
     from legal_judge.store import Store
 
+    try:
+        in_force = load_policy(policy).with_settings({"certification.max_severity": max_severity})
+    except ConfigError as exc:
+        return f"{exc.message}" + (f" ({exc.fix})" if exc.fix else "")
     store = Store()
     targets = load_targets(judge, store=store, all_judges=True)
     for t in targets:
@@ -204,7 +219,7 @@ def audited_failure(judge: str, *, max_severity: str = "low") -> str | None:
             return (f"judge {t.label} (judge_id {t.judge_id}) has no bias audit in {store.path}; "
                     f"run `legal-judge audit run --judge {judge}`")
         try:
-            gate_report(load_report(audit_id, store=store), max_severity=max_severity, store=store)
+            gate_report(load_report(audit_id, store=store), policy=in_force, store=store)
         except GateFailure as exc:
             return (f"judge {t.label} (judge_id {t.judge_id}): its latest audit {audit_id} does "
                     f"not pass the gate: {exc.message}" + (f" ({exc.fix})" if exc.fix else ""))
@@ -219,7 +234,10 @@ def pytest_runtest_call(item: pytest.Item) -> None:
             raise pytest.UsageError(f"{item.nodeid}: legal_judge_audited needs judge=... "
                                     "(a spec, an ensemble TOML or a target YAML)")
         severity = (marker.kwargs.get("max_severity")
-                    or str(item.config.getini("legal_judge_max_severity") or "low"))
-        why = audited_failure(str(judge), max_severity=severity)
+                    or str(item.config.getini("legal_judge_max_severity") or "") or None)
+        policy = str(item.config.getini("legal_judge_policy") or "") or None
+        if policy and not Path(policy).is_absolute():
+            policy = str(item.config.rootpath / policy)
+        why = audited_failure(str(judge), max_severity=severity, policy=policy)
         if why is not None:
             pytest.fail(f"legal_judge_audited: {why}", pytrace=False)

@@ -131,7 +131,8 @@ def _insufficient_report(settings: AuditSettings, short: dict[str, dict[str, int
            f"{settings.min_sample} per subgroup.")
     report = build_report([], settings, extensions={**extensions, "subgroup_counts": short},
                           status="INSUFFICIENT_DATA", status_reason=why, probes=probes,
-                          judge_label=str(extensions.get("judge") or "(unknown)"))
+                          judge_label=str(extensions.get("judge") or "(unknown)"),
+                          judge_spec=(extensions.get("target") or {}).get("spec"))
     return report
 
 
@@ -183,7 +184,7 @@ async def _conduct(target: AuditTarget, settings: AuditSettings, design: Design,
                            "target_kind": target.kind, "high_stakes": target.high_stakes,
                            "design_seed": design.seed, "target": target.describe(),
                            "base_judge": base_judge(target)}
-    if is_simulated_spec(str(target.describe().get("spec", ""))):
+    if is_simulated_spec(_spec(target) or ""):
         ext["notice"] = "simulated judge: for demos, tests and power studies only"
     counts = subgroup_counts(design)
     short = {d: c for d, c in counts.items() if min(c.values(), default=0) < settings.min_sample}
@@ -234,11 +235,18 @@ async def _conduct(target: AuditTarget, settings: AuditSettings, design: Design,
         rows + probe_rows, settings, dimensions=[d.name for d in dims],
         kinds={d.name: d.effective_kind for d in dims},
         actions={d.name: _action(d) for d in dims if _action(d)}, extensions=ext,
-        judge_label=target.label, probes=probes, status=status)
+        judge_label=target.label, probes=probes, status=status,
+        judge_spec=_spec(target))
     _finish(store, log, audit_id, status, report)
     if sync:
         _sync(store, audit_id)
     return AuditOutcome(audit_id, target.judge_id, status, report, rows, probe_rows)
+
+
+def _spec(target: AuditTarget) -> str | None:
+    """The judge's spec as the report records it (a team's own judge: its provider spec)."""
+    spec = target.describe().get("spec")
+    return str(spec) if spec else None
 
 
 def _sync(store: Store, audit_id: str) -> None:

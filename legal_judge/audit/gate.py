@@ -1,9 +1,14 @@
 """The CI gate on a bias report, as a decision with every check and its reason.
 
-Only a ``certified`` judge passes (DESIGN.md, "Verdicts and exit codes"); with
-``allow_inconclusive`` an ``inconclusive`` one passes too, with its reasons printed. An audit that
-judged nothing (``INSUFFICIENT_DATA``) never passes. The severity must also be at most
-``max_severity``, and a high-stakes judge needs its latest audit approved by a reviewer.
+Only a ``certified`` judge passes (DESIGN.md, "Verdicts and exit codes"); when the policy's
+``allow_inconclusive`` is on, an ``inconclusive`` one passes too, with its reasons printed. An audit
+that judged nothing (``INSUFFICIENT_DATA``) never passes. The severity must also be at most the
+policy's ``max_severity``, and a high-stakes judge needs its latest audit approved by a reviewer.
+
+Every threshold comes from the policy's ``[certification]`` section
+(:mod:`legal_judge.policy`): the report must have been made under settings at least as strict as
+the policy's (:mod:`legal_judge.audit.certificate`), and a simulated judge is not a judge of record
+unless the policy allows it.
 
 :func:`gate_decision` returns the decision (per probe, per dimension, the verdict, the severity, the
 review) for any consumer, a JUnit writer for instance; :func:`gate_report` raises
@@ -12,12 +17,14 @@ review) for any consumer, a JUnit writer for instance; :func:`gate_report` raise
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from legal_judge.audit.certificate import NOT_RECORDED, SIMULATED, reaudit_flags, settings_checks
 from legal_judge.audit.report import SEVERITIES
 from legal_judge.audit.verdict import CERTIFIED, INCONCLUSIVE
-from legal_judge.errors import ConfigError, GateFailure
+from legal_judge.errors import GateFailure
+from legal_judge.policy import PolicyInForce, load_policy
 from legal_judge.store import Store
 
 __all__ = ["GateCheck", "GateDecision", "gate_decision", "gate_report"]
@@ -51,14 +58,23 @@ class GateDecision:
     sentence: str
     reasons: list[str] = field(default_factory=list)
     checks: list[GateCheck] = field(default_factory=list)
+    policy: PolicyInForce | None = None
+    simulated: bool | None = None
+    settings: dict[str, Any] | None = None
 
     def failed(self, kind: str | None = None) -> list[GateCheck]:
         """The checks that did not pass (of one kind)."""
         return [c for c in self.checks if c.outcome != "pass" and kind in (None, c.kind)]
 
     def as_dict(self) -> dict[str, Any]:
-        """The decision as JSON-ready data."""
-        return asdict(self)
+        """The decision as JSON-ready data, with the policy applied and its overrides."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "policy"}
+        out["checks"] = [asdict(c) for c in self.checks]
+        if self.policy is not None:
+            out["policy"] = self.policy.as_dict("certification")
+            out["policy_line"] = self.policy.line("certification")
+            out["policy_overrides"] = self.policy.override_lines()
+        return out
 
 
 def _probe_checks(ext: dict[str, Any]) -> list[GateCheck]:
@@ -98,25 +114,38 @@ def _dimension_checks(report: dict[str, Any], ext: dict[str, Any]) -> list[GateC
     return out
 
 
-def gate_decision(report: dict[str, Any], *, max_severity: str = "low",
-                  allow_inconclusive: bool = False, store: Store | None = None,
-                  high_stakes: bool | None = None) -> GateDecision:
+def _setting_checks(ext: dict[str, Any], policy: PolicyInForce) -> tuple[list[GateCheck],
+                                                                        list[str]]:
+    """The report's recorded settings against ``[certification]``: checks and failure reasons."""
+    checks = [GateCheck("setting", c.name, "pass" if c.ok else "fail", c.reason)
+              for c in settings_checks(ext.get("settings"), policy.certification)]
+    failed = [c.reason for c in checks if c.outcome == "fail"]
+    judge = [r for r in failed if r.startswith((SIMULATED, "judge not recorded"))]
+    weaker = [r for r in failed if r not in judge]
+    reasons = []
+    if weaker:
+        reasons.append("made under settings weaker than the policy: " + "; ".join(weaker)
+                       if weaker != [NOT_RECORDED] else NOT_RECORDED)
+    reasons += judge
+    return checks, reasons
+
+
+def gate_decision(report: dict[str, Any], *, policy: PolicyInForce | None = None,
+                  store: Store | None = None, high_stakes: bool | None = None) -> GateDecision:
     """Decide the gate on ``report`` (a bias report) without raising.
 
     Args:
         report: The bias report (file or stored).
-        max_severity: The highest severity that may pass.
-        allow_inconclusive: Let an ``inconclusive`` verdict pass (an audit that judged nothing
-            never passes).
+        policy: The policy in force (default: ``./legal-judge.policy.toml``, else the bundled
+            one); its ``[certification]`` section gives the settings the report must have been
+            made under, the highest severity that may pass, and whether an inconclusive verdict
+            or a simulated judge may pass.
         store: Where a high-stakes judge's review is looked up.
         high_stakes: Override the report's ``high_stakes`` flag.
-
-    Raises:
-        ConfigError: an unknown severity.
     """
-    if max_severity not in SEVERITIES:
-        raise ConfigError(f"unknown severity '{max_severity}'", code="audit-gate-invalid",
-                          fix=f"use one of: {', '.join(SEVERITIES)}")
+    policy = policy or load_policy()
+    cert = policy.certification
+    max_severity, allow_inconclusive = cert.max_severity, cert.allow_inconclusive
     ext = report.get("extensions") or {}
     status = str(ext.get("status", "complete"))
     severity = str(report["overall_assessment"]["severity"])
@@ -135,7 +164,7 @@ def gate_decision(report: dict[str, Any], *, max_severity: str = "low",
     if not allowed:
         reasons.append(f"the verdict is {verdict}, and only certified passes"
                        + ("" if verdict != INCONCLUSIVE else
-                          " (--allow-inconclusive lets an inconclusive audit pass)"))
+                          " (the policy's allow_inconclusive lets an inconclusive audit pass)"))
         failed = [c.name for c in checks if c.kind == "probe" and c.outcome == "fail"]
         if failed:
             reasons.append(f"failed probes: {', '.join(failed)}")
@@ -146,6 +175,9 @@ def gate_decision(report: dict[str, Any], *, max_severity: str = "low",
                  and c.outcome not in ("pass", "fail")]
         if open_:
             reasons.append(f"undecided: {', '.join(open_)}")
+    setting_checks, setting_reasons = _setting_checks(ext, policy)
+    checks += setting_checks
+    reasons += setting_reasons
     sev_ok = SEVERITIES.index(severity) <= SEVERITIES.index(max_severity) or (
         verdict == INCONCLUSIVE and allow_inconclusive and ext.get("bias_severity") == "none")
     checks.append(GateCheck("severity", "severity", "pass" if sev_ok else "fail",
@@ -158,8 +190,10 @@ def gate_decision(report: dict[str, Any], *, max_severity: str = "low",
         checks.append(review)
         if review.outcome != "pass":
             reasons.append(review.reason)
+    recorded = ext.get("settings") or {}
     return GateDecision(not reasons, verdict, severity, max_severity, allow_inconclusive, stakes,
-                        status, sentence, reasons, checks)
+                        status, sentence, reasons, checks, policy=policy,
+                        simulated=recorded.get("simulated"), settings=recorded or None)
 
 
 def _review(store: Store, judge_id: str | None) -> GateCheck:
@@ -178,29 +212,43 @@ def _review(store: Store, judge_id: str | None) -> GateCheck:
                                                  f"{state.get('reviewer')}")
 
 
-def gate_report(report: dict[str, Any], *, max_severity: str = "low",
-                allow_inconclusive: bool = False, store: Store | None = None,
-                high_stakes: bool | None = None) -> GateDecision:
+def _fix(report: dict[str, Any], decision: GateDecision) -> str:
+    """What to do about a failed gate: the review, the cause, or a re-audit under the policy."""
+    review = decision.failed("review")
+    if review and len(decision.reasons) == 1:
+        latest = review[0].reason.rsplit("latest audit ", 1)[-1].split(" ")[0]
+        return (f"legal-judge audit review {latest} --approve --reviewer NAME --note TEXT"
+                if "latest audit" in review[0].reason else
+                "run `legal-judge audit run` for this judge, then have it reviewed")
+    if decision.status == "INSUFFICIENT_DATA":
+        return "fix the cause in the report summary and re-run the audit"
+    settings = [c for c in decision.failed("setting") if c.name != "judge of record"]
+    if settings:
+        ext = report.get("extensions") or {}
+        spec = (ext.get("settings") or {}).get("judge_spec") or ext.get("judge") or "JUDGE"
+        flags = reaudit_flags(decision.policy.certification if decision.policy else
+                              load_policy().certification)
+        return (f"re-audit under the policy: legal-judge audit run --judge {spec}"
+                + (f" {flags}" if flags else "") + "; or, on purpose, --override KEY=VALUE "
+                "(printed with the decision) or a reviewed policy file")
+    if decision.failed("setting"):
+        return ("audit a judge of record (a real model endpoint), or allow simulated judges on "
+                "purpose: --override allow_simulated=true or allow_simulated = true in a policy "
+                "file")
+    return "apply the remediation steps in the report and re-audit"
+
+
+def gate_report(report: dict[str, Any], *, policy: PolicyInForce | None = None,
+                store: Store | None = None, high_stakes: bool | None = None) -> GateDecision:
     """:func:`gate_decision`, raising :class:`GateFailure` (exit 1) when the gate says no.
 
     Raises:
-        GateFailure: the judge is not certified (or inconclusive when allowed), the severity is
-            above ``max_severity``, the audit judged nothing, or a high-stakes judge is unapproved.
-        ConfigError: an unknown severity.
+        GateFailure: the judge is not certified (or inconclusive when allowed), the report was
+            made under settings weaker than the policy (or records none), the judge is simulated
+            and the policy does not allow it, the severity is above the policy's maximum, the
+            audit judged nothing, or a high-stakes judge is unapproved.
     """
-    decision = gate_decision(report, max_severity=max_severity,
-                             allow_inconclusive=allow_inconclusive, store=store,
-                             high_stakes=high_stakes)
+    decision = gate_decision(report, policy=policy, store=store, high_stakes=high_stakes)
     if not decision.passed:
-        review = [c for c in decision.failed("review")]
-        if review and len(decision.reasons) == 1:
-            latest = review[0].reason.rsplit("latest audit ", 1)[-1].split(" ")[0]
-            fix = (f"legal-judge audit review {latest} --approve --reviewer NAME --note TEXT"
-                   if "latest audit" in review[0].reason else
-                   "run `legal-judge audit run` for this judge, then have it reviewed")
-        elif decision.status == "INSUFFICIENT_DATA":
-            fix = "fix the cause in the report summary and re-run the audit"
-        else:
-            fix = "apply the remediation steps in the report and re-audit"
-        raise GateFailure("; ".join(decision.reasons), fix=fix)
+        raise GateFailure("; ".join(decision.reasons), fix=_fix(report, decision))
     return decision

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from legal_judge.audit.analysis import INSUFFICIENT, DimensionStats, PairRow, analyse
+from legal_judge.audit.certificate import settings_record
 from legal_judge.audit.design import AuditSettings
 from legal_judge.audit.discrimination import ProbeStats, analyse_probes, probe_json
 from legal_judge.audit.probes import Probe
@@ -214,7 +215,8 @@ def build_report(rows: list[PairRow], settings: AuditSettings, *, dimensions: li
                  kinds: dict[str, str] | None = None, actions: dict[str, str] | None = None,
                  extensions: dict[str, Any] | None = None, judge_label: str = "(scored elsewhere)",
                  timestamp: str | None = None, probes: list[Probe] | None = None,
-                 status: str = "complete", status_reason: str | None = None) -> dict[str, Any]:
+                 status: str = "complete", status_reason: str | None = None,
+                 judge_spec: str | None = None) -> dict[str, Any]:
     """Analyse scored pairs (bias dimensions and discrimination probes) and assemble the
     validated report with its verdict.
 
@@ -230,6 +232,7 @@ def build_report(rows: list[PairRow], settings: AuditSettings, *, dimensions: li
         probes: The probes run (descriptions, rules, remediation); rows alone suffice.
         status: The audit's status (``complete``, ``INCONCLUSIVE``, ``INSUFFICIENT_DATA``).
         status_reason: Why the status is not ``complete``.
+        judge_spec: The audited judge's spec, recorded with the settings (None: scored elsewhere).
 
     Raises:
         ConfigError: the assembled report does not validate (a bug: reported, never written).
@@ -284,6 +287,12 @@ def build_report(rows: list[PairRow], settings: AuditSettings, *, dimensions: li
             "verdict_reasons": verdict.reasons, "bias_severity": bias_severity,
             "equivalence_margin": margin, "min_sensitivity": settings.min_sensitivity,
             "degenerate": degenerate(rows),
+            # What `audit gate` checks against the policy's [certification] section.
+            "settings": settings_record(
+                settings, dimensions=[s.dimension for s in stats],
+                probes=[*by_name, *(p.probe for p in probe_stats)],
+                pairs_complete={s.dimension: len(s.complete) for s in stats},
+                judge_spec=judge_spec),
             "dimensions": {s.dimension: _dimension_ext(s, pairs[s.dimension],
                                                        outcomes[s.dimension]) for s in stats},
             "probes": {p.key: probe_json(

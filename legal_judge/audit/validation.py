@@ -100,7 +100,7 @@ async def _one_rep(spec: str, dims: list[str], pairs: int, rep: int, items: list
     rows, probe_rows = await judge_pairs(design, runner, settings)
     report = build_report(rows + probe_rows, settings, dimensions=dims,
                           kinds={d.name: d.effective_kind for d in design.dimensions},
-                          probes=chosen, judge_label=spec)
+                          probes=chosen, judge_label=spec, judge_spec=spec)
     ext = report["extensions"]
     return {
         "flagged": {d["dimension"]: bool(d["flagged"]) for d in report["dimension_results"]},

@@ -9,19 +9,29 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import yaml
 from pydantic import ValidationError
 from rich.console import Console
 
-from legal_judge.commands.audit_gate import apply_gate, gate_cmd, needed_cmd, review_cmd
+from legal_judge.commands.audit_gate import (
+    apply_gate,
+    gate_cmd,
+    gate_policy,
+    needed_cmd,
+    review_cmd,
+)
 from legal_judge.commands.audit_history import diff_cmd, list_cmd, verify_log_cmd
 from legal_judge.commands.audit_render import print_report
+from legal_judge.commands.policy import policy_options
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, GateFailure, InputError, Problem
 from legal_judge.store import Store
+
+if TYPE_CHECKING:
+    from legal_judge.policy import PolicyInForce
 
 console = Console()
 err_console = Console(stderr=True)
@@ -115,10 +125,12 @@ for _command in (gate_cmd, needed_cmd, review_cmd, diff_cmd, list_cmd, verify_lo
 @click.option("--all-judges", is_flag=True, help="Audit every judge of an ensemble.")
 @click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
 @click.option("--max-severity", type=click.Choice(["none", "low", "medium", "high", "critical"]),
-              help="Also gate: exit 1 unless the judge is certified and the severity is at most "
-                   "this.")
-@click.option("--allow-inconclusive", is_flag=True,
-              help="With --max-severity: an inconclusive verdict passes the gate too.")
+              help="Also gate (as `audit gate`, under the policy): exit 1 unless the judge is "
+                   "certified under the policy's settings and the severity is at most this (it "
+                   "may only tighten the policy's max_severity).")
+@click.option("--allow-inconclusive", is_flag=True, default=None,
+              help="With the gate: allowed only where the policy already allows an "
+                   "inconclusive verdict (else --override allow_inconclusive=true).")
 @click.option("--batch", is_flag=True,
               help="Send the judge calls as provider batch jobs (OpenAI, Anthropic; half price, "
                    "results within 24 h); other judges run online.")
@@ -130,9 +142,11 @@ for _command in (gate_cmd, needed_cmd, review_cmd, diff_cmd, list_cmd, verify_lo
                    "settings; stored batches are polled, not resubmitted.")
 @click.option("--poll-interval", type=float, default=30.0, show_default=True,
               help="With --batch: seconds between polls of the open batches.")
+@policy_options
 def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, config_file: Path | None,
-            all_judges: bool, no_cache: bool, max_severity: str | None, allow_inconclusive: bool,
-            batch: bool, no_wait: bool, resume_id: str | None, poll_interval: float,
+            all_judges: bool, no_cache: bool, max_severity: str | None,
+            allow_inconclusive: bool | None, batch: bool, no_wait: bool, resume_id: str | None,
+            poll_interval: float, policy_file: Path | None, overrides: tuple[str, ...],
             **options: Any) -> None:
     """Run a bias audit of a judge and write the report.
 
@@ -140,10 +154,17 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
     audit id: legal-judge batches status AUDIT_ID), unless --no-wait. An audit stopped for any
     reason (--no-wait, Ctrl-C, a closed laptop, a provider outage) continues with
     --resume AUDIT_ID: judgments already made come from the cache and are not paid twice.
+
+    With --max-severity (or --policy / --override) the report then goes through the audit gate
+    under the policy, exactly as `legal-judge audit gate REPORT` would.
     """
     if no_wait and not (batch or resume_id):
         raise ConfigError("--no-wait needs --batch", code="audit-no-wait",
                           fix="add --batch, or drop --no-wait")
+    # Loaded before any judge call: a loosening flag is refused (exit 2) before anything is paid.
+    policy = (gate_policy(policy_file, overrides, max_severity=max_severity,
+                          allow_inconclusive=allow_inconclusive)
+              if max_severity or allow_inconclusive or policy_file or overrides else None)
     store = Store()
     if resume_id is not None:
         given = [name for name, value in (("--judge", judge_config), ("--items", items),
@@ -157,7 +178,7 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
                               fix=f"run `legal-judge audit run --resume {resume_id}` without them")
         outcome = asyncio.run(_resume_one(resume_id, store, batch=batch, wait=not no_wait,
                                           poll_interval=poll_interval))
-        _conclude([outcome], out, max_severity, store, allow_inconclusive=allow_inconclusive)
+        _conclude([outcome], out, policy, store)
         return
     from legal_judge.audit.resume import audit_source
     from legal_judge.audit.target import load_targets
@@ -178,7 +199,7 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
                       source=audit_source(judge_config, batch=batch))
     outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store))
                 for target in targets]
-    _conclude(outcomes, out, max_severity, store, allow_inconclusive=allow_inconclusive)
+    _conclude(outcomes, out, policy, store)
 
 
 def _check_selection(settings: Any) -> None:
@@ -219,8 +240,8 @@ async def _resume_one(audit_id: str, store: Store, *, batch: bool, wait: bool,
                           resume=True)
 
 
-def _conclude(outcomes: list[Any], out: Path | None, max_severity: str | None,
-              store: Store, *, allow_inconclusive: bool = False) -> None:
+def _conclude(outcomes: list[Any], out: Path | None, policy: PolicyInForce | None,
+              store: Store) -> None:
 
     for outcome in outcomes:
         if outcome.status == "submitted":
@@ -236,11 +257,10 @@ def _conclude(outcomes: list[Any], out: Path | None, max_severity: str | None,
     if bad:
         raise GateFailure(f"audit {bad[0].audit_id} ended with status {bad[0].status}",
                           fix=bad[0].report["overall_assessment"]["summary"])
-    if max_severity is not None:
+    if policy is not None:
         for o in outcomes:
             if o.status == "complete":
-                apply_gate(o.report, max_severity=max_severity, store=store,
-                      allow_inconclusive=allow_inconclusive)
+                apply_gate(o.report, policy=policy, store=store)
 
 
 async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store: Store,

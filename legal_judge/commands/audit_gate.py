@@ -4,16 +4,21 @@ an audit report, the check that every judge has an audit, and the human sign-off
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
+from legal_judge.commands.tables import echo_json
 from legal_judge.errors import GateFailure
 from legal_judge.store import Store
 
-__all__ = ["apply_gate", "gate_cmd", "needed_cmd", "review_cmd"]
+if TYPE_CHECKING:
+    from legal_judge.policy import PolicyInForce
+
+__all__ = ["apply_gate", "gate_cmd", "gate_policy", "needed_cmd", "review_cmd"]
 
 console = Console()
 err_console = Console(stderr=True)
@@ -54,55 +59,89 @@ def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
 
 @click.command("gate")
 @click.argument("report_ref")
-@click.option("--max-severity", default="low", show_default=True,
-              type=click.Choice(["none", "low", "medium", "high", "critical"]))
-@click.option("--allow-inconclusive", is_flag=True,
-              help="Let an inconclusive verdict pass (an audit that judged nothing never does).")
+@click.option("--max-severity", default=None,
+              type=click.Choice(["none", "low", "medium", "high", "critical"]),
+              help="Tighten the policy's highest severity that may pass (default: the policy's, "
+                   "low); a higher one needs --override max_severity=...")
+@click.option("--allow-inconclusive", is_flag=True, default=None,
+              help="Kept for scripts: allowed only where the policy already allows an "
+                   "inconclusive verdict; to allow it on purpose, --override "
+                   "allow_inconclusive=true.")
 @click.option("--high-stakes/--not-high-stakes", default=None,
               help="Override the report's high_stakes flag.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the decision, its checks and the policy as JSON (stdout holds the JSON "
+                   "alone).")
+@policy_options
 @ci_options
-def gate_cmd(report_ref: str, max_severity: str, allow_inconclusive: bool,
-             high_stakes: bool | None, junit: Path | None, summary_md: Path | None) -> None:
+def gate_cmd(report_ref: str, max_severity: str | None, allow_inconclusive: bool | None,
+             high_stakes: bool | None, as_json: bool, policy_file: Path | None,
+             overrides: tuple[str, ...], junit: Path | None, summary_md: Path | None) -> None:
     """Exit 1 unless the judge is certified (every probe passes, nothing flagged, every
-    dimension equivalent), the severity is at most the threshold, and a high-stakes judge's
-    latest audit is approved."""
+    dimension equivalent) under settings at least as strict as the policy's [certification]
+    section, by a judge of record (not simulated), the severity is at most the policy's, and a
+    high-stakes judge's latest audit is approved."""
     from legal_judge.audit.history import load_report
 
+    policy = gate_policy(policy_file, overrides, max_severity=max_severity,
+                         allow_inconclusive=allow_inconclusive)
     store = Store()
-    apply_gate(load_report(report_ref, store=store), max_severity=max_severity, store=store,
-          allow_inconclusive=allow_inconclusive, high_stakes=high_stakes, junit=junit,
-          summary_md=summary_md)
+    apply_gate(load_report(report_ref, store=store), policy=policy, store=store,
+               high_stakes=high_stakes, junit=junit, summary_md=summary_md, as_json=as_json)
 
 
-def apply_gate(report: dict[str, Any], *, max_severity: str, store: Store, allow_inconclusive: bool,
+def gate_policy(policy_file: Path | None, overrides: tuple[str, ...], *,
+                max_severity: str | None, allow_inconclusive: bool | None) -> PolicyInForce:
+    """The policy in force for the audit gate, with ``--max-severity`` and
+    ``--allow-inconclusive`` as tightening flags (a loosening one is refused: exit 2).
+
+    Raises:
+        ConfigError: a flag loosens the policy, or an override names no setting.
+    """
+    return policy_in_force(policy_file, overrides, {
+        "certification.max_severity": max_severity,
+        "certification.allow_inconclusive": True if allow_inconclusive else None})
+
+
+def apply_gate(report: dict[str, Any], *, policy: PolicyInForce, store: Store,
                high_stakes: bool | None = None, junit: Path | None = None,
-               summary_md: Path | None = None) -> None:
+               summary_md: Path | None = None, as_json: bool = False) -> None:
     """Print the gate's decision on ``report`` (and its JUnit/summary files); raise when it fails.
 
     Used by ``audit gate`` and by ``audit run --max-severity``.
 
     Raises:
-        GateFailure: the judge is not certified, too severe, or a high-stakes audit is not approved.
+        GateFailure: the judge is not certified, was audited under settings weaker than the
+            policy, is simulated, too severe, or a high-stakes audit is not approved.
     """
+    from legal_judge.audit.certificate import SIMULATED
     from legal_judge.audit.gate import gate_decision, gate_report
     from legal_judge.reports.ci import audit_gate_suite
 
-    decision = gate_decision(report, max_severity=max_severity,
-                             allow_inconclusive=allow_inconclusive, store=store,
-                             high_stakes=high_stakes)
-    console.print(decision.sentence, markup=False)
-    write_ci_outputs(console, lambda: audit_gate_suite(report, decision), junit=junit,
+    decision = gate_decision(report, policy=policy, store=store, high_stakes=high_stakes)
+    out = err_console if as_json else console
+    if as_json:
+        echo_json(decision.as_dict())
+    else:
+        print_policy(console, policy, "certification")
+        console.print(decision.sentence, markup=False)
+        if decision.simulated:
+            console.print(f"[yellow]{SIMULATED}[/yellow]"
+                          + (" (allowed by the policy)" if policy.certification.allow_simulated
+                             else ""))
+    write_ci_outputs(out, lambda: audit_gate_suite(report, decision), junit=junit,
                      summary_md=summary_md)
     if not decision.passed:
         for check in decision.failed():
-            if check.kind in ("probe", "dimension"):
+            if check.kind in ("probe", "dimension", "setting"):
                 err_console.print(f"  {check.kind} {check.name}: {check.outcome}: {check.reason}",
                                   markup=False)
-        gate_report(report, max_severity=max_severity, allow_inconclusive=allow_inconclusive,
-                    store=store, high_stakes=high_stakes)
-    note = " (allowed by --allow-inconclusive)" if decision.verdict == "inconclusive" else ""
-    console.print(f"[green]gate passed[/green]: verdict {decision.verdict}{note}, severity "
-                  f"{decision.severity} <= {max_severity}")
+        gate_report(report, policy=policy, store=store, high_stakes=high_stakes)
+    if not as_json:
+        note = (" (allowed by the policy's allow_inconclusive)"
+                if decision.verdict == "inconclusive" else "")
+        console.print(f"[green]gate passed[/green]: verdict {decision.verdict}{note}, severity "
+                      f"{decision.severity} <= {decision.max_severity}, settings meet the policy")
 
 
 @click.command("review")

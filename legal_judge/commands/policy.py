@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from legal_judge.commands.tables import echo_json
 
@@ -47,7 +48,8 @@ def print_policy(out: Console, policy: PolicyInForce, section: str) -> None:
     """The policy line and each explicit override, as every gate prints them."""
     out.print(policy.line(section), markup=False, highlight=False, soft_wrap=True)
     for line in policy.override_lines():
-        out.print(f"[yellow]{line}[/yellow]", highlight=False, soft_wrap=True)
+        # Escaped: a list value ("[authority, confidence]") would otherwise read as rich markup.
+        out.print(f"[yellow]{escape(line)}[/yellow]", highlight=False, soft_wrap=True)
 
 
 @click.group("policy")

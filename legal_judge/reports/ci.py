@@ -205,15 +205,17 @@ _CHECK_OUTCOMES: dict[str, Outcome] = {"pass": "passed", "fail": "failed"}
 
 
 def audit_gate_suite(report: dict[str, Any], decision: GateDecision) -> CiSuite:
-    """A check per thing the gate looked at (status, verdict, each probe and dimension, severity,
-    review) and one for the gate's own decision; an undecided probe or dimension is
-    inconclusive, never a pass (skipped when ``--allow-inconclusive`` let the gate pass)."""
+    """A check per thing the gate looked at (status, verdict, each probe and dimension, each
+    recorded setting against the policy, severity, review) and one for the gate's own decision;
+    an undecided probe or dimension is inconclusive, never a pass (skipped when the policy's
+    ``allow_inconclusive`` let the gate pass). The facts name the policy, its
+    ``[certification]`` settings and every override; a simulated judge is said to be one."""
     undecided: Outcome = "skipped" if decision.passed else "inconclusive"
     cases = [CiCase(f"{c.kind} {c.name}" if c.kind != c.name else c.kind,
                     _CHECK_OUTCOMES.get(c.outcome, undecided),
                     c.reason if c.outcome in _CHECK_OUTCOMES else f"{c.outcome}: {c.reason}")
              for c in decision.checks]
-    note = (" (inconclusive allowed by --allow-inconclusive)"
+    note = (" (inconclusive allowed by the policy's allow_inconclusive)"
             if decision.passed and decision.verdict == "inconclusive" else "")
     cases.append(CiCase(f"gate (max severity {decision.max_severity})",
                         "passed" if decision.passed else "failed",
@@ -225,6 +227,12 @@ def audit_gate_suite(report: dict[str, Any], decision: GateDecision) -> CiSuite:
              ("judge", f"{ext.get('judge', '')} ({ext.get('judge_id', '')})"),
              ("verdict", decision.verdict), ("status", decision.status),
              ("severity", decision.severity)]
+    notes = [decision.sentence]
+    if decision.simulated:
+        facts.append(("judge of record", "simulated judge: not a judge of record"))
+        notes.append("simulated judge: not a judge of record")
+    if decision.policy is not None:
+        facts += decision.policy.properties("certification")
+        notes += decision.policy.override_lines()
     title = f"legal-judge audit gate {audit_id}".strip()
-    return CiSuite(kind="audit", name=title, title=title, cases=cases, facts=facts,
-                   notes=[decision.sentence])
+    return CiSuite(kind="audit", name=title, title=title, cases=cases, facts=facts, notes=notes)

@@ -36,10 +36,17 @@ def test_gate_fails_a_biased_judge_at_any_severity_threshold(demo_audit: DemoAud
     strict = invoke(home, "audit", "gate", str(demo_audit.report_path), "--max-severity", "low")
     assert strict.exit_code == 1
     assert "above low" in strict.output and "the verdict is biased" in strict.output
-    lenient = invoke(home, "audit", "gate", str(demo_audit.report_path), "--max-severity", "critical",
-                     "--allow-inconclusive")
+    # A flag may only tighten the policy: a higher severity or allowing inconclusive is refused.
+    for flags in (("--max-severity", "critical"), ("--allow-inconclusive",)):
+        refused = invoke(home, "audit", "gate", str(demo_audit.report_path), *flags)
+        assert refused.exit_code == 2, refused.output
+        assert "loosens the policy" in refused.output and "--override" in refused.output
+    lenient = invoke(home, "audit", "gate", str(demo_audit.report_path),
+                     "--override", "max_severity=critical", "--override", "allow_inconclusive=true",
+                     "--override", "allow_simulated=true")
     assert lenient.exit_code == 1, lenient.output
     assert "flagged dimensions: verbosity, authority" in lenient.output
+    assert "policy override: certification.max_severity=critical (policy low)" in lenient.output
 
 
 def test_verify_log_passes_then_fails_after_a_direct_sqlite_edit(demo_audit: DemoAudit,
@@ -124,6 +131,10 @@ def test_high_stakes_judge_needs_an_approved_latest_audit(tmp_path: Path) -> Non
     home = tmp_path / "home"
     target = tmp_path / "judge.yaml"
     target.write_text("kind: judge\nspec: simulated:fair\nhigh_stakes: true\n")
+    # The audit below is small and simulated: a reviewed policy file says that is enough here.
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[certification]\npairs = 12\ndimensions = ["verbosity", "authority"]\n'
+                      "allow_simulated = true\n")
     out = tmp_path / "r.json"
     run = invoke(home, "audit", "run", "--judge", str(target), "--pairs", "12",
                  "--dimensions", "verbosity,authority", "--noise-pairs", "4", "--out", str(out))
@@ -131,16 +142,18 @@ def test_high_stakes_judge_needs_an_approved_latest_audit(tmp_path: Path) -> Non
     report = json.loads(out.read_text())
     assert report["extensions"]["high_stakes"] is True
     assert report["overall_assessment"]["severity"] == "none"
-    blocked = invoke(home, "audit", "gate", str(out), "--max-severity", "low")
+    blocked = invoke(home, "audit", "gate", str(out), "--max-severity", "low", "--policy",
+                     str(policy))
     assert blocked.exit_code == 1 and "is not reviewed" in blocked.output
     audit_id = report["extensions"]["audit_id"]
     rejected = invoke(home, "audit", "review", audit_id, "--reject", "--reviewer", "A. Lawyer",
                       "--note", "pairs look fine, want more")
     assert rejected.exit_code == 0
-    assert invoke(home, "audit", "gate", str(out)).exit_code == 1
+    assert invoke(home, "audit", "gate", str(out), "--policy", str(policy)).exit_code == 1
     invoke(home, "audit", "review", audit_id, "--approve", "--reviewer", "A. Lawyer",
            "--note", "checked pairs and design")
-    passed = invoke(home, "audit", "gate", audit_id, "--max-severity", "low")
+    passed = invoke(home, "audit", "gate", audit_id, "--max-severity", "low", "--policy",
+                    str(policy))
     assert passed.exit_code == 0, passed.output
     assert invoke(home, "audit", "verify-log").exit_code == 0
 
@@ -186,5 +199,5 @@ def test_gate_refuses_an_insufficient_data_report(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     invoke(home, "audit", "run", "--judge", "simulated:fair", "--pairs", "10",
            "--dimensions", "demographic", "--out", str(out))
-    res = invoke(home, "audit", "gate", str(out), "--max-severity", "critical")
+    res = invoke(home, "audit", "gate", str(out), "--override", "max_severity=critical")
     assert res.exit_code == 1 and "INSUFFICIENT_DATA" in res.output

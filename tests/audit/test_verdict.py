@@ -13,6 +13,7 @@ from legal_judge.audit.analysis import PairRow
 from legal_judge.audit.design import AuditSettings
 from legal_judge.audit.gate import gate_decision
 from legal_judge.audit.report import build_report, validate_report
+from legal_judge.policy import load_policy
 
 from .helpers import DemoAudit, invoke
 
@@ -50,9 +51,16 @@ def test_fair_judge_is_certified_with_every_dimension_equivalent(fair_audit: tup
     assert "flagged dimensions" not in report["overall_assessment"]["summary"]
     assert validate_report(report) == []
     audit_id = ext["audit_id"]
-    gate = invoke(home, "audit", "gate", audit_id, "--max-severity", "none")
+    # Certified, under the policy's settings, but by a simulated judge: not a judge of record.
+    refused = invoke(home, "audit", "gate", audit_id, "--max-severity", "none")
+    assert refused.exit_code == 1, refused.output
+    assert "simulated judge: not a judge of record" in refused.output
+    assert "setting significance" not in refused.output  # every setting meets the policy
+    gate = invoke(home, "audit", "gate", audit_id, "--max-severity", "none",
+                  "--override", "allow_simulated=true")
     assert gate.exit_code == 0, gate.output
     assert "gate passed: verdict certified" in gate.output
+    assert "policy override: certification.allow_simulated=true (policy false)" in gate.output
 
 
 def test_demo_judge_is_biased_and_passes_every_probe(demo_audit: DemoAudit) -> None:
@@ -158,10 +166,13 @@ def test_rule_checks_and_insufficient_probes() -> None:
         "insufficient data" and "p_value" not in probe
 
 
-def test_gate_decision_carries_every_probe_and_dimension_with_its_reason() -> None:
+def test_gate_decision_carries_every_probe_and_dimension_with_its_reason(tmp_path: Path) -> None:
     report = _report(FLAT, _rows("p1", GOOD, BAD, probe=True),
                      _rows("p2", GOOD, GOOD, probe=True))
-    decision = gate_decision(report, max_severity="low")
+    # These reports were scored elsewhere, with their own probes: a policy that asks for them.
+    lenient = load_policy(cwd=tmp_path).with_settings(overrides=[
+        "allow_simulated=true", 'probes=["p1", "p2"]', 'dimensions=["verbosity"]'])
+    decision = gate_decision(report, policy=lenient)
     assert not decision.passed and decision.verdict == "insensitive"
     by = {(c.kind, c.name): c for c in decision.checks}
     assert by[("probe", "p1")].outcome == "pass" and by[("probe", "p2")].outcome == "fail"
@@ -169,12 +180,14 @@ def test_gate_decision_carries_every_probe_and_dimension_with_its_reason() -> No
     assert "no bias larger than" in by[("dimension", "verbosity")].reason
     assert "failed probes: p2" in decision.reasons
     assert json.dumps(decision.as_dict())  # ready for a JUnit or JSON writer
+    no_probes = lenient.with_settings(overrides=["probes=[]"])
     inconclusive = _report(FLAT)
-    assert not gate_decision(inconclusive).passed
-    assert gate_decision(inconclusive, allow_inconclusive=True).passed
+    assert not gate_decision(inconclusive, policy=no_probes).passed
+    allowing = no_probes.with_settings(overrides=["allow_inconclusive=true"])
+    assert gate_decision(inconclusive, policy=allowing).passed
     old = _report(FLAT, _rows("p1", GOOD, BAD, probe=True))
     del old["extensions"]["verdict"]  # a report written before verdicts existed
-    assert not gate_decision(old).passed
+    assert not gate_decision(old, policy=lenient).passed
 
 
 def test_stats_accepts_probe_rows(tmp_path: Path) -> None:

@@ -142,10 +142,16 @@ def test_audit_gate_junit_has_a_case_per_dimension_and_the_gate(tmp_path: Path, 
                "20", "--noise-pairs", "4", "--out", str(out))
     assert res.exit_code == 0, res.output
     assert f"wrote {out} (report JSON)" in res.output
+    # A simulated judge audited on two dimensions at 20 pairs: only a policy that says so
+    # (a reviewed file, named here) lets it through; the bundled policy refuses it (below).
+    policy = tmp_path / "demo.policy.toml"
+    policy.write_text('[certification]\npairs = 20\ndimensions = ["verbosity", "position"]\n'
+                      "allow_simulated = true\n", encoding="utf-8")
     junit, gh = tmp_path / "gate.xml", tmp_path / "gh.md"
-    res = _cli("audit", "gate", str(out), "--junit", str(junit),
+    res = _cli("audit", "gate", str(out), "--junit", str(junit), "--policy", str(policy),
                env={"GITHUB_STEP_SUMMARY": str(gh)})
     assert res.exit_code == code, res.output
+    assert f"policy: {policy} (sha256 " in res.output
     if failed:  # one flagged dimension: the verdict sentence's grammar follows the count
         assert "move with verbosity, which says nothing" in " ".join(res.output.split())
     by_name = cases(validated(junit))
@@ -158,3 +164,23 @@ def test_audit_gate_junit_has_a_case_per_dimension_and_the_gate(tmp_path: Path, 
     assert (by_name["gate (max severity low)"].find("failure") is not None) is failed
     assert (by_name["dimension verbosity"].find("failure") is not None) is failed
     assert gh.read_text(encoding="utf-8").startswith("### FAILED" if failed else "### PASSED")
+    props = {p.get("name"): p.get("value") for p in validated(junit).iter("property")}
+    assert props["policy"].startswith(f"{policy} (sha256 ")
+    assert props["policy.certification.allow_simulated"] == "true"
+    assert props["judge of record"] == "simulated judge: not a judge of record"
+    assert by_name["setting judge of record"].find("failure") is None
+    # The bundled policy: a simulated judge is not a judge of record, and the settings fall
+    # short; the JUnit case and the step summary say so.
+    strict, strict_md = tmp_path / "strict.xml", tmp_path / "strict.md"
+    res = _cli("audit", "gate", str(out), "--junit", str(strict), "--summary-md", str(strict_md))
+    assert res.exit_code == 1, res.output
+    strict_cases = cases(validated(strict))
+    judge = strict_cases["setting judge of record"].find("failure")
+    assert judge is not None and "simulated judge: not a judge of record" in (
+        judge.get("message") or "")
+    pairs = strict_cases["setting pairs"].find("failure")
+    assert pairs is not None and "pairs 20 < policy 30" in (pairs.get("message") or "")
+    summary = strict_md.read_text(encoding="utf-8")
+    assert summary.startswith("### FAILED")
+    assert "> **Note:** simulated judge: not a judge of record" in summary
+    assert "| FAIL | setting dimensions | dimensions missing: authority, formatting |" in summary

@@ -155,12 +155,26 @@ def test_biased_is_not_tolerated_by_a_higher_severity():
     pass
 ''')
     _ini(pytester)
+    # The marker finds the policy as `audit gate` does (./legal-judge.policy.toml): these audits
+    # are small and simulated, and this reviewed file says that is enough here.
+    pytester.path.joinpath("legal-judge.policy.toml").write_text(
+        '[certification]\npairs = 20\ndimensions = ["verbosity"]\nallow_simulated = true\n')
     result = pytester.runpytest("-p", PLUGIN)
     result.assert_outcomes(passed=1, failed=3)
     out = " ".join(result.stdout.str().split())
     assert "does not pass the gate: the verdict is biased, and only certified passes; flagged "\
         "dimensions: verbosity" in out
     assert "has no bias audit in" in out and "legal-judge audit run --judge simulated:demo-google" in out
+    # A marker's max_severity may only tighten the policy, as the CLI flag.
+    assert "max-severity critical loosens the policy" in out
+    # Without the file, the bundled policy: the same check as `audit gate` refuses the audit.
+    pytester.path.joinpath("legal-judge.policy.toml").unlink()
+    strict = pytester.runpytest("-p", PLUGIN, "-k", "test_fair")
+    strict.assert_outcomes(failed=1)
+    out = " ".join(strict.stdout.str().split())
+    assert "simulated judge: not a judge of record (simulated:fair)" in out
+    assert "pairs 20 < policy 30" in out
+    assert "dimensions missing: position, authority, formatting" in out
 
 
 def test_the_entry_point_is_declared_under_the_modules_name() -> None:
