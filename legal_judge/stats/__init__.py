@@ -41,6 +41,15 @@ from legal_judge.stats.groups import Dispersion, GroupResult, score_dispersion, 
 from legal_judge.stats.isotonic import IsotonicModel, apply_isotonic, fit_isotonic
 from legal_judge.stats.means import MeanCI, mean_ci
 from legal_judge.stats.multiple import adjust_pvalues, flag
+from legal_judge.stats.noninferiority import (
+    Bounds,
+    PairedProportionsBounds,
+    hodges_lehmann_bounds,
+    items_needed,
+    mean_bounds,
+    paired_proportions_bounds,
+    tango_interval,
+)
 from legal_judge.stats.onesided import (
     MovedShare,
     OneSidedResult,
@@ -74,6 +83,7 @@ from legal_judge.stats.proportions import (
 __all__ = [
     "AgreementSummary",
     "BinomialResult",
+    "Bounds",
     "CorrectedMean",
     "Dispersion",
     "Divergence",
@@ -87,6 +97,7 @@ __all__ = [
     "MovedShare",
     "NoiseFloor",
     "OneSidedResult",
+    "PairedProportionsBounds",
     "PairedResult",
     "PanelSize",
     "PassFailConfusion",
@@ -104,19 +115,23 @@ __all__ = [
     "effective_judges",
     "fit_isotonic",
     "flag",
+    "hodges_lehmann_bounds",
     "interpret_effect",
     "is_missing",
+    "items_needed",
     "kappa_ci",
     "krippendorff_alpha",
     "limits_of_agreement",
     "mcnemar_exact",
     "mcnemar_from_outcomes",
+    "mean_bounds",
     "mean_ci",
     "mean_divergence",
     "minimum_detectable_effect",
     "moved_share",
     "noise_floor",
     "one_sided_paired_test",
+    "paired_proportions_bounds",
     "paired_test",
     "pairs_for_equivalence",
     "position_consistency",
@@ -131,6 +146,7 @@ __all__ = [
     "rogan_gladen_stratified",
     "score_dispersion",
     "spearman",
+    "tango_interval",
     "tost_paired",
     "two_group_test",
 ]
