@@ -155,7 +155,8 @@ def _pass_rate(res_a: dict[str, Any], res_b: dict[str, Any], common: list[str], 
     pb = stats.paired_proportions_bounds(passed_a, passed_b, confidence=policy.confidence)
     decision = endpoint_decision("pass_rate", n=len(common), estimate=pb.difference,
                                  lower=pb.lower, upper=pb.upper, margin=policy.pass_rate_margin,
-                                 policy=policy, method=pb.method, sd=pb.sd, unit="pass rate")
+                                 policy=policy, method=pb.method, sd=pb.sd, unit="pass rate",
+                                 shares=(pb.better / pb.n, pb.worse / pb.n))
     return {"rate_a": sum(passed_a) / len(common), "rate_b": sum(passed_b) / len(common),
             "p_value": mc.p_value, "b": mc.b, "c": mc.c,
             **{k: v for k, v in decision.items() if k != "endpoint"},

@@ -42,7 +42,8 @@ def _num(x: float) -> str:
 def endpoint_decision(name: str, *, n: int | None, estimate: float | None,
                       lower: float | None, upper: float | None, margin: float,
                       policy: ReleasePolicy, method: str, sd: float | None = None,
-                      unit: str = "points", identical: bool = False) -> dict[str, Any]:
+                      unit: str = "points", identical: bool = False,
+                      shares: tuple[float, float] | None = None) -> dict[str, Any]:
     """Decide one endpoint from its one-sided bounds.
 
     Args:
@@ -54,7 +55,9 @@ def endpoint_decision(name: str, *, n: int | None, estimate: float | None,
         margin: The non-inferiority margin (positive).
         policy: The ``[release]`` policy (confidence, min_items).
         method: How the bounds were made (``tango score``, ``t``, ``hodges-lehmann``, ...).
-        sd: The per-item sd of the differences, for the items-needed figure.
+        sd: The per-item sd of the differences, for the items-needed figure of a mean.
+        shares: ``(better, worse)`` shares of items for a pass rate: the items-needed figure
+            is then Tango's (``stats.tango_items_needed``).
         unit: What the margin is in (``pass rate`` or ``points``).
         identical: Every paired score is the same in both runs (and the comparison as a whole
             has ``min_items``): nothing moved, so a rubric scored on fewer items (e.g. only the
@@ -84,10 +87,12 @@ def endpoint_decision(name: str, *, n: int | None, estimate: float | None,
         return {**out, "decision": REGRESSED,
                 "reason": f"the {conf} upper bound {_num(upper)} is below -{margin:g}: shown "
                           "worse than the margin"}
-    needed = stats.items_needed(sd, estimate, margin, confidence=policy.confidence)
+    needed = (stats.tango_items_needed(*shares, margin, confidence=policy.confidence)
+              if shares is not None else
+              stats.items_needed(sd, estimate, margin, confidence=policy.confidence))
     if needed is not None:
-        more = (f"about {needed} paired items would be needed at this variance (80% power if "
-                f"the true difference is the observed {_num(estimate)})")
+        more = (f"about {needed} paired items would be needed at this variance (if the "
+                f"difference stayed {_num(estimate)})")
     elif n is None:
         more = "more labelled items would narrow the bounds"
     else:

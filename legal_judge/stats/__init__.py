@@ -49,6 +49,7 @@ from legal_judge.stats.noninferiority import (
     mean_bounds,
     paired_proportions_bounds,
     tango_interval,
+    tango_items_needed,
 )
 from legal_judge.stats.onesided import (
     MovedShare,
@@ -147,6 +148,7 @@ __all__ = [
     "score_dispersion",
     "spearman",
     "tango_interval",
+    "tango_items_needed",
     "tost_paired",
     "two_group_test",
 ]

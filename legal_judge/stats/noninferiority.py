@@ -17,9 +17,12 @@ at level ``2c - 1`` (the 95% lower bound is the lower limit of the 90% interval)
   signed-rank test of ``d - δ`` (``scipy.stats.wilcoxon``, scipy's defaults: zeros dropped, exact
   or normal with ties) stops rejecting. Without ties it is a Walsh average picked by the
   signed-rank critical value.
-- **Items needed**: the usual normal-approximation sample size of a one-sided non-inferiority
-  test, ``n = ((z_c + z_power)·sd / (δ + margin))²``, at the observed per-item sd and assuming
-  the true difference is the observed ``δ``.
+- **Items needed** "at this variance": how many paired items the bound would need to clear
+  ``-margin`` if the observed figures held. For a mean, the normal sample size of a one-sided
+  non-inferiority test ``n = ((z_c + z_power)·sd / (δ + margin))²`` (``power`` 0.5: the bound
+  itself, no extra power); for the pass rate, the smallest ``n`` at which Tango's bound with the
+  observed shares of items that got worse and better clears the margin (the t formula would say
+  0 when no item changed, where Tango needs ``z²(1 - m)/m`` items).
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ from scipy import optimize, stats
 from legal_judge.stats._common import ArrayLike, StatisticsError, as_float_array
 
 __all__ = ["Bounds", "PairedProportionsBounds", "hodges_lehmann_bounds", "items_needed",
-           "mean_bounds", "paired_proportions_bounds", "tango_interval"]
+           "mean_bounds", "paired_proportions_bounds", "tango_interval",
+           "tango_items_needed"]
 
 _ITER = 100
 _DECIMALS = 12
@@ -86,7 +90,7 @@ def _check_confidence(confidence: float) -> None:
                               fix="use e.g. 0.95 (one-sided)")
 
 
-def _tango_statistic(delta: float, better: int, worse: int, n: int) -> float:
+def _tango_statistic(delta: float, better: float, worse: float, n: int) -> float:
     """Tango's score statistic ``(n12 - n21 - NΔ)/√(N(2q̃21 + Δ(1 - Δ)))``, decreasing in Δ."""
     a = 2.0 * n
     b = -better - worse + (2.0 * n - better + worse) * delta
@@ -241,7 +245,7 @@ def hodges_lehmann_bounds(after: ArrayLike, before: ArrayLike, *,
 
 
 def items_needed(sd: float | None, difference: float, margin: float, *,
-                 confidence: float = 0.95, power: float = 0.8) -> int | None:
+                 confidence: float = 0.95, power: float = 0.5) -> int | None:
     """Paired items a one-sided non-inferiority test needs: ``((z_c + z_p)·sd/(δ + m))²``.
 
     Args:
@@ -249,7 +253,8 @@ def items_needed(sd: float | None, difference: float, margin: float, *,
         difference: The true difference assumed (the observed one).
         margin: The non-inferiority margin (positive).
         confidence: One-sided confidence of the bound.
-        power: Probability that the bound clears ``-margin`` at that many items.
+        power: Probability that the bound clears ``-margin`` at that many items (0.5: the
+            observed bound itself would).
 
     Returns:
         The number of items (at least 2), or None when no number would do (the difference is at
@@ -261,3 +266,41 @@ def items_needed(sd: float | None, difference: float, margin: float, *,
         return 2
     z = float(stats.norm.ppf(confidence) + stats.norm.ppf(power))
     return max(2, math.ceil((z * sd / (difference + margin)) ** 2))
+
+
+def tango_items_needed(better_share: float, worse_share: float, margin: float, *,
+                       confidence: float = 0.95, limit: int = 10_000_000) -> int | None:
+    """Smallest ``n`` whose one-sided Tango lower bound, at these shares, is above ``-margin``.
+
+    Args:
+        better_share: Share of pairs with the outcome only in the new condition.
+        worse_share: Share of pairs with the outcome only in the baseline.
+        margin: The non-inferiority margin (positive).
+        confidence: One-sided confidence of the bound.
+        limit: Give up above this many items.
+
+    Returns:
+        The number of items, or None when the observed difference is at or below ``-margin``
+        (no number of items would do) or more than ``limit`` would be needed.
+    """
+    _check_confidence(confidence)
+    if better_share - worse_share <= -margin:
+        return None
+    z = float(stats.norm.ppf(confidence))
+
+    def clears(n: int) -> bool:
+        # Tango's statistic at Δ = -margin, with the counts scaled to n (real-valued counts); it
+        # decreases in Δ, so above z there means the lower limit is above -margin.
+        b, c = better_share * n, worse_share * n
+        return _tango_statistic(-margin, b, c, n) > z
+
+    lo, hi = 1, 2
+    while not clears(hi):
+        lo, hi = hi, hi * 2
+        if hi > limit:
+            return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if clears(mid) else (mid, hi)
+    return hi
+

@@ -27,6 +27,7 @@ from legal_judge.stats.noninferiority import (
     mean_bounds,
     paired_proportions_bounds,
     tango_interval,
+    tango_items_needed,
 )
 
 # Cavo et al. 2012: rows = before consolidation (response yes/no), columns = after.
@@ -88,9 +89,10 @@ def test_t_bounds_are_one_sided_t_limits() -> None:
 
 
 def test_items_needed_is_the_normal_sample_size() -> None:
-    # n = ((z_0.95 + z_0.8) * sd / (δ + m))²
+    # n = ((z_0.95 + z_power) * sd / (δ + m))²; power 0.5 (the default) adds nothing to z.
     z = sps.norm.ppf(0.95) + sps.norm.ppf(0.8)
-    assert items_needed(0.3, 0.0, 0.05) == math.ceil((z * 0.3 / 0.05) ** 2)
+    assert items_needed(0.3, 0.0, 0.05, power=0.8) == math.ceil((z * 0.3 / 0.05) ** 2)
+    assert items_needed(0.3, 0.0, 0.05) == math.ceil((sps.norm.ppf(0.95) * 0.3 / 0.05) ** 2)
     assert items_needed(0.3, -0.06, 0.05) is None  # already beyond the margin
     assert items_needed(None, 0.0, 0.05) is None
 
@@ -102,3 +104,14 @@ def test_bad_inputs_raise() -> None:
         paired_proportions_bounds([True], [True, False])
     with pytest.raises(StatisticsError):
         mean_bounds([1.0], [1.0], confidence=0.4)
+
+
+def test_tango_items_needed_when_nothing_changed_is_the_closed_form() -> None:
+    # b = c = 0: the lower limit -z²/(N + z²) clears -m once N > z²(1 - m)/m.
+    z2 = sps.norm.ppf(0.95) ** 2
+    for m in (0.05, 0.10):
+        n = tango_items_needed(0.0, 0.0, m)
+        assert n == math.floor(z2 * (1 - m) / m) + 1
+        assert tango_interval(0, 0, n, level=0.90)[0] > -m
+        assert tango_interval(0, 0, n - 1, level=0.90)[0] <= -m
+    assert tango_items_needed(0.0, 0.06, 0.05) is None  # the difference is beyond the margin
