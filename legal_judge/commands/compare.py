@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -14,7 +14,10 @@ from legal_judge.commands.tables import Col, ci_cell, echo_json, print_table, st
 from legal_judge.errors import ConfigError, GateFailure
 from legal_judge.store import Store
 
-__all__ = ["COMMANDS", "compare_cmd"]
+if TYPE_CHECKING:
+    from legal_judge.policy import PolicyInForce
+
+__all__ = ["COMMANDS", "compare_cmd", "release_policy_in_force"]
 
 console = Console()
 err_console = Console(stderr=True)
@@ -62,17 +65,9 @@ def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | 
     if min_items is not None and min_items < 2:
         raise ConfigError(f"--min-items {min_items}: a paired test needs at least 2 items",
                           code="compare-options", fix="use --min-items 20 (the default)")
-    if alpha is not None and not 0 < alpha < 0.5:
-        raise ConfigError(f"--alpha {alpha}: must be between 0 and 0.5", code="compare-options",
-                          fix="use --alpha 0.05 (a one-sided 95% bound)")
-    policy = policy_in_force(policy_file, overrides, {
-        "release.rubric_margin": threshold, "release.min_items": min_items,
-        "release.confidence": None if alpha is None else round(1 - alpha, 12)})
     out = err_console if as_json else console
-    if threshold is not None:
-        out.print(f"note: --threshold is deprecated; it set the policy's rubric_margin to "
-                  f"{threshold:g} (use a policy file, or --override rubric_margin=...)",
-                  markup=False, highlight=False, soft_wrap=True)
+    policy = release_policy_in_force(out, policy_file, overrides, threshold=threshold,
+                                     alpha=alpha, min_items=min_items)
     report = compare_runs(Store(), run_a, run_b, policy=policy.release,
                           alpha=0.05 if alpha is None else alpha, method=method,
                           corrected=corrected)
@@ -92,6 +87,28 @@ def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | 
         raise GateFailure(f"release gate: {release['decision']}: " + ", ".join(failing),
                           fix="the release passes only when every endpoint is shown non-inferior; "
                               "inspect the items listed above, or compare on more items")
+
+
+def release_policy_in_force(out: Console, policy_file: Path | None, overrides: tuple[str, ...],
+                            *, threshold: float | None, alpha: float | None,
+                            min_items: int | None = None) -> PolicyInForce:
+    """The policy for a release decision: ``--threshold`` (deprecated alias of rubric_margin),
+    ``--alpha`` (confidence 1 - alpha) and ``--min-items`` may only tighten it.
+
+    Raises:
+        ConfigError: a flag loosens the policy (the fix names ``--override``), or a bad value.
+    """
+    if alpha is not None and not 0 < alpha < 0.5:
+        raise ConfigError(f"--alpha {alpha}: must be between 0 and 0.5", code="compare-options",
+                          fix="use --alpha 0.05 (a one-sided 95% bound)")
+    policy = policy_in_force(policy_file, overrides, {
+        "release.rubric_margin": threshold, "release.min_items": min_items,
+        "release.confidence": None if alpha is None else round(1 - alpha, 12)})
+    if threshold is not None:
+        out.print(f"note: --threshold is deprecated; it sets the policy's rubric_margin "
+                  f"({threshold:g}; a flag may only tighten it: use a policy file or --override "
+                  "rubric_margin=...)", markup=False, highlight=False, soft_wrap=True)
+    return policy
 
 
 def _print_compare(report: dict[str, Any]) -> None:
