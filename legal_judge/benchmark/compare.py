@@ -215,7 +215,8 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
                     if res_a[i]["status"] == "ok" and res_b[i]["status"] == "ok")
     flipped = [i for i in common if res_a[i]["overall"] == "pass" and res_b[i]["overall"] == "fail"]
     guard = flip_guard(flipped, _critical_ids(store, run_a, run_b), policy=pol)
-    if corrected or (pol.use_corrected and _use_corrected(store, meta_a, meta_b)):
+    fallback = pol.use_corrected and not corrected and not _use_corrected(store, meta_a, meta_b)
+    if corrected or (pol.use_corrected and not fallback):
         from legal_judge.benchmark.compare_corrected import compare_corrected
 
         report = compare_corrected(store, meta_a, meta_b, policy=pol, alpha=alpha)
@@ -233,6 +234,9 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
     notes = [f"run {rid} was scored with --calibration {cid}: its raw (uncorrected) scores are "
              "compared; use --corrected to compare judge-error-corrected figures"
              for rid, cid in ((run_a, cal_a), (run_b, cal_b)) if cid]
+    if fallback:
+        notes.append("the policy's use_corrected is set, but a run has no correction for judge "
+                     "error: the raw scores of both runs are compared")
     endpoints = [{"endpoint": "pass_rate", **pass_rate},
                  *({"endpoint": r, **e} for r, e in rubrics.items())]
     report = {

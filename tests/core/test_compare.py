@@ -238,7 +238,21 @@ def test_a_calibrated_run_is_compared_on_its_raw_scores_and_says_so(tmp_path) ->
           + est["cal"]["rubrics"]["legal_soundness"]["se"] ** 2) ** 0.5
     assert ls["ci95"] == pytest.approx([ls["mean_difference"] - 1.959963984540054 * se,
                                         ls["mean_difference"] + 1.959963984540054 * se])
+    # Issue 28: the corrected figures are decided like the raw ones (normal one-sided bounds).
+    assert ls["status"] in ("non-inferior", "cannot tell", "regressed")
+    assert ls["lower"] == pytest.approx(ls["mean_difference"] - 1.6448536269514722 * se)
+    assert [e["endpoint"] for e in out["release"]["endpoints"]][0] == "pass_rate"
+    from legal_judge.benchmark.compare import release_policy
+
+    wanted = release_policy().model_copy(update={"use_corrected": True})
+    assert compare_runs(store, "raw", "cal", policy=wanted)["compared"] == "corrected"
+    shown = CliRunner().invoke(cli, ["compare", "raw", "cal", "--corrected", "--junit",
+                                     str(tmp_path / "c.xml")])
+    assert shown.exit_code == 0, shown.output
+    assert "release gate: " in shown.output and "flip guard: passed" in shown.output
     _scored_run(store, "other", plain, config={"judge_id": "ens-other"})
+    fell_back = compare_runs(store, "raw", "other", policy=wanted)
+    assert fell_back["compared"] == "raw" and "use_corrected" in " ".join(fell_back["notes"])
     refused = CliRunner().invoke(cli, ["compare", "raw", "other", "--corrected"])
     assert refused.exit_code == 2
     assert "run other has no correction for judge error" in " ".join(refused.output.split())
