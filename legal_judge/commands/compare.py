@@ -101,9 +101,20 @@ def release_policy_in_force(out: Console, policy_file: Path | None, overrides: t
     if alpha is not None and not 0 < alpha < 0.5:
         raise ConfigError(f"--alpha {alpha}: must be between 0 and 0.5", code="compare-options",
                           fix="use --alpha 0.05 (a one-sided 95% bound)")
-    policy = policy_in_force(policy_file, overrides, {
-        "release.rubric_margin": threshold, "release.min_items": min_items,
-        "release.confidence": None if alpha is None else round(1 - alpha, 12)})
+    given = {"release.rubric_margin": ("--threshold", threshold),
+             "release.min_items": ("--min-items", min_items),
+             "release.confidence": ("--alpha", alpha)}
+    try:
+        policy = policy_in_force(policy_file, overrides, {
+            "release.rubric_margin": threshold, "release.min_items": min_items,
+            "release.confidence": None if alpha is None else round(1 - alpha, 12)})
+    except ConfigError as exc:
+        # Name the flag the user typed (--alpha sets confidence = 1 - alpha).
+        flag = next((f"{name} {value:g}" for key, (name, value) in given.items()
+                     if value is not None and key in exc.message), None)
+        if exc.code != "policy-loosened" or flag is None or exc.message.startswith(flag):
+            raise
+        raise ConfigError(f"{flag}: {exc.message}", code=exc.code, fix=exc.fix) from None
     if threshold is not None:
         out.print(f"note: --threshold is deprecated; it sets the policy's rubric_margin "
                   f"({threshold:g}; a flag may only tighten it: use a policy file or --override "

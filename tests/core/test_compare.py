@@ -178,6 +178,10 @@ def test_a_gate_with_nothing_testable_cannot_pass() -> None:
     lowered = CliRunner().invoke(cli, ["compare", "a", "b", "--min-items", "2",
                                        "--fail-on-regression"])
     assert lowered.exit_code == 2 and "--override min_items=2" in " ".join(lowered.output.split())
+    assert "--min-items 2 loosens the policy" in " ".join(lowered.output.split())
+    alpha = CliRunner().invoke(cli, ["compare", "a", "b", "--alpha", "0.1"])
+    said = " ".join(alpha.output.split())
+    assert alpha.exit_code == 2 and "--alpha 0.1: --confidence 0.9 loosens the policy" in said
     # Five identical items: rubrics identical; the pass rate (no change on 5) cannot tell.
     over = CliRunner().invoke(cli, ["compare", "a", "b", "--override", "min_items=2",
                                     "--fail-on-regression"])
