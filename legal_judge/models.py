@@ -40,6 +40,8 @@ class BenchmarkItem(_Strict):
     expected_signals: list[str] = Field(default_factory=list)
     system_under_test: str | None = None
     dataset: str | None = None
+    #: A critical item may not go from pass to fail in a release (``compare``'s flip guard).
+    critical: bool = False
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 

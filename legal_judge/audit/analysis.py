@@ -193,7 +193,8 @@ def analyse(rows: list[PairRow], *, dimensions: list[str] | None = None, method:
     for s, p_adj in zip(stats, adjusted, strict=True):
         if not s.sufficient:
             continue
-        s.p_adjusted = float(p_adj)
+        # A single pair has no p-value (None): its adjusted p stays undefined, not NaN.
+        s.p_adjusted = None if s.result.p_value is None else float(p_adj)
         s.flagged = flag(s.p_adjusted, s.result.effect_size, significance=significance,
                          min_effect=min_effect)
         s.mde = _mde(s.result.n, s.result.sd, alpha=significance, m=m)

@@ -135,15 +135,19 @@ def analyse_probes(rows: list[PairRow], *, probes: list[str] | None = None, meth
     for s, p_adj in zip(stats, adjusted, strict=True):
         if s.result is None:
             continue
-        s.p_adjusted = float(p_adj)
+        # A single pair has no p-value: undefined, and _decide fails the probe for it.
+        s.p_adjusted = None if s.result.p_value is None else float(p_adj)
         _decide(s, significance=significance, min_sensitivity=min_sensitivity)
     return stats
 
 
 def _decide(s: ProbeStats, *, significance: float, min_sensitivity: float) -> None:
-    assert s.result is not None and s.sensitivity is not None and s.p_adjusted is not None
+    assert s.result is not None and s.sensitivity is not None
     verb = "drop" if s.direction == "drop" else "rise"
-    if s.p_adjusted >= significance:
+    if s.p_adjusted is None:
+        s.reasons.append(f"{s.result.n} pair: no test, so no evidence that the {s.rubric} score "
+                         f"{verb}s")
+    elif s.p_adjusted >= significance:
         s.reasons.append(f"the {s.rubric} score does not {verb} significantly "
                          f"(one-sided adjusted p = {s.p_adjusted:.2g}, mean change "
                          f"{s.result.mean_difference:+.2f})")

@@ -1,18 +1,23 @@
-"""The regression detector: paired comparison of two runs on the same items.
+"""The release gate: paired comparison of two runs on the same items, decided by non-inferiority.
 
 Like with like: by default both runs' **raw** ensemble scores (a run scored with ``--calibration``
 keeps its uncorrected scores, and those are compared; the report says so). ``corrected=True``
-compares the judge-error-corrected figures of both runs instead (``calibration.estimate_run``:
-PPI++ from the run's lawyer labels, or transported from a calibration of the same judge), with the
-CI of each difference, and refuses when either run has no correction.
+(or the policy's ``use_corrected`` when both runs have a correction) compares the
+judge-error-corrected figures of both runs instead (``compare_corrected``).
 
-Per rubric: mean difference (B - A) with 95% CI and a paired test (``stats.paired_test``); the
-p-values are Holm-adjusted across the rubrics compared. A rubric with fewer than ``min_items``
-paired items is ``insufficient``, never a regression. A rubric regresses when its adjusted p is
-below ``alpha`` and it drops by more than ``threshold`` points; it improved when it rises so.
-Each rubric entry carries ``status``: ``regression``, ``improved``, ``no change`` or
-``insufficient``, and a regression lists its regressed items (id, before, after). Pass rate:
-exact McNemar (``stats.mcnemar_from_outcomes``), reported beside the gate.
+The decision (``benchmark.release``): every endpoint, the pass rate and each rubric mean, must be
+shown **non-inferior**: the one-sided lower confidence bound of ``B - A`` above ``-margin``
+(``[release]`` policy: ``pass_rate_margin``, ``rubric_margin``, ``confidence``, ``min_items``).
+Pass rate: Tango's score bounds for paired proportions. Rubric means: the paired t bounds or the
+Hodges-Lehmann bounds of the Wilcoxon signed-rank test, following the test ``paired_test`` picks
+with ``method`` (``auto``: Wilcoxon when Shapiro-Wilk rejects normality). Each endpoint is
+``non-inferior``, ``regressed`` or ``cannot tell`` (``status``), and a flip guard counts the
+critical items that went pass -> fail.
+
+The descriptive figures stay beside the decision: mean difference with its two-sided 95% CI, the
+paired test's p Holm-adjusted across rubrics (``alpha``), exact McNemar for the pass rate. They
+do not decide the gate. Every item whose score dropped is listed per rubric (``regressed_items``),
+with or without a pass/fail flip.
 """
 
 from __future__ import annotations
@@ -20,13 +25,36 @@ from __future__ import annotations
 from typing import Any
 
 from legal_judge import stats
+from legal_judge.benchmark.release import (
+    DECISIONS,
+    endpoint_decision,
+    flip_guard,
+    release_verdict,
+)
 from legal_judge.errors import ConfigError
+from legal_judge.policy import ReleasePolicy
 from legal_judge.store import Store
 
-__all__ = ["compare_runs"]
+__all__ = ["compare_runs", "release_policy"]
 
-#: The status of a rubric entry (what a JUnit writer or a CI gate reads).
-STATUSES = ("regression", "improved", "no change", "insufficient")
+#: The status of an endpoint (what a JUnit writer or a CI gate reads).
+STATUSES = DECISIONS
+
+
+def release_policy(policy: ReleasePolicy | None = None, *, threshold: float | None = None,
+                   min_items: int | None = None) -> ReleasePolicy:
+    """The ``[release]`` settings a library caller asked for (bundled defaults when None).
+
+    ``threshold`` is the deprecated name of ``rubric_margin``; the CLI goes through the policy
+    file and its tighten-only flags instead.
+    """
+    base = policy or ReleasePolicy()
+    update: dict[str, Any] = {}
+    if threshold is not None:
+        update["rubric_margin"] = threshold
+    if min_items is not None:
+        update["min_items"] = min_items
+    return base.model_copy(update=update) if update else base
 
 
 def _judge_ids(run: dict[str, Any]) -> dict[str, str]:
@@ -45,89 +73,155 @@ def _raw_results(store: Store, run: dict[str, Any]) -> tuple[dict[str, dict[str,
             correction.id)
 
 
-def _status(n: int, p_adj: float | None, diff: float, *, min_items: int, alpha: float,
-            threshold: float) -> str:
-    if n < min_items or p_adj is None:
-        return "insufficient"
-    if p_adj < alpha and diff < -threshold:
-        return "regression"
-    if p_adj < alpha and diff > threshold:
-        return "improved"
-    return "no change"
-
-
-def _regressed_items(ids: list[str], before: list[float], after: list[float]) -> list[dict[str, Any]]:
+def _dropped_items(ids: list[str], before: list[float], after: list[float]) -> list[dict[str, Any]]:
     drops = [{"item_id": i, "before": a, "after": b} for i, a, b in zip(ids, before, after,
                                                                         strict=True) if b < a]
     return sorted(drops, key=lambda d: (d["after"] - d["before"], d["item_id"]))
 
 
+def _bounds(a: list[float], b: list[float], *, method: str, policy: ReleasePolicy,
+            test_used: str) -> tuple[float | None, float | None, float | None, str, float | None]:
+    """``(lower, upper, sd, method, hodges_lehmann)`` of the rubric's shift ``B - A``.
+
+    The bounds follow the test ``paired_test`` chose. Under Wilcoxon the Hodges-Lehmann bounds
+    speak for the typical item: when most items do not move they stay at 0 however far a few
+    items fall, while the endpoint is the rubric *mean*. So under Wilcoxon both the Hodges-
+    Lehmann and the t bound must clear the margin (the lower of the two lower bounds, the
+    higher of the upper ones): an intersection-union again, still at level ``1 - confidence``.
+    """
+    t = stats.mean_bounds(b, a, confidence=policy.confidence)
+    if test_used != "wilcoxon signed-rank" and not (method == "wilcoxon" and test_used != "none"):
+        return t.lower, t.upper, t.sd, "t", None
+    hl = stats.hodges_lehmann_bounds(b, a, confidence=policy.confidence)
+    if None in (hl.lower, hl.upper, t.lower, t.upper):
+        return None, None, t.sd, "hodges-lehmann + t", hl.estimate
+    return (min(hl.lower, t.lower), max(hl.upper, t.upper),  # type: ignore[type-var]
+            t.sd, "hodges-lehmann + t", hl.estimate)
+
+
+def _rubric(ids: list[str], a: list[float], b: list[float], *, method: str,
+            policy: ReleasePolicy, compared: int) -> dict[str, Any]:
+    n = len(ids)
+    entry: dict[str, Any] = {"n": n, "mean_difference": (sum(b) - sum(a)) / n if n else 0.0,
+                             "ci95": None, "test": None, "p_value": None, "effect_size": None}
+    lower = upper = sd = hl = None
+    how = "none"
+    if n >= max(2, policy.min_items):
+        t = stats.paired_test(b, a, method=method)  # type: ignore[arg-type]
+        entry.update(mean_difference=t.mean_difference, ci95=list(t.ci95) if t.ci95 else None,
+                     test=t.test_used, p_value=t.p_value, effect_size=t.effect_size)
+        lower, upper, sd, how, hl = _bounds(a, b, method=method, policy=policy,
+                                            test_used=t.test_used)
+    identical = compared >= policy.min_items and all(x == y for x, y in zip(a, b, strict=True))
+    decision = endpoint_decision("", n=n, estimate=entry["mean_difference"], lower=lower,
+                                 upper=upper, margin=policy.rubric_margin, policy=policy,
+                                 method=how, sd=sd, identical=identical)
+    entry.update({k: v for k, v in decision.items() if k != "endpoint"},
+                 hodges_lehmann=hl, status=decision["decision"],
+                 regressed=decision["decision"] == "regressed",
+                 regressed_items=_dropped_items(ids, a, b))
+    return entry
+
+
 def _raw_rubrics(res_a: dict[str, Any], res_b: dict[str, Any], common: list[str], *,
-                 threshold: float, alpha: float, min_items: int) -> dict[str, Any]:
+                 policy: ReleasePolicy, method: str) -> dict[str, Any]:
     names = sorted({r for i in common for r in res_a[i]["scores"]} &
                    {r for i in common for r in res_b[i]["scores"]})
     rubrics: dict[str, Any] = {}
-    tested: list[str] = []
     for rubric in names:
         ids = [i for i in common if rubric in res_a[i]["scores"] and rubric in res_b[i]["scores"]]
-        a = [float(res_a[i]["scores"][rubric]) for i in ids]
-        b = [float(res_b[i]["scores"][rubric]) for i in ids]
-        entry: dict[str, Any] = {"n": len(ids), "ids": ids, "a": a, "b": b}
-        if len(ids) >= min_items:
-            t = stats.paired_test(b, a, method="auto")
-            entry.update(mean_difference=t.mean_difference, ci95=list(t.ci95) if t.ci95 else None,
-                         test=t.test_used, p_value=t.p_value, effect_size=t.effect_size)
-            tested.append(rubric)
-        else:
-            entry.update(mean_difference=(sum(b) - sum(a)) / len(ids) if ids else 0.0, ci95=None,
-                         test=None, p_value=None, effect_size=None)
-        rubrics[rubric] = entry
+        rubrics[rubric] = _rubric(ids, [float(res_a[i]["scores"][rubric]) for i in ids],
+                                  [float(res_b[i]["scores"][rubric]) for i in ids],
+                                  method=method, policy=policy, compared=len(common))
+    tested = [r for r, e in rubrics.items() if e["p_value"] is not None]
     adjusted = stats.adjust_pvalues([rubrics[r]["p_value"] for r in tested], "holm")
     for rubric, p_adj in zip(tested, adjusted, strict=True):
         rubrics[rubric]["p_adjusted"] = float(p_adj)
     for e in rubrics.values():
         e.setdefault("p_adjusted", None)
-        e["status"] = _status(e["n"], e["p_adjusted"], e["mean_difference"], min_items=min_items,
-                              alpha=alpha, threshold=threshold)
-        e["regressed"] = e["status"] == "regression"
-        ids, a, b = e.pop("ids"), e.pop("a"), e.pop("b")
-        e["regressed_items"] = _regressed_items(ids, a, b) if e["regressed"] else []
-        if e["status"] == "insufficient":
-            e["reason"] = f"{e['n']} paired items (fewer than {min_items}): not tested"
     return rubrics
 
 
-def compare_runs(store: Store, run_a: str, run_b: str, *, threshold: float = 0.25,
-                 alpha: float = 0.05, min_items: int = 20,
-                 corrected: bool = False) -> dict[str, Any]:
-    """Compare run B against baseline run A on their common scored items.
+def _critical_ids(store: Store, *runs: str) -> set[str]:
+    # An item is critical when either run's stored dataset row says so.
+    return {str(i["id"]) for rid in runs for i in store.iter_items(rid) if i.get("critical")}
+
+
+def _pass_rate(res_a: dict[str, Any], res_b: dict[str, Any], common: list[str], *,
+               policy: ReleasePolicy) -> dict[str, Any]:
+    passed_a = [res_a[i]["overall"] == "pass" for i in common]
+    passed_b = [res_b[i]["overall"] == "pass" for i in common]
+    mc = stats.mcnemar_from_outcomes(passed_a, passed_b)
+    pb = stats.paired_proportions_bounds(passed_a, passed_b, confidence=policy.confidence)
+    decision = endpoint_decision("pass_rate", n=len(common), estimate=pb.difference,
+                                 lower=pb.lower, upper=pb.upper, margin=policy.pass_rate_margin,
+                                 policy=policy, method=pb.method, sd=pb.sd, unit="pass rate",
+                                 shares=(pb.better / pb.n, pb.worse / pb.n))
+    return {"rate_a": sum(passed_a) / len(common), "rate_b": sum(passed_b) / len(common),
+            "p_value": mc.p_value, "b": mc.b, "c": mc.c,
+            **{k: v for k, v in decision.items() if k != "endpoint"},
+            "status": decision["decision"], "regressed": decision["decision"] == "regressed"}
+
+
+def _use_corrected(store: Store, meta_a: dict[str, Any], meta_b: dict[str, Any]) -> bool:
+    """Policy ``use_corrected``: compare corrected figures only when both runs have them."""
+    from legal_judge.calibration import estimate_run
+
+    return all(estimate_run(store, m["id"]) is not None for m in (meta_a, meta_b))
+
+
+def _gate(report: dict[str, Any], endpoints: list[dict[str, Any]], guard: dict[str, Any],
+          policy: ReleasePolicy) -> dict[str, Any]:
+    verdict = release_verdict(endpoints, guard, policy=policy)
+    report.update(release={**verdict, "endpoints": endpoints, "flip_guard": guard},
+                  release_policy=policy.model_dump(mode="json"),
+                  regressions=verdict["regressed"], cannot_tell=verdict["cannot_tell"],
+                  insufficient=[e["endpoint"] for e in endpoints
+                                if e["n"] is not None and e["n"] < policy.min_items])
+    return report
+
+
+def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy | None = None,
+                 alpha: float = 0.05, method: str = "auto", corrected: bool = False,
+                 threshold: float | None = None, min_items: int | None = None) -> dict[str, Any]:
+    """Compare run B against baseline run A on their common scored items: the release decision.
 
     Args:
         store: The store holding both runs.
         run_a: The baseline run.
         run_b: The run under test.
-        threshold: A rubric regresses only when it drops by more than this (points).
-        alpha: Significance level of the Holm-adjusted p-values.
-        min_items: Fewer paired items than this: ``insufficient``, not tested.
-        corrected: Compare the judge-error-corrected figures of both runs (with the CI of the
-            difference) instead of the raw scores.
+        policy: The ``[release]`` policy (margins, confidence, min_items, flip guard); the
+            bundled defaults when None.
+        alpha: Significance level of the descriptive Holm-adjusted p-values (not the gate).
+        method: ``auto``, ``t-test`` or ``wilcoxon``: the rubric test and so its bounds.
+        corrected: Compare the judge-error-corrected figures of both runs instead of the raw
+            scores (refused when a run has none).
+        threshold: Deprecated alias of ``rubric_margin`` (library callers).
+        min_items: Overrides the policy's ``min_items`` (library callers).
 
     Returns:
-        A dict: ``rubrics`` (per rubric: ``status``, figures, ``regressed_items``),
-        ``regressions``, ``insufficient``, ``pass_rate``, ``compared`` (what was compared), and
-        ``warnings``.
+        A dict: ``release`` (``decision``, ``passed``, ``endpoints``, ``flip_guard``, ``rule``),
+        ``rubrics`` and ``pass_rate`` (per endpoint: ``status`` = decision, bounds, margin,
+        ``reason``, descriptive figures, ``regressed_items``), ``regressions``,
+        ``cannot_tell``, ``insufficient``, ``regressed_items`` (pass -> fail), ``warnings``.
 
     Raises:
         ConfigError: the runs share no scored item, or ``corrected`` and a run has no correction.
     """
+    pol = release_policy(policy, threshold=threshold, min_items=min_items)
     meta_a, meta_b = store.get_run(run_a), store.get_run(run_b)
-    if corrected:
-        from legal_judge.benchmark.compare_corrected import compare_corrected
-
-        return compare_corrected(store, meta_a, meta_b, threshold=threshold, alpha=alpha)
     (res_a, cal_a), (res_b, cal_b) = _raw_results(store, meta_a), _raw_results(store, meta_b)
     common = sorted(i for i in res_a.keys() & res_b.keys()
                     if res_a[i]["status"] == "ok" and res_b[i]["status"] == "ok")
+    flipped = [i for i in common if res_a[i]["overall"] == "pass" and res_b[i]["overall"] == "fail"]
+    guard = flip_guard(flipped, _critical_ids(store, run_a, run_b), policy=pol)
+    fallback = pol.use_corrected and not corrected and not _use_corrected(store, meta_a, meta_b)
+    if corrected or (pol.use_corrected and not fallback):
+        from legal_judge.benchmark.compare_corrected import compare_corrected
+
+        report = compare_corrected(store, meta_a, meta_b, policy=pol, alpha=alpha)
+        report["regressed_items"] = flipped
+        return _gate(report, report.pop("endpoints"), guard, pol)
     if not common:
         raise ConfigError(f"runs {run_a} and {run_b} have no scored item in common",
                           code="compare-no-overlap", fix="compare two runs over the same dataset")
@@ -135,33 +229,29 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, threshold: float = 0.2
     if _judge_ids(meta_a) != _judge_ids(meta_b):
         warnings.append("the judges differ between the runs (judge_id changed): a difference may "
                         "come from the judge, not from the system under test")
-    rubrics = _raw_rubrics(res_a, res_b, common, threshold=threshold, alpha=alpha,
-                           min_items=min_items)
-    passed_a = [res_a[i]["overall"] == "pass" for i in common]
-    passed_b = [res_b[i]["overall"] == "pass" for i in common]
-    mc = stats.mcnemar_from_outcomes(passed_a, passed_b)
-    regressed_items = [i for i in common if res_a[i]["overall"] == "pass"
-                       and res_b[i]["overall"] == "fail"]
-    rate_a, rate_b = sum(passed_a) / len(common), sum(passed_b) / len(common)
-    # A release gate that passes a significant drop of the pass rate says more than it knows.
-    pass_status = ("insufficient" if len(common) < min_items else
-                   "regression" if mc.p_value < alpha and rate_b < rate_a else
-                   "improved" if mc.p_value < alpha and rate_b > rate_a else "no change")
+    rubrics = _raw_rubrics(res_a, res_b, common, policy=pol, method=method)
+    pass_rate = _pass_rate(res_a, res_b, common, policy=pol)
     notes = [f"run {rid} was scored with --calibration {cid}: its raw (uncorrected) scores are "
              "compared; use --corrected to compare judge-error-corrected figures"
              for rid, cid in ((run_a, cal_a), (run_b, cal_b)) if cid]
-    return {
+    if fallback:
+        notes.append("the policy's use_corrected is set, but a run has no correction for judge "
+                     "error: the raw scores of both runs are compared")
+    endpoints = [{"endpoint": "pass_rate", **pass_rate},
+                 *({"endpoint": r, **e} for r, e in rubrics.items())]
+    report = {
         "run_a": run_a, "run_b": run_b, "n_items": len(common), "warnings": warnings,
         "compared": "raw", "calibrated": {run_a: cal_a, run_b: cal_b},
         "compared_note": "the judges' raw scores of both runs" + (
             " (corrections applied with --calibration are set aside)" if notes else ""),
-        "notes": notes, "threshold": threshold, "alpha": alpha, "min_items": min_items,
-        "correction": "holm",
-        "rubrics": rubrics, "regressions": [r for r, e in rubrics.items() if e["regressed"]]
-        + (["pass_rate"] if pass_status == "regression" else []),
-        "insufficient": [r for r, e in rubrics.items() if e["status"] == "insufficient"],
-        "regressed_items": regressed_items,
-        "pass_rate": {"rate_a": rate_a, "rate_b": rate_b, "p_value": mc.p_value, "b": mc.b,
-                      "c": mc.c, "status": pass_status},
+        "notes": notes, "alpha": alpha, "method": method, "correction": "holm",
+        "rubrics": rubrics, "regressed_items": flipped, "pass_rate": pass_rate,
     }
+    return _gate(report, [_endpoint_row(e) for e in endpoints], guard, pol)
 
+
+def _endpoint_row(e: dict[str, Any]) -> dict[str, Any]:
+    """An endpoint's decision without its item lists (those stay in ``rubrics``)."""
+    keep = ("endpoint", "decision", "n", "estimate", "lower", "upper", "margin", "unit",
+            "confidence", "method", "items_needed", "reason")
+    return {k: e.get(k) for k in keep}

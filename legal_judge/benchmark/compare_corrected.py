@@ -4,8 +4,9 @@ Each run's figures come from :func:`legal_judge.calibration.estimate_run` (PPI++
 lawyer labels, or transported from a calibration of the same judge). The two estimates rest on
 different labelled samples and are treated as independent: the difference ``B - A`` has
 ``se = sqrt(se_A² + se_B²)``, a normal 95% CI and a two-sided z-test, Holm-adjusted across the
-figures compared. A run without a correction is refused (comparing a corrected figure with a raw
-one would mix two different things).
+figures compared (descriptive). The release decision per figure uses the normal one-sided bounds
+``B - A ± z(confidence)·se`` against the policy's margin (``benchmark.release``). A run without a
+correction is refused (comparing a corrected figure with a raw one would mix two different things).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 from scipy import stats as sps
 
 from legal_judge import stats
+from legal_judge.benchmark.release import endpoint_decision
 from legal_judge.errors import ConfigError
+from legal_judge.policy import ReleasePolicy
 from legal_judge.store import Store
 
 __all__ = ["compare_corrected"]
@@ -46,9 +49,24 @@ def _p(diff: float, se: float) -> float:
     return float(2 * sps.norm.sf(abs(diff) / se))
 
 
+def _decide(name: str, e: dict[str, Any], policy: ReleasePolicy) -> dict[str, Any]:
+    margin = policy.pass_rate_margin if name == "pass_rate" else policy.rubric_margin
+    unit = "pass rate" if name == "pass_rate" else "points"
+    if e.get("se") is None:
+        return {"endpoint": name, "decision": "cannot tell", "n": None, "estimate": None,
+                "lower": None, "upper": None, "margin": margin, "unit": unit,
+                "confidence": policy.confidence, "method": "none", "items_needed": None,
+                "reason": f"no corrected figure: {e.get('reason')}"}
+    half = float(sps.norm.ppf(policy.confidence)) * e["se"]
+    diff = e["mean_difference"]
+    return endpoint_decision(name, n=None, estimate=diff, lower=diff - half, upper=diff + half,
+                             margin=margin, policy=policy, method="normal (independent "
+                             "estimates)", unit=unit)
+
+
 def compare_corrected(store: Store, run_a: dict[str, Any], run_b: dict[str, Any], *,
-                      threshold: float, alpha: float) -> dict[str, Any]:
-    """The corrected figures of B against A, with the CI of each difference.
+                      policy: ReleasePolicy, alpha: float) -> dict[str, Any]:
+    """The corrected figures of B against A, with the CI of each difference and its decision.
 
     Raises:
         ConfigError: a run has no correction.
@@ -63,10 +81,9 @@ def compare_corrected(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]
         if a["status"] != "corrected" or b["status"] != "corrected" or a["se"] is None \
                 or b["se"] is None:
             why = a["reason"] if a["status"] != "corrected" else b["reason"]
-            rows[name] = {"status": "insufficient", "reason": why, "a": a["corrected"],
+            rows[name] = {"reason": why, "a": a["corrected"],
                           "b": b["corrected"], "mean_difference": None, "ci95": None,
-                          "p_value": None, "p_adjusted": None, "regressed": False,
-                          "regressed_items": []}
+                          "p_value": None, "p_adjusted": None, "regressed_items": []}
             continue
         diff = b["corrected"] - a["corrected"]
         se = math.sqrt(a["se"] ** 2 + b["se"] ** 2)
@@ -77,22 +94,21 @@ def compare_corrected(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]
         tested.append(name)
     for name, p_adj in zip(tested, stats.adjust_pvalues([rows[n]["p_value"] for n in tested],
                                                         "holm"), strict=True):
-        e = rows[name]
-        e["p_adjusted"] = float(p_adj)
-        floor = 0.0 if name == "pass_rate" else threshold
-        e["status"] = ("regression" if p_adj < alpha and e["mean_difference"] < -floor else
-                       "improved" if p_adj < alpha and e["mean_difference"] > floor else
-                       "no change")
-        e["regressed"] = e["status"] == "regression"
+        rows[name]["p_adjusted"] = float(p_adj)
+    endpoints = []
+    for name, e in rows.items():
+        d = _decide(name, e, policy)
+        endpoints.append(d)
+        e.update({k: v for k, v in d.items() if k not in ("endpoint", "reason")},
+                 reason=e.get("reason") or d["reason"], status=d["decision"],
+                 regressed=d["decision"] == "regressed")
     pass_row = rows.pop("pass_rate", None)
     return {
         "run_a": run_a["id"], "run_b": run_b["id"], "compared": "corrected",
         "compared_note": "judge-error-corrected figures of both runs: "
                          f"{est_a['run_id']}: {est_a['label']}; {est_b['run_id']}: {est_b['label']}",
-        "n_items": None, "warnings": [], "notes": [], "threshold": threshold, "alpha": alpha,
+        "n_items": None, "warnings": [], "notes": [], "alpha": alpha,
         "correction": "holm", "rubrics": rows, "corrected_pass_rate": pass_row,
-        "regressions": [n for n, e in rows.items() if e["regressed"]]
-        + (["pass_rate"] if pass_row and pass_row["regressed"] else []),
-        "insufficient": [n for n, e in rows.items() if e["status"] == "insufficient"],
         "regressed_items": [], "estimates": {run_a["id"]: est_a, run_b["id"]: est_b},
+        "endpoints": endpoints,
     }

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
 from legal_judge.commands.tables import Col, ci_cell, echo_json, print_table, styled
 from legal_judge.errors import ConfigError, GateFailure
 from legal_judge.store import Store
 
-__all__ = ["COMMANDS", "compare_cmd"]
+if TYPE_CHECKING:
+    from legal_judge.policy import PolicyInForce
+
+__all__ = ["COMMANDS", "compare_cmd", "release_policy_in_force"]
 
 console = Console()
 err_console = Console(stderr=True)
@@ -22,50 +26,100 @@ err_console = Console(stderr=True)
 @click.command("compare")
 @click.argument("run_a")
 @click.argument("run_b")
-@click.option("--threshold", default=0.25, show_default=True,
-              help="A rubric regresses when it drops significantly by more than this (points).")
-@click.option("--alpha", default=0.05, show_default=True,
-              help="Significance level (Holm-adjusted across the rubrics compared).")
-@click.option("--min-items", default=20, show_default=True,
-              help="Fewer paired items than this: the rubric is 'insufficient', not tested.")
+@click.option("--threshold", type=float, default=None,
+              help="Deprecated: the policy's rubric_margin (points); as a flag it may only "
+                   "tighten the policy.")
+@click.option("--alpha", type=float, default=None,
+              help="Sets the one-sided confidence of the bounds to 1 - ALPHA (may only tighten "
+                   "the policy's confidence) and the level of the descriptive Holm-adjusted "
+                   "p-values (default 0.05).")
+@click.option("--min-items", type=int, default=None,
+              help="Fewer paired items than this: the endpoint is 'cannot tell' (may only "
+                   "raise the policy's min_items).")
+@click.option("--method", type=click.Choice(["auto", "t-test", "wilcoxon"]), default="auto",
+              show_default=True,
+              help="Rubric test and bounds: paired t, or Wilcoxon with Hodges-Lehmann bounds; "
+                   "auto picks Wilcoxon when Shapiro-Wilk rejects normality.")
 @click.option("--corrected", is_flag=True,
               help="Compare the judge-error-corrected figures of both runs (lawyer labels or a "
                    "calibration of the same judge); refused when a run has no correction.")
-@click.option("--fail-on-regression", is_flag=True, help="Exit 1 when a regression is found.")
+@click.option("--fail-on-regression", is_flag=True,
+              help="The release gate: exit 1 unless every endpoint is shown non-inferior.")
 @click.option("--json", "as_json", is_flag=True)
+@policy_options
 @ci_options
-def compare_cmd(run_a: str, run_b: str, threshold: float, alpha: float, min_items: int,
-                corrected: bool, fail_on_regression: bool, as_json: bool, junit: Path | None,
-                summary_md: Path | None) -> None:
+def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | None,
+                min_items: int | None, method: str, corrected: bool, fail_on_regression: bool,
+                as_json: bool, policy_file: Path | None, overrides: tuple[str, ...],
+                junit: Path | None, summary_md: Path | None) -> None:
     """Paired comparison of two runs on the same items (RUN_B against baseline RUN_A).
 
-    Compares the judges' raw scores of both runs by default (a run scored with --calibration
-    keeps its raw scores, and those are compared).
+    The release gate passes only when every endpoint (the pass rate and each rubric mean) is
+    shown non-inferior: the one-sided lower confidence bound of B - A is above -margin (the
+    [release] policy; `legal-judge policy show`). Compares the judges' raw scores of both runs
+    by default (a run scored with --calibration keeps its raw scores, and those are compared).
     """
     from legal_judge.benchmark.compare import compare_runs
     from legal_judge.reports.ci import compare_suite
 
-    if min_items < 2:
+    if min_items is not None and min_items < 2:
         raise ConfigError(f"--min-items {min_items}: a paired test needs at least 2 items",
                           code="compare-options", fix="use --min-items 20 (the default)")
-    report = compare_runs(Store(), run_a, run_b, threshold=threshold, alpha=alpha,
-                          min_items=min_items, corrected=corrected)
+    out = err_console if as_json else console
+    policy = release_policy_in_force(out, policy_file, overrides, threshold=threshold,
+                                     alpha=alpha, min_items=min_items)
+    report = compare_runs(Store(), run_a, run_b, policy=policy.release,
+                          alpha=0.05 if alpha is None else alpha, method=method,
+                          corrected=corrected)
+    report["policy"] = policy.as_dict("release")
     if as_json:
         echo_json(report)
     else:
+        print_policy(console, policy, "release")
         _print_compare(report)
     # With --json, stdout is the JSON alone: the "wrote ..." lines go to stderr.
-    write_ci_outputs(err_console if as_json else console,
-                     lambda: compare_suite(report, alpha=alpha), junit=junit, summary_md=summary_md)
-    if fail_on_regression and report["regressions"]:
-        raise GateFailure(f"{len(report['regressions'])} figure(s) regressed: "
-                          + ", ".join(report["regressions"]),
-                          fix="inspect the regressed items listed above before releasing")
-    if fail_on_regression and report["rubrics"] and len(report["insufficient"]) == len(
-            report["rubrics"]):
-        raise GateFailure("the gate cannot tell: every rubric has too few paired items "
-                          f"(fewer than {min_items})",
-                          fix="compare runs over at least --min-items common scored items")
+    write_ci_outputs(out, lambda: compare_suite(report, policy=policy), junit=junit,
+                     summary_md=summary_md)
+    release = report["release"]
+    if fail_on_regression and not release["passed"]:
+        failing = release["regressed"] + ([] if release["cannot_tell_allowed"]
+                                          else release["cannot_tell"])
+        raise GateFailure(f"release gate: {release['decision']}: " + ", ".join(failing),
+                          fix="the release passes only when every endpoint is shown non-inferior; "
+                              "inspect the items listed above, or compare on more items")
+
+
+def release_policy_in_force(out: Console, policy_file: Path | None, overrides: tuple[str, ...],
+                            *, threshold: float | None, alpha: float | None,
+                            min_items: int | None = None) -> PolicyInForce:
+    """The policy for a release decision: ``--threshold`` (deprecated alias of rubric_margin),
+    ``--alpha`` (confidence 1 - alpha) and ``--min-items`` may only tighten it.
+
+    Raises:
+        ConfigError: a flag loosens the policy (the fix names ``--override``), or a bad value.
+    """
+    if alpha is not None and not 0 < alpha < 0.5:
+        raise ConfigError(f"--alpha {alpha}: must be between 0 and 0.5", code="compare-options",
+                          fix="use --alpha 0.05 (a one-sided 95% bound)")
+    given = {"release.rubric_margin": ("--threshold", threshold),
+             "release.min_items": ("--min-items", min_items),
+             "release.confidence": ("--alpha", alpha)}
+    try:
+        policy = policy_in_force(policy_file, overrides, {
+            "release.rubric_margin": threshold, "release.min_items": min_items,
+            "release.confidence": None if alpha is None else round(1 - alpha, 12)})
+    except ConfigError as exc:
+        # Name the flag the user typed (--alpha sets confidence = 1 - alpha).
+        flag = next((f"{name} {value:g}" for key, (name, value) in given.items()
+                     if value is not None and key in exc.message), None)
+        if exc.code != "policy-loosened" or flag is None or exc.message.startswith(flag):
+            raise
+        raise ConfigError(f"{flag}: {exc.message}", code=exc.code, fix=exc.fix) from None
+    if threshold is not None:
+        out.print(f"note: --threshold is deprecated; it sets the policy's rubric_margin "
+                  f"({threshold:g}; a flag may only tighten it: use a policy file or --override "
+                  "rubric_margin=...)", markup=False, highlight=False, soft_wrap=True)
+    return policy
 
 
 def _print_compare(report: dict[str, Any]) -> None:
@@ -76,41 +130,76 @@ def _print_compare(report: dict[str, Any]) -> None:
         console.print(f"  note: {note}", markup=False, highlight=False)
     if report["compared"] == "corrected":
         _print_compare_corrected(report)
-        return
+    else:
+        _print_descriptive(report)
+    _print_release(report)
+
+
+def _bound(e: dict[str, Any], key: str, spec: str) -> str:
+    return "—" if e.get(key) is None else format(e[key] + 0.0, spec).replace("-0.000", "+0.000")
+
+
+def _print_release(report: dict[str, Any]) -> None:
+    release = report["release"]
+    conf = f"{report['release_policy']['confidence']:.0%}"
+    rows = []
+    for e in release["endpoints"]:
+        spec = "+.3f"
+        rows.append([e["endpoint"], _bound(e, "estimate", spec),
+                     f"{_bound(e, 'lower', spec)}..{_bound(e, 'upper', spec)}",
+                     f"-{e['margin']:g}", _status_cell(e["decision"])])
+    print_table(console, f"release gate: non-inferiority of B against A (one-sided {conf} "
+                         "bounds of B - A)",
+                [Col("endpoint", keep=True), Col("B-A", numeric=True), Col("bounds", keep=True),
+                 Col("margin", numeric=True), Col("decision", keep=True)], rows)
+    for e in release["endpoints"]:
+        if e["decision"] != "non-inferior":
+            console.print(f"  {e['endpoint']}: {e['decision']}: {e['reason']}", markup=False,
+                          highlight=False, soft_wrap=True)
+    guard = release["flip_guard"]
+    console.print(f"flip guard: {guard['decision']}: {guard['reason']}", markup=False,
+                  highlight=False, soft_wrap=True)
+    if guard["critical_flips"]:
+        console.print("  critical items that went pass -> fail: "
+                      + ", ".join(guard["critical_flips"]), markup=False, highlight=False,
+                      soft_wrap=True)
+    if report["regressed_items"]:
+        console.print(f"items passed in A and failed in B ({len(report['regressed_items'])}): "
+                      + ", ".join(report["regressed_items"][:30])
+                      + (" ..." if len(report["regressed_items"]) > 30 else ""),
+                      markup=False, highlight=False, soft_wrap=True)
+    verdict = "PASS" if release["passed"] else "FAIL"
+    allowed = " (cannot tell allowed by the policy)" if release["cannot_tell_allowed"] else ""
+    console.print(f"release gate: {verdict}: {release['decision']}{allowed}", markup=False,
+                  highlight=False, soft_wrap=True)
+    console.print(f"  rule: {release['rule']}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _print_descriptive(report: dict[str, Any]) -> None:
     print_table(console, f"{report['run_b']} vs {report['run_a']} ({report['n_items']} paired "
-                         "items; p Holm-adjusted)",
+                         "items; descriptive, p Holm-adjusted)",
                 [Col("rubric", keep=True), Col("n", numeric=True),
                  Col("mean diff (B-A)", numeric=True), Col("95% CI"),
-                 Col("p adj", numeric=True), Col("status", keep=True)],
+                 Col("p adj", numeric=True)],
                 [[rubric, str(r["n"]), f"{r['mean_difference']:+.3f}",
                   ci_cell(r["ci95"], "+.3f", ".."),
-                  "—" if r["p_adjusted"] is None else f"{r['p_adjusted']:.4f}",
-                  _status_cell(r["status"])]
+                  "—" if r["p_adjusted"] is None else f"{r['p_adjusted']:.4f}"]
                  for rubric, r in report["rubrics"].items()])
     for rubric, r in report["rubrics"].items():
-        if r.get("reason"):
-            console.print(f"  {rubric}: insufficient: {r['reason']}", markup=False,
-                          highlight=False)
         if r["regressed_items"]:
             shown = r["regressed_items"][:10]
-            console.print(f"  {rubric} regressed on {len(r['regressed_items'])} item(s): "
+            console.print(f"  {rubric} dropped on {len(r['regressed_items'])} item(s): "
                           + ", ".join(f"{d['item_id']} {d['before']:.2f}->{d['after']:.2f}"
                                       for d in shown)
                           + (" ..." if len(r["regressed_items"]) > len(shown) else ""),
-                          markup=False, highlight=False)
+                          markup=False, highlight=False, soft_wrap=True)
     pf = report["pass_rate"]
-    verdict = {"regression": ": REGRESSION (a significant drop)",
-               "insufficient": f": insufficient (fewer than {report['min_items']} items)"}
     console.print(f"pass rate {pf['rate_a']:.1%} -> {pf['rate_b']:.1%} (McNemar exact p = "
-                  f"{pf['p_value']:.4f}){verdict.get(pf.get('status', ''), '')}",
-                  markup=False, highlight=False)
-    if report["regressed_items"]:
-        console.print("items passed before and failed after: "
-                      + ", ".join(report["regressed_items"][:30]), markup=False, highlight=False)
+                  f"{pf['p_value']:.4f}; descriptive)", markup=False, highlight=False)
 
 
-_STATUS_STYLE = {"regression": ("REGRESSION", "red"), "improved": ("improved", "green"),
-                 "insufficient": ("insufficient", "yellow")}
+_STATUS_STYLE = {"regressed": ("REGRESSED", "red"), "non-inferior": ("non-inferior", "green"),
+                 "cannot tell": ("cannot tell", "yellow")}
 
 
 def _status_cell(status: str) -> Any:
@@ -128,16 +217,11 @@ def _print_compare_corrected(report: dict[str, Any]) -> None:
                 f"{r['mean_difference']:+{spec}} [{r['ci95'][0]:+{spec}}, {r['ci95'][1]:+{spec}}]")
         table.append([name, "—" if r["a"] is None else format(r["a"], spec),
                       "—" if r["b"] is None else format(r["b"], spec), diff,
-                      "—" if r["p_adjusted"] is None else f"{r['p_adjusted']:.4f}",
-                      _status_cell(r["status"])])
+                      "—" if r["p_adjusted"] is None else f"{r['p_adjusted']:.4f}"])
     print_table(console, f"{report['run_b']} vs {report['run_a']}: corrected for judge error "
-                         "(p Holm-adjusted)",
+                         "(descriptive, p Holm-adjusted)",
                 [Col("figure", keep=True), Col("A", numeric=True), Col("B", numeric=True),
-                 Col("B-A [95% CI]", keep=True), Col("p adj", numeric=True),
-                 Col("status", keep=True)], table)
-    for name, r in rows:
-        if r.get("reason"):
-            console.print(f"  {name}: {r['reason']}", markup=False, highlight=False)
+                 Col("B-A [95% CI]", keep=True), Col("p adj", numeric=True)], table)
 
 
 COMMANDS: list[click.Command] = [compare_cmd]

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from legal_judge.commands.policy import policy_options
 from legal_judge.errors import ConfigError
 
 console = Console()
@@ -21,14 +22,20 @@ console = Console()
               help="Write the same content as Markdown (for pull requests).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the same content as JSON.")
-@click.option("--threshold", default=0.25, show_default=True,
-              help="With two runs: a rubric regresses when it drops significantly by more than "
-                   "this (points), as in `compare`.")
-@click.option("--alpha", default=0.05, show_default=True, help="With two runs: significance level.")
+@click.option("--threshold", type=float, default=None,
+              help="With two runs: deprecated alias of the policy's rubric_margin, as in "
+                   "`compare` (may only tighten it).")
+@click.option("--alpha", type=float, default=None,
+              help="With two runs: one-sided confidence 1 - ALPHA of the release bounds (may "
+                   "only tighten the policy) and level of the descriptive tests (default 0.05).")
+@policy_options
 def report(ids: tuple[str, ...], html_path: Path | None, md_path: Path | None,
-           json_path: Path | None, threshold: float, alpha: float) -> None:
+           json_path: Path | None, threshold: float | None, alpha: float | None,
+           policy_file: Path | None, overrides: tuple[str, ...]) -> None:
     """Write the report of a run, audit, calibration or debias experiment (kind found from ID),
-    or, given two run ids, the comparison of RUN_B against baseline ID."""
+    or, given two run ids, the comparison of RUN_B against baseline ID (the release decision
+    under the [release] policy, as `compare` makes it)."""
+    from legal_judge.commands.compare import release_policy_in_force
     from legal_judge.reports import build_comparison_report, build_report, write_report
     from legal_judge.store import Store
 
@@ -42,7 +49,10 @@ def report(ids: tuple[str, ...], html_path: Path | None, md_path: Path | None,
     store = Store()
     try:
         if len(ids) == 2:
-            doc = build_comparison_report(store, ids[0], ids[1], threshold=threshold, alpha=alpha)
+            policy = release_policy_in_force(console, policy_file, overrides,
+                                             threshold=threshold, alpha=alpha)
+            doc = build_comparison_report(store, ids[0], ids[1], policy=policy,
+                                          alpha=0.05 if alpha is None else alpha)
         else:
             doc = build_report(store, ids[0])
     finally:

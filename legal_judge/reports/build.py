@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from legal_judge.errors import ConfigError
 from legal_judge.reports.data import ReportData, load_comparison_data, load_report_data
@@ -12,6 +12,9 @@ from legal_judge.reports.html import render_html
 from legal_judge.reports.markdown import render_markdown
 from legal_judge.reports.model import Report
 from legal_judge.store import Store
+
+if TYPE_CHECKING:
+    from legal_judge.policy import PolicyInForce
 
 __all__ = ["build_comparison_report", "build_report", "report_from_data", "report_json",
            "write_report"]
@@ -49,16 +52,18 @@ def build_report(store: Store, entity_id: str) -> Report:
     return report_from_data(load_report_data(store, entity_id))
 
 
-def build_comparison_report(store: Store, run_a: str, run_b: str, *, threshold: float = 0.25,
+def build_comparison_report(store: Store, run_a: str, run_b: str, *,
+                            policy: PolicyInForce | None = None, threshold: float | None = None,
                             alpha: float = 0.05) -> Report:
-    """The comparison report of run B against baseline run A (``compare_runs``' statistics).
+    """The comparison report of run B against baseline run A: the release decision under
+    ``policy`` (bundled defaults when None) and ``compare_runs``' statistics.
 
     Raises:
         NotFoundError: an id is in the store in no table.
         ConfigError: an id is not a run, or the runs share no scored item.
     """
-    return report_from_data(load_comparison_data(store, run_a, run_b, threshold=threshold,
-                                                 alpha=alpha))
+    return report_from_data(load_comparison_data(store, run_a, run_b, policy=policy,
+                                                 threshold=threshold, alpha=alpha))
 
 
 def report_json(report: Report) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from legal_judge.store import Store
 
 if TYPE_CHECKING:
     from legal_judge.audit import GateDecision
+    from legal_judge.policy import PolicyInForce
 
 __all__ = ["CiCase", "CiSuite", "audit_gate_suite", "compare_suite", "run_suite"]
 
@@ -139,65 +140,58 @@ def _fmt_signed(x: float | None, spec: str = "+.3f") -> str:
     return "n/a" if x is None else format(x, spec)
 
 
-def _rubric_case(rubric: str, r: dict[str, Any]) -> CiCase:
-    """One rubric of a comparison: its status decides the outcome (compare.STATUSES)."""
-    status = r.get("status", "regression" if r.get("regressed") else "no change")
-    ci = r.get("ci95")
-    ci_text = f"95% CI {ci[0]:+.3f}..{ci[1]:+.3f}" if ci else "no CI"
-    p_adj = r.get("p_adjusted")
-    if r.get("test") == "none":
-        test = "every difference is zero (no test)"
-    elif r.get("p_value") is not None:
-        test = f"{r.get('test', 'test')} p = {r['p_value']:.4g}"
-        test += f" (Holm-adjusted {p_adj:.4g})" if p_adj is not None else ""
-    else:
-        test = f"Holm-adjusted p = {p_adj:.4g}" if p_adj is not None else "no test"
-    n = f", n = {r['n']}" if r.get("n") is not None else ""
-    text = f"mean difference (B-A) {_fmt_signed(r.get('mean_difference'))}, {ci_text}, {test}{n}"
-    if status == "insufficient":
-        # Not tested (too few paired items): JUnit's "skipped", never a pass.
-        return CiCase(f"rubric {rubric}", "skipped",
-                      f"insufficient: {r.get('reason') or 'too few paired items'}: cannot tell")
-    regressed = r.get("regressed_items") or []
+def _endpoint_case(e: dict[str, Any], entry: dict[str, Any], *, allowed: bool) -> CiCase:
+    """One endpoint of the release gate: its non-inferiority decision is the outcome."""
+    name = "pass rate" if e["endpoint"] == "pass_rate" else f"rubric {e['endpoint']}"
+    bounds = (f"B-A {_fmt_signed(e.get('estimate'))}, one-sided {e['confidence']:.0%} bounds "
+              f"{_fmt_signed(e.get('lower'))}..{_fmt_signed(e.get('upper'))}, margin "
+              f"-{e['margin']:g}")
+    text = f"{e['decision']}: {bounds}; {e['reason']}"
+    dropped = entry.get("regressed_items") or []
     details = "\n".join(f"{d['item_id']}: {d['before']:.2f} -> {d['after']:.2f}"
-                        for d in regressed if isinstance(d, dict))
-    if status == "regression":
-        return CiCase(f"rubric {rubric}", "failed", "regressed: " + text, details)
-    return CiCase(f"rubric {rubric}", "passed", f"{status}: {text}")
+                        for d in dropped if isinstance(d, dict))
+    if e["decision"] == "non-inferior":
+        return CiCase(name, "passed", text, details)
+    if e["decision"] == "cannot tell" and allowed:
+        # The policy lets "cannot tell" pass: JUnit's "skipped", never a green pass.
+        return CiCase(name, "skipped", text + " (allowed by the policy's on_cannot_tell)")
+    return CiCase(name, "failed", text, details)
 
 
-def compare_suite(report: dict[str, Any], *, alpha: float) -> CiSuite:
-    """A check per rubric (failed = regressed, skipped = insufficient) and one for the pass rate.
-
-    The pass-rate check fails when the exact McNemar test gives p < ``alpha`` and the pass rate of
-    RUN_B is lower than RUN_A's.
-    """
-    cases = [_rubric_case(rubric, r) for rubric, r in report["rubrics"].items()]
-    if report.get("corrected_pass_rate"):
-        cases.append(_rubric_case("pass rate (corrected)", report["corrected_pass_rate"]))
-    pf = report.get("pass_rate")
-    if pf and pf.get("p_value") is not None:
-        rates = f"{pf['rate_a']:.1%} -> {pf['rate_b']:.1%} (exact McNemar p = {pf['p_value']:.4g})"
-        if pf.get("status") == "insufficient":
-            # Too few paired items for the gate to read the pass rate: skipped, never a pass.
-            cases.append(CiCase("pass rate", "skipped",
-                                f"insufficient: {rates} over too few paired items: cannot tell"))
-        else:
-            dropped = pf.get("status", "regression" if pf["p_value"] < alpha
-                             and pf["rate_b"] < pf["rate_a"] else "") == "regression"
-            regressed = report.get("regressed_items") or []
-            cases.append(CiCase(
-                "pass rate", "failed" if dropped else "passed",
-                ("dropped significantly: " if dropped else "") + rates,
-                f"passed in A only: {pf['b']} item(s); passed in B only: {pf['c']} item(s)"
-                + (f"\npassed in A, failed in B: {', '.join(regressed)}" if regressed else "")))
+def compare_suite(report: dict[str, Any], *, policy: PolicyInForce | None = None) -> CiSuite:
+    """A check per endpoint of the release gate (pass rate, each rubric) and one for the flip
+    guard; ``cannot tell`` fails unless the policy says pass, then it is skipped. The policy's
+    settings and overrides are facts (JUnit properties, step-summary lines)."""
+    release = report["release"]
+    allowed = report["release_policy"]["on_cannot_tell"] == "pass"
+    entries = {"pass_rate": report.get("pass_rate") or report.get("corrected_pass_rate") or {},
+               **report["rubrics"]}
+    cases = [_endpoint_case(e, entries.get(e["endpoint"], {}), allowed=allowed)
+             for e in release["endpoints"]]
+    guard = release["flip_guard"]
+    flipped = guard["flipped"]
+    cases.append(CiCase(f"flip guard (max_flips {guard['max_flips']})",
+                        "failed" if guard["decision"] == "regressed" else "passed",
+                        guard["reason"] + (": " + ", ".join(guard["critical_flips"])
+                                           if guard["critical_flips"] else ""),
+                        f"passed in A, failed in B: {', '.join(flipped)}" if flipped else ""))
     title = f"legal-judge compare {report['run_b']} vs {report['run_a']}"
     facts = [("baseline (A)", report["run_a"]), ("candidate (B)", report["run_b"]),
-             ("paired items", str(report.get("n_items", "n/a")))]
+             ("paired items", str(report.get("n_items", "n/a"))),
+             ("release decision", f"{release['decision']} "
+                                  f"({'passed' if release['passed'] else 'failed'})"),
+             ("rule", release["rule"])]
+    if flipped:
+        facts.append(("passed in A, failed in B", ", ".join(flipped[:30])
+                      + (" ..." if len(flipped) > 30 else "")))
     if report.get("compared_note"):
         facts.append(("compared", str(report["compared_note"])))
+    notes = list(report.get("warnings") or []) + list(report.get("notes") or [])
+    if policy is not None:
+        facts += policy.properties("release")
+        notes += policy.override_lines()
     return CiSuite(kind="compare", name=title, title=title, cases=cases, facts=facts,
-                   notes=list(report.get("warnings") or []) + list(report.get("notes") or []))
+                   notes=notes)
 
 
 # audit gate ------------------------------------------------------------------------------------

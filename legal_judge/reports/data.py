@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from legal_judge.errors import NotFoundError
 from legal_judge.store import Store
+
+if TYPE_CHECKING:
+    from legal_judge.policy import PolicyInForce
 
 __all__ = ["Kind", "ReportData", "detect_kind", "load_comparison_data", "load_report_data"]
 
@@ -84,9 +87,12 @@ def _run(store: Store, run_id: str) -> ReportData:
     })
 
 
-def load_comparison_data(store: Store, run_a: str, run_b: str, *, threshold: float = 0.25,
+def load_comparison_data(store: Store, run_a: str, run_b: str, *,
+                         policy: PolicyInForce | None = None, threshold: float | None = None,
                          alpha: float = 0.05) -> ReportData:
-    """Run B against baseline run A: the comparison's statistics and both verdicts per item.
+    """Run B against baseline run A: the release decision, the statistics and both verdicts per
+    item. ``policy`` is the policy in force (its ``[release]`` section decides; the bundled
+    defaults when None); ``threshold`` is the deprecated alias of ``rubric_margin``.
 
     Raises:
         NotFoundError: an id is in no table.
@@ -102,13 +108,17 @@ def load_comparison_data(store: Store, run_a: str, run_b: str, *, threshold: flo
             raise ConfigError(f"{rid} is {'an' if kind[0] in 'ae' else 'a'} {kind}, not a run",
                               code="report-compare-kind",
                               fix="a comparison report takes two run ids: `legal-judge runs list`")
-    result = compare_runs(store, run_a, run_b, threshold=threshold, alpha=alpha)
+    result = compare_runs(store, run_a, run_b, policy=policy.release if policy else None,
+                          threshold=threshold, alpha=alpha)
+    if policy is not None:
+        result["policy"] = policy.as_dict("release")
     pairs = paired_outcomes(store, run_a, run_b)
     runs = {rid: {k: v for k, v in store.get_run(rid).items() if k != "summary"}
             for rid in (run_a, run_b)}
     return ReportData("comparison", f"{run_a} vs {run_b}", result, extra={
-        "runs": runs, "pairs": pairs, "transitions": transition_counts(pairs),
-        "threshold": threshold, "alpha": alpha})
+        "runs": runs, "pairs": pairs, "transitions": transition_counts(pairs), "alpha": alpha,
+        "policy_line": policy.line("release") if policy else None,
+        "override_lines": policy.override_lines() if policy else []})
 
 
 def _stored(row: dict[str, Any] | None, entity_id: str) -> dict[str, Any]:

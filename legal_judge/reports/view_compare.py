@@ -5,6 +5,12 @@ report shows (one :class:`RubricDelta` per rubric, the pass-rate test, the regre
 reads the fields compare gives today and, where present, the ones it is growing (a Holm-adjusted
 p-value, a per-rubric ``status`` such as ``insufficient``, regressed items with before/after), so
 the layout does not depend on which of them a given version provides. Nothing is computed here.
+
+The release decision (``compare``'s ``release``: non-inferiority per endpoint, the flip guard,
+the policy in force) comes first: the same decision, margins and policy as the terminal, JUnit
+and the step summary. "Regressed items" lists every item that went pass -> fail *and* every item
+whose rubric score dropped without a flip, so a REGRESSION banner is never followed by "No item
+regressed."
 """
 
 from __future__ import annotations
@@ -69,6 +75,8 @@ class ComparisonView:
     mcnemar_p: float | None
     discordant: tuple[int | None, int | None]
     extra: dict[str, Any] = field(default_factory=dict)
+    #: item -> rubric -> {"before", "after"}: every rubric score that dropped (flip or not).
+    dropped_items: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
 
 
 def _status(name: str, r: dict[str, Any], regressions: list[str]) -> str:
@@ -97,7 +105,14 @@ def comparison_view(result: dict[str, Any]) -> ComparisonView:
             effect_size=r.get("effect_size"), status=_status(name, r, regressions)))
     pr = result.get("pass_rate") or {}
     known = {"run_a", "run_b", "n_items", "warnings", "rubrics", "regressions",
-             "regressed_items", "pass_rate"}
+             "regressed_items", "pass_rate", "release", "release_policy", "policy",
+             "cannot_tell", "insufficient", "calibrated", "notes"}
+    dropped: dict[str, dict[str, dict[str, float]]] = {}
+    for name, r in (result.get("rubrics") or {}).items():
+        for d in r.get("regressed_items") or []:
+            if isinstance(d, dict) and d.get("before") is not None:
+                dropped.setdefault(str(d["item_id"]), {})[name] = {"before": d["before"],
+                                                                   "after": d["after"]}
     return ComparisonView(
         run_a=str(result["run_a"]), run_b=str(result["run_b"]),
         n_items=int(result.get("n_items") or 0), warnings=list(result.get("warnings") or []),
@@ -105,7 +120,7 @@ def comparison_view(result: dict[str, Any]) -> ComparisonView:
         regressed_items=[_item_id(e) for e in result.get("regressed_items") or []],
         rate_a=pr.get("rate_a"), rate_b=pr.get("rate_b"), mcnemar_p=pr.get("p_value"),
         discordant=(pr.get("b"), pr.get("c")),
-        extra={k: v for k, v in result.items() if k not in known})
+        extra={k: v for k, v in result.items() if k not in known}, dropped_items=dropped)
 
 
 def comparison_report(data: ReportData) -> Report:
@@ -113,14 +128,18 @@ def comparison_report(data: ReportData) -> Report:
     v = comparison_view(data.report)
     pairs: list[ItemPair] = data.extra["pairs"]
     runs = data.extra["runs"]
+    release = data.report.get("release")
+    margin = (data.report.get("release_policy") or {}).get("rubric_margin", 0.25)
     return Report(
         kind="comparison", id=data.id, title=f"Comparison: {v.run_b} against {v.run_a}",
         subtitle=f"candidate B {v.run_b} · baseline A {v.run_a} · {v.n_items} paired scored items",
-        banners=_banners(v, data.extra["threshold"], data.extra["alpha"]),
-        sections=[_overview(v, runs, data.extra), _deltas(v, data.extra["threshold"]),
+        banners=(_release_banners(v, release, data.extra) if release else
+                 _banners(v, margin, data.extra["alpha"])),
+        sections=[*([_release(release, data.extra)] if release else []),
+                  _overview(v, runs, data.extra), _deltas(v, margin),
                   _pass_fail(v, data.extra["transitions"]),
-                  _changed(pairs, "regressed", v, "Regressed items (A passed, B failed)",
-                           "regressed"),
+                  _changed(pairs, "regressed", v, "Regressed items (A passed and B failed, or a "
+                           "rubric score dropped)", "regressed"),
                   _changed(pairs, "improved", v, "Improved items (A failed, B passed)",
                            "improved"),
                   _not_compared(pairs)],
@@ -144,6 +163,52 @@ def _banners(v: ComparisonView, threshold: float, alpha: float) -> list[Note]:
     return out
 
 
+def _release_banners(v: ComparisonView, release: dict[str, Any],
+                     extra: dict[str, Any]) -> list[Note]:
+    out = [Note(w, "warning") for w in v.warnings]
+    failing = release["regressed"] + release["cannot_tell"]
+    if release["passed"]:
+        allowed = (" (cannot tell on " + ", ".join(release["cannot_tell"]) + " allowed by the "
+                   "policy)" if release["cannot_tell_allowed"] else "")
+        out.append(Note(f"RELEASE GATE PASSED: {release['decision']}{allowed}. Every endpoint "
+                        "is shown not worse than its margin.", "ok"))
+    else:
+        out.append(Note(f"RELEASE GATE FAILED: {release['decision']}: " + ", ".join(failing)
+                        + ". The release passes only when every endpoint is shown non-inferior.",
+                        "danger"))
+    if extra.get("policy_line"):
+        out.append(Note(str(extra["policy_line"]), "info"))
+    out += [Note(line, "warning") for line in extra.get("override_lines") or []]
+    return out
+
+
+def _release(release: dict[str, Any], extra: dict[str, Any]) -> Section:
+    def num(x: float | None) -> str:
+        return "n/a" if x is None else f"{x + 0.0:+.3f}".replace("-0.000", "+0.000")
+
+    rows = [[e["endpoint"], num(e.get("estimate")), num(e.get("lower")), num(e.get("upper")),
+             f"-{e['margin']:g}", e["decision"], e["reason"]] for e in release["endpoints"]]
+    guard = release["flip_guard"]
+    blocks: list[Any] = [
+        Table("Non-inferiority per endpoint (one-sided bounds of B - A)",
+              ["endpoint", "B - A", "lower bound", "upper bound", "margin", "decision", "why"],
+              rows, numeric=["B - A", "lower bound", "upper bound", "margin"]),
+        KeyValues([("flip guard", f"{guard['decision']}: {guard['reason']}"),
+                   ("critical items that went pass -> fail",
+                    ", ".join(guard["critical_flips"]) or "none"),
+                   ("items that went pass -> fail", ", ".join(guard["flipped"]) or "none"),
+                   ("rule", release["rule"]),
+                   ("policy", str(extra.get("policy_line") or "policy: bundled default")
+                    .removeprefix("policy: ")),
+                   *[("policy override", line.removeprefix("policy override: "))
+                     for line in extra.get("override_lines") or []]]),
+        Note("All endpoints must be non-inferior (an intersection-union test): each is tested at "
+             "the full level and no multiplicity correction is needed, because the release is "
+             "claimed only when every one of them is shown not worse."),
+    ]
+    return Section("Release decision", blocks, "release")
+
+
 def _run_line(run: dict[str, Any]) -> str:
     cfg = run.get("config") or {}
     return (f"{run['id']} · {str(run.get('created_at', ''))[:19]} UTC · ensemble "
@@ -155,12 +220,12 @@ def _overview(v: ComparisonView, runs: dict[str, Any], extra: dict[str, Any]) ->
     b, c = v.discordant
     items = [("baseline A", _run_line(runs[v.run_a])), ("candidate B", _run_line(runs[v.run_b])),
              ("paired scored items", str(v.n_items)),
-             ("rubrics regressed", ", ".join(v.regressions) or "none"),
+             ("endpoints regressed", ", ".join(v.regressions) or "none"),
              ("pass rate", f"{pct(v.rate_a)} -> {pct(v.rate_b)} (exact McNemar p = "
                            f"{fmt(v.mcnemar_p, '.4f')}; {fmt(b, 'd')} regressed, {fmt(c, 'd')} "
                            "improved)"),
-             ("rule", f"a rubric regresses when it drops significantly (p < {extra['alpha']:g}) "
-                      f"by more than {extra['threshold']:g} points")]
+             ("descriptive tests", f"two-sided 95% CIs; paired test p Holm-adjusted "
+                                   f"(alpha {extra['alpha']:g}); they do not decide the gate")]
     items += [(k.replace("_", " "), fmt(val)) for k, val in sorted(v.extra.items())
               if isinstance(val, str | int | float | bool)]
     return Section("Overview", [KeyValues(items)], "overview")
@@ -235,14 +300,23 @@ def _changed(pairs: list[ItemPair], change: str, v: ComparisonView, title: str,
              anchor: str) -> Section:
     chosen = [p for p in pairs if p.change == change]
     if change == "regressed":
-        # compare's own list decides which items regressed; the pairs give their detail.
-        ids = set(v.regressed_items)
+        # compare's own lists decide which items regressed (pass -> fail, and every item whose
+        # rubric score dropped without a flip); the pairs give their detail.
+        ids = set(v.regressed_items) | set(v.dropped_items)
         chosen = [p for p in pairs if p.item_id in ids]
     if not chosen:
         return Section(title, [Note(f"No item {change}.", "info")], anchor)
     summary = Table(f"{len(chosen)} item(s)", ["item", "A", "B", "largest score change"],
                     [[p.item_id, verdict_label(p.a), verdict_label(p.b),
                       _largest(p.score_changes)] for p in chosen])
+    if change == "regressed":
+        flips = set(v.regressed_items)
+        summary = Table(f"{len(chosen)} item(s)", ["item", "A", "B", "how", "rubrics dropped"],
+                        [[p.item_id, verdict_label(p.a), verdict_label(p.b),
+                          "pass -> fail" if p.item_id in flips else "rubric drop, no flip",
+                          ", ".join(f"{r} {d['before']:.2f} -> {d['after']:.2f}"
+                                    for r, d in sorted(v.dropped_items.get(p.item_id, {}).items()))
+                          or "-"] for p in chosen])
     return Section(title, [summary, *[_side_by_side(p, v.run_a, v.run_b) for p in chosen]],
                    anchor)
 

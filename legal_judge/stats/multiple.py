@@ -58,7 +58,8 @@ def _holm(p: FloatArray) -> FloatArray:
     return adjusted
 
 
-def flag(p_adj: float, effect: float, *, significance: float, min_effect: float) -> bool:
+def flag(p_adj: float | None, effect: float | None, *, significance: float,
+         min_effect: float) -> bool:
     """Apply the seed's flag rule: ``p < significance`` AND ``|effect| > min_effect``.
 
     Args:
@@ -68,6 +69,8 @@ def flag(p_adj: float, effect: float, *, significance: float, min_effect: float)
         min_effect: The minimum effect size, for example 0.2.
 
     Returns:
-        Whether the dimension is flagged. A NaN p-value never flags.
+        Whether the dimension is flagged. A NaN or undefined (None) p-value or effect never flags.
     """
+    if p_adj is None or effect is None:
+        return False
     return bool(p_adj < significance and abs(effect) > min_effect)

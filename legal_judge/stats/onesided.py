@@ -32,8 +32,8 @@ class OneSidedResult:
     """A one-sided paired test of ``a - b`` (``alternative`` ``greater``: a > b).
 
     ``ci95``, ``effect_size`` and ``test_used`` are :func:`paired_test`'s (two-sided 95% CI);
-    ``p_value`` is one-sided. With no test (``test_used == "none"``: one pair, or no difference at
-    all) ``p_value`` is 1.0. With a single pair ``sd`` and ``ci95`` are None (undefined).
+    ``p_value`` is one-sided. With no difference at all no test runs and ``p_value`` is 1.0; with
+    a single pair ``sd``, ``ci95``, both p-values and the effect size are None (undefined).
     """
 
     n: int
@@ -45,9 +45,9 @@ class OneSidedResult:
     test_used: str
     alternative: str
     statistic: float | None
-    p_value: float
-    p_two_sided: float
-    effect_size: float
+    p_value: float | None
+    p_two_sided: float | None
+    effect_size: float | None
     effect_size_kind: str
     interpretation: str
     normality_p: float | None
@@ -85,6 +85,8 @@ def one_sided_paired_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternativ
     base = paired_test(a, b, method=method, alpha=alpha)
     x, y, _ = complete_pairs(a, b)
     d = np.round(x - y, _DECIMALS)
+    statistic: float | None
+    p: float | None
     if base.test_used == T_TEST:
         res = stats.ttest_1samp(d, 0.0, alternative=alternative)
         statistic, p = float(res.statistic), float(res.pvalue)
@@ -92,7 +94,8 @@ def one_sided_paired_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternativ
         wil = stats.wilcoxon(d, alternative=alternative)
         statistic, p = float(wil.statistic), float(wil.pvalue)
     else:
-        statistic, p = None, 1.0
+        # No test: p follows paired_test (1.0 when nothing moved, None for a single pair).
+        statistic, p = None, base.p_value
     return OneSidedResult(
         n=base.n, n_dropped=base.n_dropped, n_nonzero=base.n_nonzero,
         mean_difference=base.mean_difference, sd=base.sd, ci95=base.ci95,

@@ -49,7 +49,9 @@ class PairedResult:
     """The paired comparison of two score vectors.
 
     ``test_used`` is ``"paired t-test"``, ``"wilcoxon signed-rank"`` or ``"none"`` (degenerate data:
-    then ``statistic`` is None, ``p_value`` is 1.0, and ``note`` says why).
+    then ``statistic`` is None and ``note`` says why). Every difference zero: ``p_value`` 1.0 and
+    effect 0 (DESIGN.md). A single pair is not evidence: ``p_value`` and ``effect_size`` are None
+    (undefined, where scipy gives nan), never 1.0.
     ``ci_method`` is ``"t"``, ``"bca"``, ``"degenerate"`` (every difference equal: sd = 0, the CI
     collapses to the mean) or ``"none"``: with a single pair the sd and the CI are undefined and
     ``sd`` and ``ci95`` are None, never a zero-width interval.
@@ -64,8 +66,8 @@ class PairedResult:
     ci_method: str
     test_used: str
     statistic: float | None
-    p_value: float
-    effect_size: float
+    p_value: float | None
+    effect_size: float | None
     effect_size_kind: str
     interpretation: str
     normality_p: float | None
@@ -98,8 +100,8 @@ def paired_test(
     Pairs with a missing score (NaN or None) are dropped and counted in ``n_dropped``.
 
     Degenerate data never raises once one complete pair exists. With ``n == 1`` no test runs
-    (``test_used="none"``, ``p_value=1.0``), the sd and the CI are undefined (None) and the effect
-    is the rank-biserial of the one difference: 1 when positive, -1 when negative (0 when zero).
+    (``test_used="none"``): the sd, the CI, the p-value and the effect size are all undefined
+    (None; scipy's ``ttest_rel`` gives nan for each), since one pair is not evidence of anything.
     With every difference zero (n > 1) no test runs: p 1.0, effect 0, CI ``[0, 0]``.
     When every difference is the same non-zero value the t statistic is undefined (sd = 0), so the
     Wilcoxon test runs whatever ``method`` says and ``note`` records it.
@@ -187,11 +189,10 @@ def rank_biserial_paired(d: FloatArray) -> float:
 
 
 def _single_pair(d: FloatArray, dropped: int) -> PairedResult:
-    # One difference has no variance: sd, CI, t and d_z are undefined, not zero. Its matched-pairs
-    # rank-biserial is defined: (R+ - R-)/(R+ + R-) = sign(d) for a non-zero d.
+    # One difference has no variance: sd, CI, t, its p-value and d_z are undefined (scipy gives
+    # nan), not zero and not 1.0. A p of 1.0 would read as "tested, no difference" and a rank-
+    # biserial of +-1 as a "large" effect: one pair is evidence of neither.
     mean = float(d[0])
-    effect = rank_biserial_paired(d)
-    kind = "rank_biserial" if mean != 0 else "none"
     return PairedResult(
         n=1,
         n_dropped=dropped,
@@ -202,12 +203,12 @@ def _single_pair(d: FloatArray, dropped: int) -> PairedResult:
         ci_method="none",
         test_used=NO_TEST,
         statistic=None,
-        p_value=1.0,
-        effect_size=effect,
-        effect_size_kind=kind,
-        interpretation=interpret_effect(effect, kind),
+        p_value=None,
+        effect_size=None,
+        effect_size_kind="none",
+        interpretation="undefined",
         normality_p=None,
-        note="n = 1: no variance, so no sd, no CI and no test; p set to 1.0",
+        note="n = 1: no variance, so no sd, no CI, no test, no p-value and no effect size",
     )
 
 

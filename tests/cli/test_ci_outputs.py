@@ -108,29 +108,44 @@ def _two_releases() -> tuple[str, str]:
     return a, b
 
 
-def test_compare_junit_has_a_case_per_rubric_and_the_pass_rate(tmp_path: Path) -> None:
+def test_compare_junit_has_a_case_per_endpoint_and_the_flip_guard(tmp_path: Path) -> None:
     a, b = _two_releases()
     junit, md = tmp_path / "cmp.xml", tmp_path / "cmp.md"
     res = _cli("compare", a, b, "--fail-on-regression", "--junit", str(junit),
                "--summary-md", str(md))
     assert res.exit_code == 1, res.output  # the gate still decides the exit code
-    assert f"wrote {junit} (JUnit, 6 testcases)" in res.output
-    by_name = cases(validated(junit))
+    assert f"wrote {junit} (JUnit, 7 testcases)" in res.output
+    root = validated(junit)
+    by_name = cases(root)
     assert set(by_name) == {"rubric citation_quality", "rubric completeness",
                             "rubric jurisdiction_awareness", "rubric language_quality",
-                            "rubric legal_soundness", "pass rate"}
-    assert by_name["rubric language_quality"].find("failure") is None  # p = 0.12: no regression
+                            "rubric legal_soundness", "pass rate", "flip guard (max_flips 0)"}
+    # language_quality is scored on few items: cannot tell, a failure under the bundled policy
+    lq = by_name["rubric language_quality"].find("failure")
+    assert lq is not None and (lq.get("message") or "").startswith("cannot tell")
     soundness = by_name["rubric legal_soundness"].find("failure")
-    assert soundness is not None and "regressed: mean difference (B-A) -" in (
-        soundness.get("message") or "")
+    assert soundness is not None and "regressed: B-A -" in (soundness.get("message") or "")
+    assert "margin -0.25" in (soundness.get("message") or "")
     pass_rate = by_name["pass rate"].find("failure")
-    assert pass_rate is not None and "dropped significantly" in (pass_rate.get("message") or "")
+    assert pass_rate is not None and "margin -0.05" in (pass_rate.get("message") or "")
+    assert by_name["flip guard (max_flips 0)"].find("failure") is None
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert props["policy.release.pass_rate_margin"] == "0.05"
+    assert props["policy"].startswith("bundled default (sha256 ")
     assert "| FAIL | rubric legal_soundness |" in md.read_text(encoding="utf-8")
     # With --json, stdout stays pure JSON.
     same = _cli("compare", a, a, "--json", "--junit", str(tmp_path / "same.xml"))
     assert same.exit_code == 0 and same.stdout.lstrip().startswith("{")
-    assert all(c.find("failure") is None
-               for c in cases(validated(tmp_path / "same.xml")).values())
+    same_cases = cases(validated(tmp_path / "same.xml"))
+    # 24 identical items: every rubric non-inferior; the pass rate cannot tell (Tango needs 52)
+    assert [n for n, c in same_cases.items() if c.find("failure") is not None] == ["pass rate"]
+    # The policy may let "cannot tell" pass: then the case is skipped, never passed.
+    allowed = _cli("compare", a, a, "--fail-on-regression", "--junit", str(tmp_path / "ok.xml"),
+                   "--override", "on_cannot_tell=pass")
+    assert allowed.exit_code == 0, allowed.output
+    assert "policy override: release.on_cannot_tell=pass (policy fail)" in allowed.output
+    ok_cases = cases(validated(tmp_path / "ok.xml"))
+    assert ok_cases["pass rate"].find("skipped") is not None
 
 
 @pytest.mark.parametrize(("judge", "code", "failed"), [("simulated:demo-openai", 1, True),

@@ -41,6 +41,7 @@ def test_regression_detected_with_scipy_figures_and_gate_exit_1() -> None:
                       [res_a[i]["scores"]["legal_soundness"] for i in ids])
     assert ls["mean_difference"] == pytest.approx(ref.mean_difference) and ls["mean_difference"] < -1
     assert ls["p_value"] == pytest.approx(ref.p_value) and ls["regressed"]
+    assert ls["status"] == "regressed" and ls["upper"] < -0.25  # shown worse than the margin
     mc = mcnemar_from_outcomes([res_a[i]["overall"] == "pass" for i in ids],
                                [res_b[i]["overall"] == "pass" for i in ids])
     assert report["pass_rate"]["p_value"] == pytest.approx(mc.p_value)
@@ -48,8 +49,16 @@ def test_regression_detected_with_scipy_figures_and_gate_exit_1() -> None:
                                               and res_b[i]["overall"] == "fail"}
     gate = CliRunner().invoke(cli, ["compare", a, b, "--fail-on-regression"])
     assert gate.exit_code == 1 and "regressed" in gate.output
+    # 24 identical items: every rubric is non-inferior, but Tango's pass-rate bound with no
+    # change on 24 items is -z²/(24 + z²) = -0.101, below -0.05: cannot tell, not a pass.
     same = CliRunner().invoke(cli, ["compare", a, a, "--fail-on-regression", "--json"])
-    assert same.exit_code == 0 and json.loads(same.output)["regressions"] == []
+    out = json.loads(same.stdout)
+    assert same.exit_code == 1 and out["regressions"] == [] and out["cannot_tell"] == ["pass_rate"]
+    assert out["pass_rate"]["items_needed"] == 52
+    assert "about 52 paired items would be needed" in out["pass_rate"]["reason"]
+    loose = CliRunner().invoke(cli, ["compare", a, a, "--fail-on-regression", "--json",
+                                     "--override", "pass_rate_margin=0.11"])
+    assert loose.exit_code == 0 and json.loads(loose.stdout)["release"]["passed"]
 
 
 def test_different_judges_are_warned_about() -> None:
@@ -80,7 +89,8 @@ def _scored_run(store: Store, run_id: str, scores: dict[str, dict[str, float]], 
 
 
 def test_holm_min_items_and_the_regressed_items() -> None:
-    """Issue 20 item 4: Holm across rubrics, too few items is insufficient, items listed."""
+    """Issue 20 item 4: Holm across rubrics, too few items cannot tell, items listed.
+    Issue 28: the decision is non-inferiority; every dropped item is listed, even without a flip."""
     store = Store()
     n = 30
     base = {f"i{k:02d}": {"legal_soundness": 4.0, "completeness": 3.0 + (k % 3) / 3,
@@ -99,22 +109,25 @@ def test_holm_min_items_and_the_regressed_items() -> None:
     from legal_judge.stats import adjust_pvalues
 
     assert [ls["p_adjusted"], comp["p_adjusted"]] == pytest.approx(list(adjust_pvalues(raw)))
-    assert ls["status"] == "regression" and comp["status"] != "regression"
-    assert lq["n"] == 5 and lq["status"] == "insufficient" and not lq["regressed"]
+    assert ls["status"] == "regressed" and comp["status"] == "non-inferior"
+    assert comp["lower"] > -0.25 and comp["regressed_items"]  # drops listed, still non-inferior
+    assert lq["n"] == 5 and lq["status"] == "cannot tell" and not lq["regressed"]
+    assert "fewer than the policy's min_items 20" in lq["reason"]
     assert report["regressions"] == ["legal_soundness"] and report["insufficient"] == [
         "language_quality"]
     items = ls["regressed_items"]
     assert len(items) == n and items[0]["before"] == 4.0 and items[0]["after"] == 2.5
     assert {d["item_id"] for d in items} == set(base)
-    assert {e["status"] for e in report["rubrics"].values()} <= {"regression", "improved",
-                                                                "no change", "insufficient"}
+    assert {e["status"] for e in report["rubrics"].values()} <= {"non-inferior", "regressed",
+                                                                "cannot tell"}
     gate = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression"])
     assert gate.exit_code == 1
-    assert "legal_soundness regressed on 30 item(s): i01 4.00->2.50" in " ".join(gate.output.split())
-    assert "insufficient" in gate.output
+    said = " ".join(gate.output.split())
+    assert "legal_soundness dropped on 30 item(s): i01 4.00->2.50" in said
+    assert "language_quality: cannot tell: 5 paired items" in said
 
 
-def test_a_significant_drop_of_the_pass_rate_fails_the_gate() -> None:
+def test_a_drop_of_the_pass_rate_fails_the_gate() -> None:
     """Same rubric means, but 12 of 30 items that passed now fail: the release gate says so."""
     store = Store()
     scores = {f"i{k:02d}": {"legal_soundness": 4.0} for k in range(30)}
@@ -122,13 +135,36 @@ def test_a_significant_drop_of_the_pass_rate_fails_the_gate() -> None:
     _scored_run(store, "b", scores, overall={i: "fail" if k < 12 else "pass"
                                              for k, i in enumerate(scores)})
     report = compare_runs(store, "a", "b")
-    assert report["rubrics"]["legal_soundness"]["status"] == "no change"
+    assert report["rubrics"]["legal_soundness"]["status"] == "non-inferior"
     pf = report["pass_rate"]
-    assert pf["p_value"] == pytest.approx(2 * 0.5 ** 12) and pf["status"] == "regression"
+    assert pf["p_value"] == pytest.approx(2 * 0.5 ** 12) and pf["status"] == "regressed"
+    assert pf["upper"] < -0.05
     assert report["regressions"] == ["pass_rate"]
     gate = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression"])
     assert gate.exit_code == 1, gate.output
-    assert "REGRESSION" in gate.output and "pass_rate" in gate.output
+    assert "REGRESSED" in gate.output and "pass_rate" in gate.output
+
+
+def test_critical_items_trip_the_flip_guard() -> None:
+    """Issue 28: a critical item (dataset `critical: true`) that went pass -> fail fails the
+    release whatever the bounds say; max_flips and critical_ids come from the policy."""
+    from legal_judge.benchmark.compare import release_policy
+
+    store = Store()
+    scores = {f"i{k:02d}": {"legal_soundness": 4.0} for k in range(60)}
+    _scored_run(store, "a", scores)
+    _scored_run(store, "b", scores, overall={i: "fail" if i == "i07" else "pass" for i in scores})
+    report = compare_runs(store, "a", "b")
+    guard = report["release"]["flip_guard"]
+    assert guard["decision"] == "passed" and guard["flipped"] == ["i07"]
+    assert "no item is marked critical" in guard["reason"]
+    flagged = compare_runs(store, "a", "b", policy=release_policy().model_copy(
+        update={"critical_ids": ("i07",)}))
+    assert flagged["release"]["flip_guard"]["critical_flips"] == ["i07"]
+    assert "flip guard" in flagged["regressions"] and not flagged["release"]["passed"]
+    allowed = compare_runs(store, "a", "b", policy=release_policy().model_copy(
+        update={"critical_ids": ("i07",), "max_flips": 1}))
+    assert allowed["release"]["flip_guard"]["decision"] == "passed"
 
 
 def test_a_gate_with_nothing_testable_cannot_pass() -> None:
@@ -138,8 +174,18 @@ def test_a_gate_with_nothing_testable_cannot_pass() -> None:
     _scored_run(store, "b", few)
     gate = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression"])
     assert gate.exit_code == 1 and "cannot tell" in gate.output
-    assert CliRunner().invoke(cli, ["compare", "a", "b", "--min-items", "2",
-                                    "--fail-on-regression"]).exit_code == 0
+    # --min-items may only tighten the policy (20): lowering it is refused, naming --override.
+    lowered = CliRunner().invoke(cli, ["compare", "a", "b", "--min-items", "2",
+                                       "--fail-on-regression"])
+    assert lowered.exit_code == 2 and "--override min_items=2" in " ".join(lowered.output.split())
+    assert "--min-items 2 loosens the policy" in " ".join(lowered.output.split())
+    alpha = CliRunner().invoke(cli, ["compare", "a", "b", "--alpha", "0.1"])
+    said = " ".join(alpha.output.split())
+    assert alpha.exit_code == 2 and "--alpha 0.1: --confidence 0.9 loosens the policy" in said
+    # Five identical items: rubrics identical; the pass rate (no change on 5) cannot tell.
+    over = CliRunner().invoke(cli, ["compare", "a", "b", "--override", "min_items=2",
+                                    "--fail-on-regression"])
+    assert over.exit_code == 1 and "policy override: release.min_items=2 (policy 20)" in over.output
 
 
 def test_a_calibrated_run_is_compared_on_its_raw_scores_and_says_so(tmp_path) -> None:
@@ -178,8 +224,11 @@ def test_a_calibrated_run_is_compared_on_its_raw_scores_and_says_so(tmp_path) ->
     assert report["compared"] == "raw" and report["regressions"] == []
     assert report["rubrics"]["legal_soundness"]["mean_difference"] == 0.0
     assert report["calibrated"]["cal"] == correction.id
+    # 30 identical items: rubrics non-inferior; the pass rate (no change on 30 items) cannot
+    # tell at the 0.05 margin (Tango needs 52): the gate fails, it never passes on too little.
     gate = CliRunner().invoke(cli, ["compare", "raw", "cal", "--fail-on-regression"])
-    assert gate.exit_code == 0, gate.output
+    assert gate.exit_code == 1, gate.output
+    assert "about 52 paired items would be needed" in " ".join(gate.output.split())
     said = " ".join(gate.output.split())
     assert "compares the judges' raw scores of both runs" in said
     assert f"run cal was scored with --calibration {correction.id}" in said
@@ -193,7 +242,21 @@ def test_a_calibrated_run_is_compared_on_its_raw_scores_and_says_so(tmp_path) ->
           + est["cal"]["rubrics"]["legal_soundness"]["se"] ** 2) ** 0.5
     assert ls["ci95"] == pytest.approx([ls["mean_difference"] - 1.959963984540054 * se,
                                         ls["mean_difference"] + 1.959963984540054 * se])
+    # Issue 28: the corrected figures are decided like the raw ones (normal one-sided bounds).
+    assert ls["status"] in ("non-inferior", "cannot tell", "regressed")
+    assert ls["lower"] == pytest.approx(ls["mean_difference"] - 1.6448536269514722 * se)
+    assert [e["endpoint"] for e in out["release"]["endpoints"]][0] == "pass_rate"
+    from legal_judge.benchmark.compare import release_policy
+
+    wanted = release_policy().model_copy(update={"use_corrected": True})
+    assert compare_runs(store, "raw", "cal", policy=wanted)["compared"] == "corrected"
+    shown = CliRunner().invoke(cli, ["compare", "raw", "cal", "--corrected", "--junit",
+                                     str(tmp_path / "c.xml")])
+    assert shown.exit_code == 0, shown.output
+    assert "release gate: " in shown.output and "flip guard: passed" in shown.output
     _scored_run(store, "other", plain, config={"judge_id": "ens-other"})
+    fell_back = compare_runs(store, "raw", "other", policy=wanted)
+    assert fell_back["compared"] == "raw" and "use_corrected" in " ".join(fell_back["notes"])
     refused = CliRunner().invoke(cli, ["compare", "raw", "other", "--corrected"])
     assert refused.exit_code == 2
     assert "run other has no correction for judge error" in " ".join(refused.output.split())

@@ -59,13 +59,16 @@ def test_try_five_items_then_the_full_run_in_ci(journey: Journey) -> None:
     exported = journey("runs", "export", full_id, "--out", "exported.csv")
     assert "wrote exported.csv (57 rows)" in exported.out
     assert (journey.cwd / "exported.csv").read_bytes() == (journey.cwd / "results.csv").read_bytes()
-    # Five common items cannot show a regression either way: the gate says it cannot tell
-    # (exit 1), and the JUnit cases are skipped, never passed.
+    # Five common items cannot show non-inferiority: the gate says it cannot tell (exit 1), and
+    # under the bundled policy (on_cannot_tell = "fail") each endpoint's JUnit case fails.
     small = journey("compare", trial_id, full_id, "--fail-on-regression", "--junit", "compare.xml",
                     expect=1)
-    assert "the gate cannot tell" in small.err
-    cases = _junit(journey.cwd / "compare.xml").values()
-    assert cases and all(c.find("failure") is None for c in cases)
-    assert all(c.find("skipped") is not None for c in cases)
+    assert "release gate: cannot tell: pass_rate" in small.err
+    assert "5 paired items, fewer than the policy's min_items 20" in " ".join(small.out.split())
+    cases = _junit(journey.cwd / "compare.xml")
+    endpoints = [c for name, c in cases.items() if not name.startswith("flip guard")]
+    assert endpoints and all(c.find("failure") is not None for c in endpoints)
+    assert all((c.find("failure").get("message") or "").startswith("cannot tell")
+               for c in endpoints)
     typo = journey("runn", expect=2)
     assert "Did you mean 'run'?" in typo.err

@@ -166,7 +166,13 @@ def test_comparison_report_shows_deltas_mcnemar_and_both_verdicts(demo_home: Any
         assert re.search(r"<td>ensemble verdict</td><td>pass</td><td>fail</td>", card)
     assert all(f"<h3>{i}</h3>" not in regressed for i in IMPROVED)
     assert any(f"<h3>{i}</h3>" in improved for i in IMPROVED)
-    assert "## Regressed items (A passed, B failed)" in md.read_text(encoding="utf-8")
+    said = md.read_text(encoding="utf-8")
+    assert "## Regressed items (A passed and B failed, or a rubric score dropped)" in said
+    # Issue 28: the release decision, its margins and the policy come first, as in the terminal.
+    assert "## Release decision" in said and "RELEASE GATE" in said
+    assert "policy: bundled default (sha256 " in said
+    for e in result["release"]["endpoints"]:
+        assert f"| {e['endpoint']} |" in said and f"| -{e['margin']:g} | {e['decision']} |" in said
 
 
 def test_comparison_adapter_reads_richer_compare_results() -> None:
@@ -200,4 +206,4 @@ def test_report_refuses_what_is_not_two_runs(demo_home: Any, tmp_path: Path) -> 
     doc = build_comparison_report(store, demo_home.run_id, demo_home.run_b_id, threshold=0.01,
                                   alpha=0.5)
     store.close()
-    assert "by more than 0.01 points" in render_html(doc)
+    assert "above -0.05 (pass rate) and -0.01 points (each rubric)" in render_html(doc)

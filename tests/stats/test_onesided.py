@@ -65,3 +65,10 @@ def test_sensitivity_is_the_share_that_moved_a_step_with_clopper_pearson() -> No
                                                            0.9807933280174715), rel=1e-12)
     with pytest.raises(StatisticsError, match="step must be positive"):
         moved_share(orig, degr, step=0)
+
+
+def test_single_pair_has_no_p_value_and_no_effect() -> None:
+    # Issue 28: one pair is not evidence; p was 1.0 and the effect +1 ("large").
+    one = one_sided_paired_test([4.0], [2.0])
+    assert (one.p_value, one.p_two_sided, one.effect_size, one.test_used) == (
+        None, None, None, "none")

@@ -104,23 +104,27 @@ def test_all_differences_zero_runs_no_test() -> None:
 
 def test_single_pair_runs_no_test_and_reports_no_sd_or_ci() -> None:
     # Issue 20, item 17: was sd 0.0, CI (1.5, 1.5) and a rank-biserial of 0.
+    # Issue 28: one pair is not evidence: p and the effect were 1.0; scipy gives nan for both.
     r = paired_test([4.0], [2.5])
-    assert (r.n, r.test_used, r.statistic, r.p_value) == (1, "none", None, 1.0)
+    ref = __import__("scipy.stats", fromlist=["ttest_rel"]).ttest_rel([4.0], [2.5])
+    assert math.isnan(ref.pvalue) and math.isnan(ref.statistic)
+    assert (r.n, r.test_used, r.statistic, r.p_value) == (1, "none", None, None)
     assert r.mean_difference == 1.5
     assert r.sd is None and r.ci95 is None and r.ci_method == "none"
-    # (R+ - R-)/(R+ + R-) over one positive difference: (1 - 0)/1
-    assert (r.effect_size, r.effect_size_kind, r.interpretation) == (1.0, "rank_biserial", "large")
+    assert (r.effect_size, r.effect_size_kind, r.interpretation) == (None, "none", "undefined")
     assert r.note is not None and "n = 1" in r.note
 
 
 def test_single_pair_negative_zero_and_after_dropping_missing_pairs() -> None:
     neg = paired_test([2.0], [4.0], ci_method="bca")
-    assert (neg.effect_size, neg.sd, neg.ci95) == (-1.0, None, None)
+    assert (neg.effect_size, neg.p_value, neg.sd, neg.ci95) == (None, None, None, None)
     zero = paired_test([3.0], [3.0])
-    assert (zero.effect_size, zero.effect_size_kind, zero.n_nonzero) == (0.0, "none", 0)
+    assert (zero.effect_size, zero.p_value, zero.effect_size_kind, zero.n_nonzero) == (
+        None, None, "none", 0)
     assert zero.ci95 is None
     left = paired_test([4.0, None, 5.0], [3.0, 2.0, None])  # one complete pair of three
-    assert (left.n, left.n_dropped, left.effect_size, left.ci95) == (1, 2, 1.0, None)
+    assert (left.n, left.n_dropped, left.p_value, left.effect_size, left.ci95) == (
+        1, 2, None, None, None)
     assert not flag(left.p_value, left.effect_size, significance=0.05, min_effect=0.2)
 
 
@@ -212,6 +216,7 @@ def test_audit_analysis_copes_with_a_single_pair() -> None:
     row = PairRow(dimension="authority", pair_id="p1", variant_a_input="a", variant_a_score=4.0,
                   variant_b_input="b", variant_b_score=3.0, repeat_score=3.0)
     (st,) = analyse([row], min_complete_pairs=1)
-    assert st.result.ci95 is None and st.result.sd is None and st.result.effect_size == 1.0
+    assert st.result.ci95 is None and st.result.sd is None and st.result.effect_size is None
+    assert st.result.p_value is None and st.p_adjusted is None  # issue 28: was 1.0
     assert st.mde is None and not st.flagged
     assert st.noise is not None and st.noise["sd_of_repeat_difference"] is None

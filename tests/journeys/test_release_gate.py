@@ -1,0 +1,141 @@
+"""Journeys: a release manager gates a model release with `compare` (issue 28, item 2).
+
+Defects fixed, one step each:
+- six correct answers of the bundled sample replaced by a hedge ("You should consult a lawyer. I
+  cannot give legal advice on this question.") passed `compare --fail-on-regression` (exit 0,
+  `### PASSED`): the gate asked "is it significantly worse?" where a release needs "is it shown
+  not to be worse?"; five one-way flips can never reach p < 0.05 with exact McNemar;
+- the 0.25-point threshold behind "no change" was printed nowhere; no policy was named;
+- the HTML said "No item regressed." under a REGRESSION banner (rubric drops without a flip);
+- `--threshold` could loosen the gate silently.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from legal_judge.dataset import sample_dataset_path
+
+from .conftest import Journey
+
+HEDGE = "You should consult a lawyer. I cannot give legal advice on this question."
+HEDGED = ("us-fed-001", "us-fed-002", "us-fed-009", "us-ca-001", "us-ca-002", "us-ny-001")
+FLIPPED = ["us-ca-001", "us-ca-002", "us-fed-001", "us-fed-009", "us-ny-001"]
+ENDPOINTS = ("pass_rate", "citation_quality", "completeness", "jurisdiction_awareness",
+             "language_quality", "legal_soundness")
+
+
+def _write(path: Path, *, hedge: bool, critical: tuple[str, ...] = ()) -> str:
+    rows = [json.loads(line) for line in sample_dataset_path().read_text("utf-8").splitlines()
+            if line.strip()]
+    for row in rows:
+        if hedge and row["id"] in HEDGED:
+            assert row["metadata"]["answer_kind"] == "correct"
+            row["response"] = HEDGE
+        if row["id"] in critical:
+            row["critical"] = True
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _junit(path: Path) -> tuple[dict[str, ET.Element], dict[str, str]]:
+    root = ET.parse(path).getroot()
+    return ({c.get("name", ""): c for c in root.iter("testcase")},
+            {p.get("name", ""): p.get("value", "") for p in root.iter("property")})
+
+
+def test_a_hedging_release_fails_and_an_unchanged_one_passes(journey: Journey) -> None:
+    sample = str(sample_dataset_path())
+    journey("run", sample, "--ensemble", "demo", "--quiet", "--run-id", "r1")
+    again = journey("run", sample, "--ensemble", "demo", "--quiet", "--run-id", "r2")
+    assert "reused from the cache: 57 of 57 items" in again.out
+    hedged = _write(journey.cwd / "hedged.jsonl", hedge=True)
+    journey("run", hedged, "--ensemble", "demo", "--quiet", "--run-id", "r4")
+
+    # The same dataset and ensemble twice (cached): shown non-inferior on every endpoint.
+    same = journey("compare", "r1", "r2", "--fail-on-regression")
+    said = _flat(same.out)
+    assert "policy: bundled default (sha256 " in said and "[release]" in said
+    for endpoint in ENDPOINTS:
+        assert f"│ {endpoint}" in same.out
+    assert said.count("non-inferior │") == len(ENDPOINTS)
+    assert "release gate: PASS: non-inferior" in said
+
+    # The hedge release: exit 1, the pass rate cannot tell with its margin, the flips listed.
+    gate = journey("compare", "r1", "r4", "--fail-on-regression", "--summary-md", "s.md",
+                   "--junit", "j.xml", expect=1)
+    said = _flat(gate.out)
+    assert "│ pass_rate │ -0.088 │ -0.169..-0.038 │ -0.05 │ cannot tell │" in said
+    assert ("pass_rate: cannot tell: the lower bound -0.169 is below -0.05; the observed "
+            "difference -0.088 is itself beyond the margin") in said
+    assert "legal_soundness: cannot tell: the lower bound -0.680 is below -0.25" in said
+    assert "items passed in A and failed in B (5): " + ", ".join(FLIPPED) in said
+    assert "release gate: FAIL: cannot tell" in said
+    assert "release gate: cannot tell: pass_rate" in _flat(gate.err)
+    summary = (journey.cwd / "s.md").read_text(encoding="utf-8")
+    assert summary.startswith("### FAILED: legal-judge compare r4 vs r1")
+    assert "**passed in A, failed in B:** " + ", ".join(FLIPPED) in summary
+    assert "**policy.release.pass_rate_margin:** 0.05" in summary
+    assert "| FAIL | pass rate | cannot tell: B-A -0.088" in summary
+    cases, props = _junit(journey.cwd / "j.xml")
+    assert props["policy.release.rubric_margin"] == "0.25"
+    assert "margin -0.05" in (cases["pass rate"].find("failure").get("message") or "")
+    assert cases["flip guard (max_flips 0)"].find("failure") is None
+
+    # The HTML report: the same decision and policy; every regressed item, us-fed-002 included
+    # (its rubrics collapsed, it still passes: today's "No item regressed." under REGRESSION).
+    journey("report", "r1", "r4", "--html", "c.html")
+    html = (journey.cwd / "c.html").read_text(encoding="utf-8")
+    assert "RELEASE GATE FAILED: cannot tell" in html and "No item regressed." not in html
+    assert "policy: bundled default (sha256 " in html
+    regressed = html.split('id="regressed"', 1)[1].split("<section", 1)[0]
+    for item in HEDGED:
+        assert f"<h3>{item}</h3>" in regressed
+    assert "rubric drop, no flip" in regressed
+
+    # An explicit override loosens the pass-rate margin, and says so everywhere.
+    loose = journey("compare", "r1", "r4", "--override", "pass_rate_margin=0.2", "--json",
+                    "--junit", "loose.xml")
+    out = json.loads(loose.out)
+    assert out["policy"]["overrides"][0] == {"key": "release.pass_rate_margin", "value": 0.2,
+                                             "policy_value": 0.05, "source": "override",
+                                             "loosens": True}
+    assert out["pass_rate"]["status"] == "non-inferior" and out["pass_rate"]["margin"] == 0.2
+    _, props = _junit(journey.cwd / "loose.xml")
+    assert props["policy override release.pass_rate_margin"] == \
+        "release.pass_rate_margin=0.2 (policy 0.05)"
+    printed = journey("compare", "r1", "r4", "--override", "pass_rate_margin=0.2",
+                      "--fail-on-regression", expect=1)  # the rubrics still cannot tell
+    assert "policy override: release.pass_rate_margin=0.2 (policy 0.05)" in printed.out
+
+    # --threshold is a deprecated alias of rubric_margin: it may tighten, never loosen.
+    refused = journey("compare", "r1", "r4", "--threshold", "0.5", expect=2)
+    assert "--override rubric_margin=0.5" in _flat(refused.err)
+    tighter = journey("compare", "r1", "r2", "--threshold", "0.1")
+    assert "note: --threshold is deprecated" in _flat(tighter.out)
+    assert "tightened by flags: release.rubric_margin=0.1 (policy 0.25)" in _flat(tighter.out)
+
+
+def test_a_critical_item_that_flips_trips_the_guard(journey: Journey) -> None:
+    base = _write(journey.cwd / "base.jsonl", hedge=False, critical=("us-fed-001",))
+    new = _write(journey.cwd / "new.jsonl", hedge=True, critical=("us-fed-001",))
+    journey("run", base, "--ensemble", "demo", "--quiet", "--run-id", "c1")
+    journey("run", new, "--ensemble", "demo", "--quiet", "--run-id", "c2")
+    # The dataset's flag is kept with the stored item.
+    ((stored,),) = journey.query("SELECT item_json FROM items WHERE run_id = 'c2' AND "
+                                 "item_id = 'us-fed-001'")
+    assert json.loads(stored)["critical"] is True
+    gate = journey("compare", "c1", "c2", "--fail-on-regression", "--junit", "g.xml", expect=1)
+    said = _flat(gate.out)
+    assert ("flip guard: regressed: 1 of 1 critical item(s) went pass -> fail (max_flips 0)"
+            in said)
+    assert "critical items that went pass -> fail: us-fed-001" in said
+    assert "release gate: FAIL: regressed" in said
+    cases, _ = _junit(journey.cwd / "g.xml")
+    assert "us-fed-001" in (cases["flip guard (max_flips 0)"].find("failure").get("message") or "")
