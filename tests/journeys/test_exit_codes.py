@@ -173,6 +173,7 @@ CASES: list[object] = [
     case("doctor", "--ensemble", "nofile.toml"), case("doctor", "--ensemble", "typo.toml"),
     case("doctor", "--ensemble", "badurl.toml"), case("doctor", "--timeout", "abc"),
     case("batches", "status", "nope"), case("batches", "status", expect=0),
+    case("policy", "show", "--policy", "nope.toml", why="a policy file that is not there"),
     # the group itself
     case("nope"), case("--version", expect=0), case(expect=(0, 2)),
 ]
@@ -208,7 +209,7 @@ def test_the_walk_covers_every_command() -> None:
     assert missing == [], f"commands without a mistake in the walk: {missing}"
 
 
-_GROUPS = ("runs", "prompts", "datasets", "calibrate", "audit", "debias", "batches")
+_GROUPS = ("runs", "prompts", "datasets", "calibrate", "audit", "debias", "batches", "policy")
 
 
 def _cases() -> list[Case]:
