@@ -202,7 +202,14 @@ def _pin_note(run: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
             "calibration_date": row["calibration_date"], "chosen_by": row["chosen_by"],
             "chosen": text,
             "text": (f"pinned as {row['id']} on {str(row['created_at'])[:10]}" if pinned
-                     else f"not pinned: run {run_id} is {status}, its results may change")}
+                     else _unpinned(run_id, status))}
+
+
+def _unpinned(run_id: str, status: str) -> str:
+    if status == "running":
+        # The summary a finishing run prints is computed just before it is marked completed.
+        return "stored (pinned) when the finished run is first shown"
+    return f"not pinned: run {run_id} is {status}, its results may change"
 
 
 def shown_estimate(store: Store, run_id: str, *,

@@ -284,4 +284,6 @@ def print_pin(shown: dict[str, Any], out: Console) -> None:
     if newer:
         out.print(newer["text"], markup=False, highlight=False)
     for w in shown.get("policy_warnings") or []:
-        out.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+        # Not markup: the policy line ends in "[calibration]"; a path is never folded.
+        out.print(Text.assemble(("warning:", "yellow"), f" {w}"), highlight=False,
+                  soft_wrap=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from legal_judge.commands.tables import Col, ci_cell, print_table
 from legal_judge.config import store_path
@@ -145,4 +146,6 @@ def _print_corrected(est: dict[str, Any] | None, available: dict[str, Any] | Non
     if newer:
         console.print(f"  {newer['text']}", markup=False, highlight=False)
     for w in est.get("policy_warnings") or []:
-        console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+        # Not markup: the policy line ends in "[calibration]"; a path is never folded.
+        console.print(Text.assemble(("warning:", "yellow"), f" {w}"), highlight=False,
+                  soft_wrap=True)
