@@ -8,6 +8,7 @@ and date, and never moved by a later calibration; a newer one is only mentioned.
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,12 @@ def test_a_later_calibration_of_another_run_never_moves_the_figures(
     assert f"rests on calibration {cal1}" in text
     assert f"the calibration the run was scored with (--calibration {corr})" in text
     assert len(store.run_estimates.of_run("q4")) == 1
+    page = tmp_path / "q4.html"
+    assert invoke("report", "q4", "--html", str(page)).exit_code == 0
+    html = " ".join(re.sub(r"<[^>]+>", " ", page.read_text("utf-8")).split())
+    assert f"figures rest on calibration {cal1}" in html and "pinned as est-q4-1" in html
+    assert f"a newer calibration exists: {cal2}" in html
+    assert "transported from " + cal2 not in html
 
 
 def test_estimating_again_with_a_named_calibration_adds_a_new_estimate(
