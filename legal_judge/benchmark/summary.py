@@ -5,7 +5,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,7 +13,11 @@ from legal_judge import stats
 from legal_judge.dataset import expected_pass_of
 from legal_judge.store import Store
 
-__all__ = ["calibrated_means", "corrected_figures", "scored_by_simulated", "summarize_run"]
+if TYPE_CHECKING:
+    from legal_judge.policy import PolicyInForce
+
+__all__ = ["calibrated_means", "correction_fields", "corrected_figures", "scored_by_simulated",
+           "summarize_run"]
 
 
 def _nan_if_none(value: Any) -> float:
@@ -198,24 +202,71 @@ def scored_by_simulated(config: Mapping[str, Any]) -> bool:
     return any(is_simulated_spec(j.get("spec") or "") for j in judges)
 
 
-def corrected_figures(store: Store, run_id: str) -> dict[str, Any] | None:
-    """The run's figures corrected for judge error (``calibration.estimate_run``) as a dict.
+def corrected_figures(store: Store, run_id: str, *,
+                      policy: PolicyInForce | None = None) -> dict[str, Any] | None:
+    """The run's pinned figures corrected for judge error (``calibration.shown_estimate``).
 
-    None when nothing can correct them (no lawyer label, no calibration of the judge) or when
-    the estimate cannot be computed; the summary never fails for it. Computed when shown, since
-    labels arrive after the run.
+    None when nothing corrects them (no lawyer label, no calibration named for the run) or when
+    the estimate cannot be computed; the summary never fails for it. The figures are the stored
+    ones (a later calibration never moves them); ``policy`` adds its ``[calibration]`` warnings.
     """
     if not store.calibrations.any() and not store.labels.of_run(run_id):
-        # What estimate_run answers then, without importing the calibration package (~0.3 s).
+        # What shown_estimate answers then, without importing the calibration package (~0.3 s).
         return None
-    from legal_judge.calibration import estimate_run
+    from legal_judge.calibration import shown_estimate
     from legal_judge.errors import LegalJudgeError
 
     try:
-        est = estimate_run(store, run_id)
+        return shown_estimate(store, run_id, policy=policy)
     except LegalJudgeError:
         return None
-    return None if est is None else est.model_dump(mode="json")
+
+
+def _policy_or_none() -> PolicyInForce | None:
+    """The policy in this folder (for its warnings), or None when it cannot be read: a defect
+    in the policy file is the gates' to report, the summary never fails for it."""
+    from legal_judge.errors import LegalJudgeError
+    from legal_judge.policy import load_policy
+
+    try:
+        return load_policy()
+    except LegalJudgeError:
+        return None
+
+
+def correction_fields(store: Store, run_id: str, summary: Mapping[str, Any], *,
+                      policy: PolicyInForce | None = None) -> dict[str, Any]:
+    """The summary's corrected figures: ``corrected`` (pinned), ``corrected_means`` (one per
+    rubric, named by its method), ``corrected_means_note`` (which answers which question when
+    the run also has isotonic item scores) and ``correction_available`` (a calibration of the
+    run's ensemble exists but none was chosen for it)."""
+    out: dict[str, Any] = {"corrected": None, "corrected_means": {},
+                           "corrected_means_note": None, "correction_available": None}
+    if not store.calibrations.any() and not store.labels.of_run(run_id):
+        return out
+    from legal_judge.calibration import (
+        corrected_means,
+        ensemble_judge_id,
+        means_note,
+    )
+
+    corrected = corrected_figures(store, run_id, policy=policy or _policy_or_none())
+    calibrated = summary.get("calibrated")
+    out["corrected"] = corrected
+    out["corrected_means"] = corrected_means(corrected, summary.get("rubrics") or {}, calibrated)
+    out["corrected_means_note"] = means_note(corrected, calibrated)
+    if corrected is None:
+        run = store.get_run(run_id)
+        latest = store.calibrations.latest_of_judge(ensemble_judge_id(run["config"]))
+        if latest is not None:
+            command = f"legal-judge calibrate estimate {run_id} --calibration {latest['id']}"
+            out["correction_available"] = {
+                "calibration_id": latest["id"], "created_at": latest["created_at"],
+                "command": command,
+                "text": f"not corrected for judge error: no calibration was chosen for this run; "
+                        f"a calibration of its ensemble exists: {latest['id']} (estimate with "
+                        f"`{command}`)"}
+    return out
 
 
 def calibrated_means(store: Store, run_id: str,
@@ -267,7 +318,7 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
     verdicts = _Verdicts().fold(store, run_id)
     positions = store.item_positions(run_id)
     t = verdicts.tokens
-    return {
+    summary = {
         "run_id": run_id,
         "items": len(positions),
         "scored": scored,
@@ -291,5 +342,5 @@ def summarize_run(store: Store, run_id: str) -> dict[str, Any]:
         "cost_complete": t["unknown_cost"] == 0,
         "simulated": scored_by_simulated(store.get_run(run_id)["config"]),
         "calibrated": calibrated_means(store, run_id),
-        "corrected": corrected_figures(store, run_id),
     }
+    return summary | correction_fields(store, run_id, summary)

@@ -27,6 +27,13 @@ from legal_judge.calibration.data import (
 from legal_judge.calibration.estimates import estimate_run
 from legal_judge.calibration.history import calibration_history
 from legal_judge.calibration.labels import Label, import_labels, load_labels
+from legal_judge.calibration.pinned import (
+    choose_estimate,
+    corrected_means,
+    described,
+    means_note,
+    shown_estimate,
+)
 from legal_judge.calibration.rubrics import RubricSpec, rubric_specs
 from legal_judge.calibration.sample import AnnotationQueueSink, draw_sample, write_template
 from legal_judge.calibration.schema import (
@@ -56,10 +63,13 @@ __all__ = [
     "SampleReport",
     "apply_correction",
     "calibration_history",
+    "choose_estimate",
     "compare",
     "correct_result",
     "correct_verdict",
+    "corrected_means",
     "current_quarter",
+    "described",
     "draw_sample",
     "ensemble_judge_id",
     "estimate_run",
@@ -70,9 +80,11 @@ __all__ = [
     "load_calibration",
     "load_correction",
     "load_labels",
+    "means_note",
     "rubric_specs",
     "run_correction",
     "save_calibration",
+    "shown_estimate",
     "uncalibrated_scores",
     "write_template",
 ]

@@ -3,9 +3,11 @@
 With lawyer labels on the run: PPI++ (:func:`legal_judge.stats.ppi_mean`) for the pass rate and each
 numeric rubric mean, stratified when the labels come from a ``calibrate sample --stratify`` (or
 ``--enrich``) sample, and Rogan-Gladen beside the pass rate. Without labels: the pass rate by
-Rogan-Gladen with the error rates of the latest calibration of the same ensemble judge_id, and the
-means by plain PPI (lambda = 1: the judge's mean error) from that calibration's pairs, labelled as
-transported. The judges' raw figures (before any ``--calibration`` correction) sit beside them.
+Rogan-Gladen with the error rates of a calibration of the same ensemble judge_id (the one named, else
+the latest), and the means by plain PPI (lambda = 1: the judge's mean error) from that calibration's
+pairs, labelled as transported. The judges' raw figures (before any ``--calibration`` correction) sit
+beside them. This module computes; :mod:`legal_judge.calibration.pinned` stores the result once and
+shows the stored one.
 """
 
 from __future__ import annotations
@@ -13,7 +15,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from legal_judge.calibration.correction import run_correction, uncalibrated_scores
+from legal_judge.calibration.correction import (
+    load_calibration,
+    run_correction,
+    uncalibrated_scores,
+)
 from legal_judge.calibration.data import (
     ENSEMBLE,
     ComparisonData,
@@ -25,6 +31,7 @@ from legal_judge.calibration.labels import load_labels
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.sample import item_strata, run_samples
 from legal_judge.calibration.schema import CalibrationReport, EstimateRow, RunEstimate
+from legal_judge.errors import ConfigError
 from legal_judge.stats import (
     StatisticsError,
     mean_ci,
@@ -183,9 +190,9 @@ def _latest_calibration(store: Store, judge_id: str, run_id: str) -> Calibration
     return CalibrationReport.model_validate(report) if report is not None else None
 
 
-def _transported(store: Store, run: dict[str, Any], judge_id: str, *, min_labels: int,
+def _transported(store: Store, run: dict[str, Any], judge_id: str, *,
+                 cal: CalibrationReport | None, min_labels: int,
                  alpha: float) -> RunEstimate | None:
-    cal = _latest_calibration(store, judge_id, run["id"])
     if cal is None or cal.calibration_id is None:
         return None
     passed, scores = _judged(store, run)
@@ -217,7 +224,7 @@ def _transported(store: Store, run: dict[str, Any], judge_id: str, *, min_labels
                                      tuned=False)
     return RunEstimate(
         run_id=run["id"], source="transported", judge_id=judge_id,
-        calibration_id=cal.calibration_id, n_labelled_items=0,
+        calibration_id=cal.calibration_id, calibration_date=cal.created_at, n_labelled_items=0,
         label=f"transported from {cal.calibration_id}: assumes the judge's error rates carry "
               "over (Rogan-Gladen for the pass rate, the judge's mean error for the means)",
         pass_rate=rg_row, rubrics=rubrics,
@@ -225,23 +232,62 @@ def _transported(store: Store, run: dict[str, Any], judge_id: str, *, min_labels
                f"the same ensemble judge_id {judge_id} on {cal.n_labelled_items} labelled items"])
 
 
-def estimate_run(store: Store, run_id: str, *, alpha: float = 0.05,
-                 min_labels: int = 20) -> RunEstimate | None:
+def _named_calibration(store: Store, run_id: str, judge_id: str,
+                       calibration_id: str) -> CalibrationReport:
+    """The calibration a user named for a run's estimate, checked against the run's judge.
+
+    Raises:
+        NotFoundError: no such calibration.
+        ConfigError: it calibrated another ensemble judge_id.
+    """
+    cal = load_calibration(store, calibration_id)
+    if cal.ensemble_judge_id != judge_id:
+        raise ConfigError(
+            f"calibration {calibration_id} measured the ensemble judge_id "
+            f"{cal.ensemble_judge_id}, run {run_id}'s is {judge_id}: its error rates do not "
+            "carry over to another judge", code="calibration-mismatch",
+            fix="name a calibration of this run's ensemble (`legal-judge calibrate history` "
+                "lists them), or calibrate this judge")
+    return cal
+
+
+def estimate_run(store: Store, run_id: str, *, alpha: float = 0.05, min_labels: int = 20,
+                 calibration_id: str | None = None) -> RunEstimate | None:
     """The run's raw figures next to the judge-error-corrected ones, or None when nothing can
     correct them (no lawyer label on the run and no calibration of its ensemble judge_id).
 
+    Args:
+        store: The store holding the run.
+        run_id: The run.
+        alpha: 1 - the confidence of the intervals.
+        min_labels: Fewer labelled items: a figure is not corrected.
+        calibration_id: The calibration to rest on. One made on this run's own labels gives
+            the estimate from those labels (PPI++); one of another run of the same ensemble
+            judge_id is transported. None: the run's labels, else the latest calibration of
+            its judge_id made on another run.
+
     Raises:
-        NotFoundError: no such run.
+        NotFoundError: no such run or calibration.
+        ConfigError: the named calibration measured another ensemble judge_id.
     """
     run = store.get_run(run_id)
     rset, specs = rubric_specs(str(run["config"].get("rubric_set") or "legal_judge_set"))
+    judge_id = str(ensemble_judge_id(run["config"]))
+    cal = (_named_calibration(store, run_id, judge_id, calibration_id)
+           if calibration_id is not None else None)
+    if cal is not None and cal.run_id != run_id:
+        return _transported(store, run, judge_id, cal=cal, min_labels=min_labels, alpha=alpha)
     # Only the labels and the run config: a 10,000-item run's verdicts stay on disk.
     data = ComparisonData(rset, specs, "store", run_id, load_labels(store, run_id, specs))
     data.judge_ids = {ENSEMBLE: ensemble_judge_id(run["config"])}
     if data.labels:
         found = _from_labels(store, run, data, min_labels=min_labels, alpha=alpha)
         if found is not None:
+            if cal is not None:
+                found = found.model_copy(update={"calibration_id": cal.calibration_id,
+                                                 "calibration_date": cal.created_at})
             return found
-    return _transported(store, run, str(data.judge_ids[ENSEMBLE]), min_labels=min_labels,
-                        alpha=alpha)
-
+    if cal is not None:
+        return None  # a calibration of this run whose labels match none of its results
+    return _transported(store, run, judge_id, cal=_latest_calibration(store, judge_id, run_id),
+                        min_labels=min_labels, alpha=alpha)

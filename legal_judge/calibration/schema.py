@@ -357,14 +357,15 @@ class RunEstimate(_Strict):
     """A run's raw figures next to the corrected ones, and what the correction rests on.
 
     ``source`` ``labels``: the run's own lawyer labels (PPI++). ``transported``: a later run
-    without labels, corrected with the error rates of the latest calibration of the same ensemble
-    judge_id (``calibration_id``): it assumes those error rates carry over.
+    without labels, corrected with the error rates of a calibration of the same ensemble judge_id
+    (``calibration_id``, made ``calibration_date``): it assumes those error rates carry over.
     """
 
     run_id: str
     source: Literal["labels", "transported"]
     judge_id: str | None
     calibration_id: str | None = None
+    calibration_date: str | None = None
     sample_id: str | None = None
     stratified: bool = False
     n_labelled_items: int

@@ -10,12 +10,12 @@ from rich.console import Console
 
 from legal_judge.calibration import (
     HistoryRow,
+    RunEstimate,
     calibration_history,
     compare,
     correct_result,
     draw_sample,
     ensemble_judge_id,
-    estimate_run,
     fit_correction,
     from_files,
     from_store,
@@ -27,7 +27,12 @@ from legal_judge.calibration import (
 )
 from legal_judge.calibration.hooks import annotation_sink
 from legal_judge.calibration.sample import SampleReport, guide_path
-from legal_judge.commands.calibrate_view import print_calibration, print_estimate, print_fit
+from legal_judge.commands.calibrate_view import (
+    print_calibration,
+    print_estimate,
+    print_fit,
+    print_pin,
+)
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.store import Store
@@ -258,31 +263,48 @@ def apply_cmd(run_id: str, correction_id: str, out: Path) -> None:
 
 @calibrate.command("estimate")
 @click.argument("run_id")
+@click.option("--calibration", "calibration_id", default=None, metavar="CAL",
+              help="Estimate with this calibration of the run's ensemble (a new, named estimate; "
+                   "the run shows the latest chosen). Default: the run's pinned estimate.")
 @click.option("--min-labels", default=20, show_default=True,
               help="Fewer labelled items than this: a figure is not corrected.")
+@click.option("--policy", "policy_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="The policy whose [calibration] age and label floor are "
+                                 "checked (default: ./legal-judge.policy.toml, else bundled).")
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
-def estimate_cmd(run_id: str, min_labels: int, as_json: bool) -> None:
+def estimate_cmd(run_id: str, calibration_id: str | None, min_labels: int,
+                 policy_file: Path | None, as_json: bool) -> None:
     """RUN_ID's raw pass rate and rubric means beside the ones corrected for judge error.
 
-    With lawyer labels on the run: PPI++ (stratified for a stratified sample). Without: the
-    error rates of the latest calibration of the same ensemble judge_id, transported.
+    Computed once and pinned: with the calibration the run was scored with, else the run's own
+    lawyer labels (PPI++, stratified for a stratified sample), else the latest calibration of
+    its ensemble judge_id (transported). A later calibration never changes them; estimating
+    again with --calibration CAL stores a new estimate, which the run then shows.
     """
+    from legal_judge.calibration import choose_estimate, described
+    from legal_judge.commands.policy import policy_in_force
+
+    policy = policy_in_force(policy_file)
     store = Store()
     try:
-        est = estimate_run(store, run_id, min_labels=min_labels)
-        judge_id = ensemble_judge_id(store.get_run(run_id)["config"])
+        row = choose_estimate(store, run_id, calibration_id=calibration_id,
+                              min_labels=min_labels)
+        run = store.get_run(run_id)
+        shown = described(store, run, row, policy=policy) if row is not None else None
     finally:
         store.close()
-    if est is None:
+    if row is None or shown is None:
+        judge_id = ensemble_judge_id(run["config"])
         raise ConfigError(
             f"run {run_id} has no lawyer labels and no calibration of its ensemble judge_id "
             f"{judge_id} exists: its figures cannot be corrected for judge error",
             code="calibration-no-estimate",
             fix=f"label a sample: legal-judge calibrate sample {run_id}, then calibrate import")
     if as_json:
-        click.echo(est.model_dump_json(indent=2))
+        echo_json(shown)
         return
-    print_estimate(est, console)
+    print_estimate(RunEstimate.model_validate(row["estimate"]), console)
+    print_pin(shown, console)
 
 
 @calibrate.command("history")

@@ -7,6 +7,8 @@ HTML report (``legal-judge report CAL_ID``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich import box
 from rich.console import Console
 from rich.padding import Padding
@@ -270,3 +272,18 @@ def print_estimate(est: RunEstimate, out: Console) -> None:
             out.print(f"  {row.name}: {row.reason}")
     for note in est.notes:
         out.print(f"[yellow]note[/yellow]: {note}")
+
+
+def print_pin(shown: dict[str, Any], out: Console) -> None:
+    """What a pinned estimate rests on, a newer calibration, and the policy's warnings."""
+    pin = shown["pin"]
+    on = (f"calibration {pin['calibration_id']} (made {str(pin['calibration_date'])[:10]})"
+          if pin["calibration_id"] else "this run's lawyer labels")
+    out.print(f"rests on {on}: {pin['chosen']}; {pin['text']}", markup=False, highlight=False)
+    newer = shown.get("newer_calibration")
+    if newer:
+        out.print(newer["text"], markup=False, highlight=False)
+    for w in shown.get("policy_warnings") or []:
+        # Not markup: the policy line ends in "[calibration]"; a path is never folded.
+        out.print(Text.assemble(("warning:", "yellow"), f" {w}"), highlight=False,
+                  soft_wrap=True)

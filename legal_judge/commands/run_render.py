@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from legal_judge.commands.tables import Col, ci_cell, print_table
 from legal_judge.config import store_path
@@ -52,25 +53,8 @@ def print_summary(run: dict[str, Any]) -> None:
     console.print(f"pass rate: {pr:.1%} (95% CI {ci[0]:.1%}–{ci[1]:.1%}) over {s['scored']} scored items"
                   + (" (the judges' raw figure)" if s.get("corrected") else "")
                   if pr is not None else "pass rate: n/a (nothing scored)")
-    _print_corrected(s.get("corrected"))
-    cal = s.get("calibrated")
-    raw_means = (cal or {}).get("raw_rubrics", {})
-    title = "Ensemble scores per rubric (0–5)" + (
-        f", CALIBRATED with {cal['correction_id']} (isotonic); raw = the judges' own"
-        if cal else "")
-    cols = [Col("rubric", keep=True), Col("n", numeric=True),
-            Col("calibrated mean" if cal else "mean", numeric=True), Col("95% CI"),
-            *([Col("raw mean", numeric=True, keep=True)] if cal else []),
-            Col("Krippendorff α (judges)", numeric=True)]
-    rows = []
-    for rubric, m in s["rubrics"].items():
-        alpha = s["krippendorff_alpha"].get(rubric)
-        raw = raw_means.get(rubric)
-        rows.append([rubric, str(m["n"]), f"{m['mean']:.2f}",
-                     ci_cell(m["ci95"], ".2f", "–"),
-                     *([f"{raw['mean']:.2f}" if raw else "n/a"] if cal else []),
-                     "n/a" if alpha is None else f"{alpha:.2f}"])
-    print_table(console, title, cols, rows)
+    _print_corrected(s.get("corrected"), s.get("correction_available"))
+    _print_rubrics(s)
     print_table(console, "Per judge",
                 [Col("judge", keep=True), Col("judge_id", keep=True), Col("ok", numeric=True),
                  Col("inconclusive", numeric=True), Col("error", numeric=True),
@@ -100,9 +84,48 @@ def print_summary(run: dict[str, Any]) -> None:
         console.print(f"[yellow]warning:[/yellow] {w}")
 
 
-def _print_corrected(est: dict[str, Any] | None) -> None:
-    """The judge-error-corrected pass rate and means beside the raw ones (calibrate estimate)."""
+def _print_rubrics(s: dict[str, Any]) -> None:
+    """The rubric table: the judges' raw mean and CI, then one corrected mean per rubric."""
+    cal = s.get("calibrated")
+    raw_means = (cal or {}).get("raw_rubrics") or s["rubrics"]
+    means = s.get("corrected_means") or {}
+    title = "Ensemble scores per rubric (0–5): the judges' raw mean" + (
+        "; corrected: one mean per rubric, method below" if means else "")
+    cols = [Col("rubric", keep=True), Col("n", numeric=True), Col("mean", numeric=True),
+            Col("95% CI"),
+            *([Col("corrected mean", numeric=True, keep=True), Col("corrected 95% CI")]
+              if means else []),
+            Col("Krippendorff α (judges)", numeric=True, optional=bool(means))]
+    rows = []
+    for rubric, m in s["rubrics"].items():
+        alpha = s["krippendorff_alpha"].get(rubric)
+        raw = raw_means.get(rubric) or m
+        fixed = means.get(rubric)
+        rows.append([rubric, str(raw["n"]), f"{raw['mean']:.2f}", ci_cell(raw["ci95"], ".2f", "–"),
+                     *([f"{fixed['mean']:.2f}" if fixed else "—",
+                        ci_cell(fixed["ci95"], ".2f", "–") if fixed else "—"] if means else []),
+                     "n/a" if alpha is None else f"{alpha:.2f}"])
+    print_table(console, title, cols, rows)
+    methods: dict[str, list[str]] = {}
+    for rubric, fixed in means.items():
+        methods.setdefault(fixed["method"], []).append(rubric)
+    for method, names in methods.items():
+        console.print(f"  corrected mean of {', '.join(names)}: {method}", markup=False,
+                      highlight=False)
+    if cal:
+        console.print(f"  item scores CALIBRATED with {cal['correction_id']} (isotonic); the "
+                      "mean column is the judges' own (raw mean)", markup=False,
+                      highlight=False)
+    if s.get("corrected_means_note"):
+        console.print(f"  {s['corrected_means_note']}", markup=False, highlight=False)
+
+
+def _print_corrected(est: dict[str, Any] | None, available: dict[str, Any] | None) -> None:
+    """The pinned judge-error-corrected pass rate, what it rests on, newer calibrations and the
+    policy's warnings (the means are in the rubric table)."""
     if not est:
+        if available:
+            console.print(available["text"], markup=False, highlight=False)
         return
     pr = est["pass_rate"]
     if pr["status"] == "corrected":
@@ -111,8 +134,18 @@ def _print_corrected(est: dict[str, Any] | None) -> None:
                       f"{lo:.1%}–{hi:.1%}; {pr['method']}, {pr['n_labelled']} lawyer labels)")
     else:
         console.print(f"pass rate corrected for judge error: {pr['status']} ({pr['reason']})")
-    means = [f"{name} {r['raw']:.2f} -> {r['corrected']:.2f}" for name, r in
-             est["rubrics"].items() if r["status"] == "corrected" and r["raw"] is not None]
-    if means:
-        console.print("rubric means, raw -> corrected: " + ", ".join(means))
-    console.print(f"  ({est['label']}; details: legal-judge calibrate estimate {est['run_id']})")
+    console.print(f"  ({est['label']}; details: legal-judge calibrate estimate {est['run_id']})",
+                  markup=False, highlight=False)
+    pin = est.get("pin")
+    if pin:
+        on = (f"calibration {pin['calibration_id']} (made {str(pin['calibration_date'])[:10]})"
+              if pin["calibration_id"] else "this run's lawyer labels")
+        console.print(f"  rests on {on}: {pin['chosen']}; {pin['text']}", markup=False,
+                      highlight=False)
+    newer = est.get("newer_calibration")
+    if newer:
+        console.print(f"  {newer['text']}", markup=False, highlight=False)
+    for w in est.get("policy_warnings") or []:
+        # Not markup: the policy line ends in "[calibration]"; a path is never folded.
+        console.print(Text.assemble(("warning:", "yellow"), f" {w}"), highlight=False,
+                  soft_wrap=True)

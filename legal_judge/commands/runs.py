@@ -57,17 +57,28 @@ def _shown_status(status: str, owner_row: dict[str, Any]) -> str:
 @runs.command("show")
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the run (config and summary) as JSON.")
-def runs_show(run_id: str, as_json: bool) -> None:
-    """A run's summary (a run whose process is gone is shown interrupted)."""
+@click.option("--policy", "policy_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="The policy whose [calibration] age and label floor the "
+                                 "corrected figures are checked against (default: "
+                                 "./legal-judge.policy.toml, else the bundled default).")
+def runs_show(run_id: str, as_json: bool, policy_file: Path | None) -> None:
+    """A run's summary (a run whose process is gone is shown interrupted).
+
+    Its figures corrected for judge error are the pinned ones (a later calibration never moves
+    them); a newer calibration of its ensemble is mentioned with the command that would use it.
+    """
     store = Store()
     run = store.get_run(run_id)
     run["status"] = _shown_status(run["status"], run)
     resume = resume_command(run) if run["status"] in ("interrupted", "stopped") else None
     if run["summary"] is not None:
-        # Labels arrive after a run: the corrected figures are computed when shown.
-        from legal_judge.benchmark.summary import corrected_figures
+        # Labels and calibrations arrive after a run: the pinned estimate is read (and, the
+        # first time, stored) when shown.
+        from legal_judge.benchmark.summary import correction_fields
+        from legal_judge.commands.policy import policy_in_force
 
-        run["summary"]["corrected"] = corrected_figures(store, run_id)
+        policy = policy_in_force(policy_file)
+        run["summary"].update(correction_fields(store, run_id, run["summary"], policy=policy))
     if as_json:
         echo_json({**run, "resume_command": resume})
         return

@@ -74,10 +74,11 @@ def _run(store: Store, run_id: str) -> ReportData:
     # A run interrupted before its summary was written still gets a report from what is stored.
     summary = run["summary"] or summarize_run(store, run_id)
     if run["summary"]:
-        from legal_judge.benchmark.summary import corrected_figures
+        from legal_judge.benchmark.summary import correction_fields
 
-        # Labels arrive after the run: the corrected figures are those of the store now.
-        summary = {**summary, "corrected": corrected_figures(store, run_id)}
+        # Labels and calibrations arrive after the run: the corrected figures are the pinned
+        # ones (stored the first time they are shown), never recomputed with a later calibration.
+        summary = {**summary, **correction_fields(store, run_id, summary)}
     results, verdicts = store.load_results(run_id), store.load_verdicts(run_id)
     items = store.load_items(run_id)
     return ReportData("run", run_id, summary, extra={

@@ -78,20 +78,35 @@ def _overview(s: dict[str, Any], run: dict[str, Any]) -> Section:
 
 def _rubrics(s: dict[str, Any]) -> Section:
     names = list(s["rubrics"])
-    rows = [[r, str(m["n"]), fmt(m["mean"]), ci(m["ci95"]),
-             fmt(s["krippendorff_alpha"].get(r))] for r, m in s["rubrics"].items()]
     cal = s.get("calibrated")
-    title = "Ensemble score per rubric (0-5) with 95% CI" + (
-        f": CALIBRATED with {cal['correction_id']} (isotonic); the judges' raw means are in "
-        "the next section" if cal else "")
-    blocks: list[Any] = [Table(title,
-                               ["rubric", "n", "mean", "95% CI", "Krippendorff α (judges)"], rows,
-                               numeric=["n", "mean", "Krippendorff α (judges)"])]
+    raw_means = (cal or {}).get("raw_rubrics") or s["rubrics"]
+    means = s.get("corrected_means") or {}
+    rows = []
+    for r, m in s["rubrics"].items():
+        raw, fixed = raw_means.get(r) or m, means.get(r)
+        rows.append([r, str(raw["n"]), fmt(raw["mean"]), ci(raw["ci95"]),
+                     *([fmt(fixed["mean"]) if fixed else "-", ci(fixed["ci95"]) if fixed else "-",
+                        fixed["method"] if fixed else "-"] if means else []),
+                     fmt(s["krippendorff_alpha"].get(r))])
+    title = "Ensemble score per rubric (0-5): the judges' raw mean with 95% CI" + (
+        ", and one corrected mean per rubric named by its method" if means else "")
+    headers = ["rubric", "n", "mean", "95% CI",
+               *(["corrected mean", "corrected 95% CI", "method"] if means else []),
+               "Krippendorff α (judges)"]
+    blocks: list[Any] = [Table(title, headers, rows,
+                               numeric=["n", "mean", "corrected mean", "Krippendorff α (judges)"])]
+    if cal:
+        blocks.append(Note(f"Item scores CALIBRATED with {cal['correction_id']} (isotonic); the "
+                           "mean column is the judges' own."))
+    if s.get("corrected_means_note"):
+        blocks.append(Note(s["corrected_means_note"]))
     if names:
         blocks.insert(0, Chart("Rubric means with 95% CI", charts.bar_with_ci(
-            names, [s["rubrics"][r]["mean"] for r in names], [s["rubrics"][r]["ci95"] for r in names],
+            names, [raw_means.get(r, s["rubrics"][r])["mean"] for r in names],
+            [raw_means.get(r, s["rubrics"][r])["ci95"] for r in names],
             title="Rubric means with 95% CI", xlabel="ensemble score (0-5)", xlim=(0, 5)),
-            "Points are the ensemble means over scored items; bars are 95% confidence intervals."))
+            "Points are the judges' raw ensemble means over scored items; bars are 95% "
+            "confidence intervals."))
     if s.get("pass_rate") is not None:
         blocks.insert(0, Chart("Pass rate with 95% CI", charts.bar_with_ci(
             ["pass rate"], [s["pass_rate"]], [s["pass_rate_ci95"]], title="Pass rate with 95% CI",
@@ -102,39 +117,45 @@ def _rubrics(s: dict[str, Any]) -> Section:
 def _corrected_overview(s: dict[str, Any]) -> list[tuple[str, str]]:
     est = s.get("corrected")
     if not est:
-        return []
+        available = s.get("correction_available")
+        return [("pass rate corrected for judge error", available["text"])] if available else []
     pr = est["pass_rate"]
     value = (f"{pct(pr['corrected'])} (95% CI {ci(pr['corrected_ci95'], '.1%')}; {pr['method']}, "
              f"{pr['n_labelled']} lawyer labels)" if pr["status"] == "corrected"
              else f"{pr['status']}: {pr['reason']}")
-    return [("pass rate corrected for judge error", value), ("correction", est["label"])]
+    out = [("pass rate corrected for judge error", value), ("correction", est["label"])]
+    pin = est.get("pin")
+    if pin:
+        on = (f"calibration {pin['calibration_id']} (made {str(pin['calibration_date'])[:10]})"
+              if pin["calibration_id"] else "this run's lawyer labels")
+        out.append(("corrected figures rest on", f"{on}: {pin['chosen']}; {pin['text']}"))
+    if est.get("newer_calibration"):
+        out.append(("newer calibration", est["newer_calibration"]["text"]))
+    return out
 
 
 def _corrected(s: dict[str, Any]) -> list[Section]:
-    """Raw beside corrected: the judges' figures and the ones corrected with lawyer labels."""
-    est, cal = s.get("corrected"), s.get("calibrated")
-    blocks: list[Any] = []
-    if est:
-        rows = []
-        for r in [est["pass_rate"], *est["rubrics"].values(),
-                  *([est["rogan_gladen"]] if est.get("rogan_gladen") else [])]:
-            spec = ".1%" if r["name"].startswith("pass rate") else ".2f"
-            rows.append([r["name"], fmt(r["raw"], spec), ci(r["raw_ci95"], spec),
-                         fmt(r["corrected"], spec) if r["status"] == "corrected" else r["status"],
-                         ci(r["corrected_ci95"], spec), r["method"] or "-", str(r["n_labelled"]),
-                         r["reason"] or "-"])
-        blocks += [Note(est["label"] + "."), *[Note(n, "warning") for n in est.get("notes", [])],
-                   Table("Raw (the judges' opinion) beside corrected for judge error",
-                         ["figure", "raw", "raw 95% CI", "corrected", "corrected 95% CI",
-                          "method", "lawyer labels", "note"], rows,
-                         numeric=["raw", "corrected", "lawyer labels"])]
-    if cal:
-        rows = [[r, fmt(m["mean"]), ci(m["ci95"]), fmt(s["rubrics"].get(r, {}).get("mean"))]
-                for r, m in cal["raw_rubrics"].items()]
-        blocks.append(Table(f"Raw means beside the means calibrated with {cal['correction_id']}",
-                            ["rubric", "raw mean", "raw 95% CI", "calibrated mean"], rows,
-                            numeric=["raw mean", "calibrated mean"]))
-    return [Section("Raw and corrected figures", blocks, "corrected")] if blocks else []
+    """Raw beside corrected: the judges' pass rate and means and the pinned corrected ones."""
+    est = s.get("corrected")
+    if not est:
+        return []
+    rows = []
+    for r in [est["pass_rate"], *est["rubrics"].values(),
+              *([est["rogan_gladen"]] if est.get("rogan_gladen") else [])]:
+        spec = ".1%" if r["name"].startswith("pass rate") else ".2f"
+        rows.append([r["name"], fmt(r["raw"], spec), ci(r["raw_ci95"], spec),
+                     fmt(r["corrected"], spec) if r["status"] == "corrected" else r["status"],
+                     ci(r["corrected_ci95"], spec), r["method"] or "-", str(r["n_labelled"]),
+                     r["reason"] or "-"])
+    blocks: list[Any] = [
+        Note(est["label"] + "."), *[Note(n, "warning") for n in est.get("notes", [])],
+        *[Note(w, "warning") for w in est.get("policy_warnings") or []],
+        *([Note(est["newer_calibration"]["text"] + ".")] if est.get("newer_calibration") else []),
+        Table("Raw (the judges' opinion) beside corrected for judge error (pinned)",
+              ["figure", "raw", "raw 95% CI", "corrected", "corrected 95% CI",
+               "method", "lawyer labels", "note"], rows,
+              numeric=["raw", "corrected", "lawyer labels"])]
+    return [Section("Raw and corrected figures", blocks, "corrected")]
 
 
 def _distributions(data: ReportData) -> Section:

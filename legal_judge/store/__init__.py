@@ -17,7 +17,7 @@ and several processes may open the same new, empty store at once (CI jobs do).
 The package: :mod:`~legal_judge.store.migrations` (the schema, an append-only list),
 :mod:`~legal_judge.store.connection` (SQLite errors as StoreErrors), :mod:`~legal_judge.store.base`
 (the connection, its lock and transactions), one module per table group (``runs``, ``results``,
-``outbox``, ``audits``, ``calibrations``, ``labels``, ``records``) and :mod:`~legal_judge.store.store`
+``outbox``, ``audits``, ``calibrations``, ``labels``, ``records``, ``estimates``) and :mod:`~legal_judge.store.store`
 (the :class:`Store` that joins them), :mod:`~legal_judge.store.pending` (one judged call's rows,
 committed together). No module outside this package holds SQL or uses
 ``store.db``; this ``__init__`` re-exports the public names (the one package whose ``__init__`` is

@@ -11,6 +11,8 @@ from legal_judge.store.base import StoreBase, canonical_json
 
 __all__ = ["Calibrations"]
 
+_META = "id, run_id, judge_id, quarter, created_at"
+
 
 class Calibrations:
     """The ``calibrations`` and ``corrections`` tables: ``store.calibrations``."""
@@ -63,6 +65,26 @@ class Calibrations:
             "SELECT report_json FROM calibrations WHERE judge_id = ? AND IFNULL(run_id, '') != ? "
             "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id, not_of_run)).fetchone()
         return json.loads(row[0]) if row else None
+
+    def latest_of_judge(self, judge_id: str) -> dict[str, Any] | None:
+        """The newest calibration of a judge_id (id, run_id, quarter, created_at), or None."""
+        row = self._base.db.execute(
+            f"SELECT {_META} FROM calibrations WHERE judge_id = ? "
+            "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id,)).fetchone()
+        return dict(row) if row is not None else None
+
+    def latest_of_run(self, run_id: str) -> dict[str, Any] | None:
+        """The newest calibration made on a run's labels (id, run_id, quarter, created_at)."""
+        row = self._base.db.execute(
+            f"SELECT {_META} FROM calibrations WHERE run_id = ? "
+            "ORDER BY created_at DESC, id DESC LIMIT 1", (run_id,)).fetchone()
+        return dict(row) if row is not None else None
+
+    def meta(self, calibration_id: str) -> dict[str, Any] | None:
+        """A calibration's id, run_id, judge_id, quarter and created_at (no report), or None."""
+        row = self._base.db.execute(f"SELECT {_META} FROM calibrations WHERE id = ?",
+                                    (calibration_id,)).fetchone()
+        return dict(row) if row is not None else None
 
     # corrections ---------------------------------------------------------------------------------
     def correction_count(self, calibration_id: str) -> int:

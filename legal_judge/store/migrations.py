@@ -225,3 +225,20 @@ def m008_verdict_key(db: sqlite3.Connection) -> None:
         CREATE INDEX verdicts_key ON verdicts (verdict_key) WHERE verdict_key IS NOT NULL
         """
     )
+
+
+@migration
+def m009_run_estimates(db: sqlite3.Connection) -> None:
+    # A run's figures corrected for judge error, pinned: each row is one estimate as computed,
+    # with the calibration it rests on and that calibration's date. Rows are only ever added
+    # (never updated): newer evidence is a new row with the next seq, and a run shows its latest.
+    _script(db,
+        """
+        CREATE TABLE run_estimates (
+            id TEXT PRIMARY KEY, run_id TEXT NOT NULL, seq INTEGER NOT NULL,
+            calibration_id TEXT, calibration_date TEXT, chosen_by TEXT NOT NULL,
+            created_at TEXT NOT NULL, estimate_json TEXT NOT NULL,
+            UNIQUE (run_id, seq)
+        )
+        """
+    )

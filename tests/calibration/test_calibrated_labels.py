@@ -61,4 +61,9 @@ def test_summary_export_and_terminal_label_calibrated_means(store: Store, make_r
     page = tmp_path / "q4.html"
     assert invoke("report", "q4", "--html", str(page)).exit_code == 0
     html = page.read_text("utf-8")
-    assert f"CALIBRATED with {corr_id}" in html and "Raw means beside the means calibrated" in html
+    # Issue 28 item 5: one corrected mean per rubric, named by its method; the isotonic item
+    # scores are explained, not shown as a second "corrected" mean.
+    assert f"Item scores CALIBRATED with {corr_id}" in html
+    assert "one corrected mean per rubric named by its method" in html
+    assert "Raw means beside the means calibrated" not in html
+    assert "their average is not a second estimate of the run&#39;s mean" in html
