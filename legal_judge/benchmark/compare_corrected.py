@@ -1,7 +1,8 @@
 """``compare --corrected``: two runs compared on their judge-error-corrected figures.
 
-Each run's figures come from :func:`legal_judge.calibration.estimate_run` (PPI++ with the run's
-lawyer labels, or transported from a calibration of the same judge). The two estimates rest on
+Each run's figures are the ones it shows (:func:`legal_judge.calibration.shown_estimate`: its
+pinned estimate, PPI++ with the run's lawyer labels or transported from the calibration chosen for
+it), so a later calibration of another run never moves a comparison already made. The two estimates rest on
 different labelled samples and are treated as independent: the difference ``B - A`` has
 ``se = sqrt(se_A² + se_B²)``, a normal 95% CI and a two-sided z-test, Holm-adjusted across the
 figures compared (descriptive). The release decision per figure uses the normal one-sided bounds
@@ -26,17 +27,18 @@ __all__ = ["compare_corrected"]
 
 
 def _estimate(store: Store, run: dict[str, Any]) -> dict[str, Any]:
-    from legal_judge.calibration import ensemble_judge_id, estimate_run
+    from legal_judge.calibration import shown_estimate
 
-    est = estimate_run(store, run["id"])
+    est = shown_estimate(store, run["id"])
     if est is None:
         raise ConfigError(
             f"run {run['id']} has no correction for judge error: no lawyer label on it and no "
-            f"calibration of its ensemble judge_id {ensemble_judge_id(run['config'])}",
+            "calibration chosen for it",
             code="compare-no-correction",
-            fix=f"label a sample of it (legal-judge calibrate sample {run['id']}), or compare "
-                "the raw scores (drop --corrected)")
-    return est.model_dump(mode="json")
+            fix=f"label a sample of it (legal-judge calibrate sample {run['id']}), choose a "
+                f"calibration (legal-judge calibrate estimate {run['id']} --calibration CAL), "
+                "or compare the raw scores (drop --corrected)")
+    return est
 
 
 def _figures(est: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -232,6 +232,13 @@ def test_a_calibrated_run_is_compared_on_its_raw_scores_and_says_so(tmp_path) ->
     said = " ".join(gate.output.split())
     assert "compares the judges' raw scores of both runs" in said
     assert f"run cal was scored with --calibration {correction.id}" in said
+    # Issue 28 (pinned figures): a run with no calibration chosen for it is not corrected
+    # silently from the latest calibration; the refusal names how to choose one.
+    refused = CliRunner().invoke(cli, ["compare", "raw", "cal", "--corrected"])
+    assert refused.exit_code == 2 and "calibrate estimate raw --calibration CAL" in refused.output
+    chosen = CliRunner().invoke(cli, ["calibrate", "estimate", "raw", "--calibration",
+                                      cal.calibration_id or ""])
+    assert chosen.exit_code == 0, chosen.output
     both = CliRunner().invoke(cli, ["compare", "raw", "cal", "--corrected", "--json"])
     assert both.exit_code == 0, both.output  # both transported from the same calibration
     out = json.loads(both.output)
