@@ -107,7 +107,7 @@ _DIRECTION: dict[str, str] = {
     "certification.allow_simulated": "false",
     "run.max_inconclusive_share": "lower",
     "calibration.max_age_days": "lower", "calibration.min_labels": "higher",
-    "validation.agreement_margin": "lower", "validation.mae_margin": "lower", "validation.significance": "lower", "validation.min_kappa": "higher", "validation.min_items": "higher",
+    "validation.agreement_margin": "lower", "validation.mae_margin": "lower", "validation.alpha": "lower", "validation.min_kappa": "higher", "validation.min_labelled_items": "higher",
 }
 
 

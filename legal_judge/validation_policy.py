@@ -18,6 +18,6 @@ class ValidationPolicy(BaseModel):
 
     agreement_margin: float = Field(default=0.05, gt=0, lt=1)
     mae_margin: float = Field(default=0.25, gt=0, le=5)
-    significance: float = Field(default=0.05, gt=0, lt=1)
+    alpha: float = Field(default=0.05, gt=0, lt=1)
     min_kappa: float = Field(default=0.4, ge=-1, le=1)
-    min_items: int = Field(default=20, ge=2)
+    min_labelled_items: int = Field(default=20, ge=2)
