@@ -20,6 +20,7 @@ from legal_judge.store.outbox import OutboxMixin
 from legal_judge.store.records import Batches, DebiasExperiments
 from legal_judge.store.results import ResultsMixin
 from legal_judge.store.runs import RunsMixin
+from legal_judge.store.validations import Validations
 
 __all__ = ["Store"]
 
@@ -37,3 +38,4 @@ class Store(RunsMixin, ResultsMixin, OutboxMixin):
         self.labels = Labels(self)
         self.batches = Batches(self)
         self.debias_experiments = DebiasExperiments(self)
+        self.validations = Validations(self)
