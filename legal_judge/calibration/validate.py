@@ -78,9 +78,10 @@ def _rubric_figures(judge: JudgeScores, spec: RubricSpec, humans: dict[str, Scor
     scored = [k for k in keys if col.get(k) is not None]
     kappa, mae = None, None
     if scored:
-        j = [round(spec.code(col[k])) for k in scored]
-        h = [round(spec.code(humans[k])) for k in scored]
         levels = [round(spec.code(v)) for v in spec.scale]
+        # A score outside the scale (a judge's 5.2) counts at the nearest level, as kappa needs.
+        j = [min(max(round(spec.code(col[k])), levels[0]), levels[-1]) for k in scored]
+        h = [min(max(round(spec.code(humans[k])), levels[0]), levels[-1]) for k in scored]
         kappa = cohen_kappa(j, h, weights="quadratic" if spec.kind == "numeric" else None,
                             labels=levels)
         if spec.kind == "numeric":
