@@ -141,3 +141,121 @@ def validate_cmd(calibrations: tuple[str, ...], candidate: str, incumbent: str |
 
 
 VALIDATION_COMMANDS: list[click.Command] = [validate_cmd]
+
+
+def _print_cross_fit(report: ValidationReport, out: Console) -> None:
+    cf = report.cross_fit
+    if cf is None:
+        return
+    out.print(f"pass/fail agreement with the lawyers: in-sample {_pct(cf.in_sample_agreement)} "
+              f"(built and scored on the same labels: optimistic), cross-fitted "
+              f"{_pct(cf.cross_fitted_agreement)} ({cf.folds} folds, seed {cf.seed}, k = {cf.k}),"
+              f" incumbent {_pct(cf.incumbent_agreement)}", soft_wrap=True, highlight=False,
+              markup=False)
+    out.print(f"false-pass rate: in-sample {_pct(cf.in_sample_false_pass)}, cross-fitted "
+              f"{_pct(cf.cross_fitted_false_pass)}", soft_wrap=True, highlight=False)
+    out.print(f"candidate prompt: {cf.prompt_dir}", soft_wrap=True, highlight=False, markup=False)
+    out.print(f"lawyers' notes (a draft to edit, not applied): {cf.notes_file}", soft_wrap=True,
+              highlight=False, markup=False)
+
+
+@click.command("align")
+@click.option("--calibration", "calibrations", multiple=True, required=True,
+              help="A calibration id (repeatable): its labels and comments build the candidate.")
+@click.option("--judge", "judge_spec", required=True, help="The judge to align (a judge spec).")
+@click.option("--folds", default=5, show_default=True, help="Cross-fitting folds.")
+@click.option("--k", "k", default=4, show_default=True, help="Lawyers' examples in the prompt.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the folds.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of the candidate prompt and notes (default ./aligned-<judge>).")
+@click.option("--push/--no-push", default=True, show_default=True,
+              help="Push the candidate prompt to Langfuse with the label staging when "
+                   "Langfuse is configured.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Also write the report: .html or .md.")
+@policy_options
+def align_cmd(calibrations: tuple[str, ...], judge_spec: str, folds: int, k: int, seed: int,
+              out_dir: Path | None, push: bool, as_json: bool, report_path: Path | None,
+              policy_file: Path | None, overrides: tuple[str, ...]) -> None:
+    """Build a few-shot candidate of JUDGE from the lawyers' labels; validate it cross-fitted.
+
+    Each item is scored by a candidate built without it; the verdict uses those scores. The
+    final candidate (all labels) is saved as a new prompt version; promote it with
+    `calibrate promote VALIDATION_ID` (refused unless better or not worse where it gates).
+    """
+    import re
+
+    from legal_judge.calibration.align import align_judge
+
+    policy = policy_in_force(policy_file, overrides)
+    out = out_dir or Path("aligned-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", judge_spec))
+    out.mkdir(parents=True, exist_ok=True)
+    store = Store()
+    try:
+        result = align_judge(store, list(calibrations), judge_spec, out=out, policy=policy,
+                             folds=folds, k=k, seed=seed)
+    finally:
+        store.close()
+    report = result.report
+    if as_json:
+        click.echo(report.model_dump_json(indent=2))
+    else:
+        print_policy(console, policy, "validation")
+        _print_cross_fit(report, console)
+        print_validation(report, console)
+    if report_path is not None:
+        from legal_judge.commands.tables import wrote
+        from legal_judge.reports.view_validation import write_validation_report
+
+        wrote(console, write_validation_report(report.model_dump(mode="json"), report_path),
+              what="validation report")
+    if push:
+        _push_staging(result.prompt.root)
+
+
+def _push_staging(root: Path) -> None:
+    """The candidate prompt to Langfuse as a new version labelled staging (when configured)."""
+    import os
+
+    from legal_judge.errors import LegalJudgeError
+    from legal_judge.sync.settings import configured
+
+    if not configured():
+        return
+    from legal_judge.sync.langfuse_prompts import push_prompts
+
+    before = os.environ.get("LEGAL_JUDGE_ASSETS")
+    os.environ["LEGAL_JUDGE_ASSETS"] = str(root.resolve())
+    try:
+        rows = push_prompts(label="staging")
+        console.print("Langfuse: " + ", ".join(f"{r['name']} v{r['version']} {r['action']}"
+                                              for r in rows if r["action"] != "unchanged"),
+                      soft_wrap=True, highlight=False, markup=False)
+    except LegalJudgeError as exc:
+        # The candidate is saved and validated already; an outage must not cost it.
+        console.print(f"Langfuse push (staging) failed: {exc}", markup=False, soft_wrap=True)
+    finally:
+        if before is None:
+            os.environ.pop("LEGAL_JUDGE_ASSETS", None)
+        else:
+            os.environ["LEGAL_JUDGE_ASSETS"] = before
+
+
+@click.command("promote")
+@click.argument("validation_id")
+def promote_cmd(validation_id: str) -> None:
+    """Promote a validated candidate to production: refused (exit 1) unless its verdict is
+    better or not worse on pass/fail and every rubric of the pass/fail rule."""
+    from legal_judge.calibration.promote import promote
+
+    store = Store()
+    try:
+        lines = promote(store, validation_id)
+    finally:
+        store.close()
+    for line in lines:
+        console.print(line, soft_wrap=True, highlight=False, markup=False)
+
+
+VALIDATION_COMMANDS.extend([align_cmd, promote_cmd])

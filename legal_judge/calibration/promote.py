@@ -1,0 +1,72 @@
+"""``calibrate promote``: a validated candidate goes to production only on positive evidence.
+
+Refused (:class:`~legal_judge.errors.GateFailure`, exit 1) unless the validation's verdict is
+``better`` or ``not worse`` on pass/fail and on every rubric of the rubric set's pass/fail rule
+(the rubrics a gate decides on), each refusal with its reason. When Langfuse is configured and the
+candidate came from ``calibrate align``, the judge prompt version labelled ``staging`` gets the
+label ``production``.
+"""
+
+from __future__ import annotations
+
+from legal_judge.assets.catalogue import load_assets
+from legal_judge.calibration.validate import PASS_FAIL_ROW
+from legal_judge.calibration.validation_schema import ValidationReport
+from legal_judge.errors import GateFailure, NotFoundError
+from legal_judge.store import Store
+
+__all__ = ["gated_rubrics", "promote"]
+
+_FIT = ("better", "not worse")
+
+
+def gated_rubrics(rubric_set: str = "legal_judge_set") -> list[str]:
+    """Pass/fail and the rubrics of the rubric set's pass/fail rule."""
+    rset = load_assets().rubric_set(rubric_set)
+    return [PASS_FAIL_ROW, *dict.fromkeys(c.rubric for c in rset.pass_fail.fail_if)]
+
+
+def promote(store: Store, validation_id: str) -> list[str]:
+    """Check the validation and promote its candidate; the lines to print.
+
+    Raises:
+        NotFoundError: no such validation.
+        GateFailure: a gated rubric's verdict is ``worse`` or ``cannot tell`` (each named).
+    """
+    data = store.validations.report(validation_id)
+    if data is None:
+        raise NotFoundError(f"no validation '{validation_id}' in {store.path}",
+                            fix="run `legal-judge calibrate validate` or `calibrate align` first")
+    report = ValidationReport.model_validate(data)
+    gated = gated_rubrics()
+    refused = [f"{r.rubric}: {r.verdict} ({r.reason})" for r in report.rubrics
+               if r.rubric in gated and r.verdict not in _FIT]
+    missing = [g for g in gated if report.rubric(g) is None]
+    if refused or missing:
+        why = refused + [f"{g}: not validated (no lawyer labels)" for g in missing]
+        raise GateFailure(f"promotion of {report.candidate.spec} (judge_id "
+                          f"{report.candidate.judge_id}) to production refused: "
+                          + "; ".join(why),
+                          fix="keep the incumbent in production; label more items or change "
+                              "the candidate, then validate again")
+    lines = [f"{report.candidate.spec} (judge_id {report.candidate.judge_id}) may go to "
+             f"production: {', '.join(f'{g} {report.rubric(g).verdict}' for g in gated)}"]  # type: ignore[union-attr]
+    lines += _langfuse(report)
+    return lines
+
+
+def _langfuse(report: ValidationReport) -> list[str]:
+    from legal_judge.sync.settings import configured, judge_prompt_name
+
+    prompt_dir = report.cross_fit.prompt_dir if report.cross_fit else None
+    if prompt_dir is None:
+        return []
+    if not configured():
+        return [f"Langfuse is not configured: use the candidate with LEGAL_JUDGE_ASSETS="
+                f"{prompt_dir}"]
+    from legal_judge.sync.langfuse_prompts import promote_prompt, pull_prompt
+
+    name = judge_prompt_name()
+    staged = pull_prompt(name, label="staging")
+    labels = promote_prompt(name, int(staged["version"]), label="production")
+    return [f"Langfuse: {name} v{staged['version']}: {', '.join(labels)}"]
