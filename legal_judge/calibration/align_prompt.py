@@ -127,9 +127,10 @@ def lawyers_notes(lawyers: LawyerSet, judge: JudgeScores, keys: list[str]) -> st
             wrong = (value != human if isinstance(human, str) else
                      isinstance(value, float) and isinstance(human, float)
                      and abs(value - human) >= 1)
-            if wrong and lawyers.comments.get(key):
-                notes.append(f"- {lawyers.items[key].id} (judge {_show(value) if value is not None else '—'}"  # noqa: E501
-                             f", lawyers {_show(human)}): {lawyers.comments[key]}")
+            if wrong and human is not None and lawyers.comments.get(key):
+                said = "—" if value is None else _show(value)
+                notes.append(f"- {lawyers.items[key].id} (judge {said}, lawyers {_show(human)}):"
+                             f" {lawyers.comments[key]}")
         if notes:
             lines += [f"## {rubric}", "", *notes, ""]
     if len(lines) == 4:
