@@ -33,7 +33,7 @@ from legal_judge.errors import ConfigError
 from legal_judge.policy import PolicyInForce
 from legal_judge.store import Store
 
-__all__ = ["AlignResult", "FoldPlan", "align_judge", "make_folds"]
+__all__ = ["AlignResult", "FoldPlan", "align_judge", "align_on", "make_folds"]
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,17 @@ def align_judge(store: Store, calibration_ids: list[str], spec: str, *, out: Pat
         ConfigError: fewer labelled items than folds, or ``k`` < 1.
         NotFoundError: an unknown calibration.
     """
-    lawyers = load_lawyer_set(store, calibration_ids)
+    return align_on(store, load_lawyer_set(store, calibration_ids), spec, out=out,
+                    policy=policy, folds=folds, k=k, seed=seed)
+
+
+def align_on(store: Store, lawyers: LawyerSet, spec: str, *, out: Path, policy: PolicyInForce,
+             folds: int = 5, k: int = 4, seed: int = 0) -> AlignResult:
+    """:func:`align_judge` on a labelled set already loaded (tests build one by hand).
+
+    Raises:
+        ConfigError: fewer labelled items than folds, or ``k`` < 1.
+    """
     if k < 1 or folds < 2 or len(lawyers.items) < folds:
         raise ConfigError(f"align needs k >= 1, at least 2 folds and an item per fold "
                           f"(k={k}, folds={folds}, {len(lawyers.items)} labelled items)",
