@@ -116,7 +116,8 @@ def load_lawyer_set(store: Store, calibration_ids: list[str]) -> LawyerSet:
         if out is None:
             out = LawyerSet([], data.specs, data.rubric_set.name,
                             recorded=JudgeScores(JudgeRef(
-                                name="recorded ensemble", spec="(the calibrated run's results)",
+                                name="recorded ensemble",
+                                spec=f"the recorded ensemble of run {run_id}",
                                 judge_id=data.judge_ids.get(ENSEMBLE), source="store")))
         humans = human_scores(data.labels, data.specs)
         decided, _ = lawyers_pass(data, humans)
@@ -139,4 +140,7 @@ def load_lawyer_set(store: Store, calibration_ids: list[str]) -> LawyerSet:
             calibration_id=str(row["id"]), run_id=run_id, quarter=str(row["quarter"]),
             created_at=str(row["created_at"]), n_items=len(labelled)))
     assert out is not None  # calibration_ids is never empty (the CLI requires one)
+    if several and out.recorded is not None:
+        out.recorded.ref = out.recorded.ref.model_copy(update={
+            "spec": "the recorded ensembles of runs " + ", ".join(sorted(seen)), "judge_id": None})
     return out

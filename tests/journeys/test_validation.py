@@ -73,3 +73,44 @@ def test_a_lenient_judge_is_worse_and_a_fair_one_may_gate(journey: Journey) -> N
     judge_id = data["candidate"]["judge_id"]
     assert journey.query("SELECT verdict FROM judge_validations WHERE judge_id = ?",
                          judge_id)[0][0] == data["verdict"]
+
+
+def test_align_shows_in_sample_beside_cross_fitted_and_promotion_needs_evidence(
+        journey: Journey) -> None:
+    _, cal_id = _calibrated(journey)
+
+    # A lenient judge learns from the lawyers' false-pass examples: better held out.
+    aligned = journey("calibrate", "align", "--calibration", cal_id, "--judge",
+                      "simulated:lenient", "--out", "aligned", "--report", "aligned.html")
+    said = _flat(aligned.out)
+    m = re.search(r"in-sample ([.\d]+) \(built and scored on the same labels: optimistic\), "
+                  r"cross-fitted ([.\d]+) \(5 folds, seed 0, k = 4\), incumbent ([.\d]+)", said)
+    assert m, aligned.describe()
+    assert float(m[1]) >= float(m[2]) > float(m[3]), aligned.describe()
+    assert "BETTER:" in said and "lawyers' notes (a draft to edit, not applied)" in said
+    assert (journey.cwd / "aligned" / "prompt" / "prompts" / "judge_system.v2.j2").is_file()
+    assert (journey.cwd / "aligned" / "lawyers-notes.md").is_file()
+    html = (journey.cwd / "aligned.html").read_text("utf-8")
+    assert "in-sample" in html and "cross-fitted" in html and "Allowed uses" in html
+    good = re.search(r"validation id: (\S+)", aligned.out)[1]  # type: ignore[index]
+
+    # One that only copies its examples looks better in-sample only: no verdict of fitness.
+    stubborn = journey("calibrate", "align", "--calibration", cal_id, "--judge",
+                       "simulated:lenient-stubborn", "--out", "stubborn")
+    m = re.search(r"in-sample ([.\d]+) .*?cross-fitted ([.\d]+) .*?incumbent ([.\d]+)",
+                  _flat(stubborn.out))
+    assert m and float(m[1]) > float(m[2]) == float(m[3]), stubborn.describe()
+    assert re.search(r"\b(NOT WORSE|CANNOT TELL):", stubborn.out), stubborn.describe()
+    weak = re.search(r"validation id: (\S+)", stubborn.out)[1]  # type: ignore[index]
+
+    # Promotion: the held-out better candidate may go; the others are refused with the reason.
+    ok = journey("calibrate", "promote", good)
+    assert "may go to production" in _flat(ok.out)
+    refused = journey("calibrate", "promote", weak, expect=1)
+    assert "to production refused: pass_fail: cannot tell" in _flat(refused.err), refused.describe()
+    worse = journey("calibrate", "validate", "--calibration", cal_id, "--candidate",
+                    "simulated:lenient", "--json", expect=1)
+    refused = journey("calibrate", "promote", json.loads(worse.out)["validation_id"], expect=1)
+    assert "refused: pass_fail: worse (false-pass rate +" in _flat(refused.err)
+    rows = journey.query("SELECT verdict FROM judge_validations ORDER BY created_at")
+    assert len(rows) == 3
