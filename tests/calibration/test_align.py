@@ -7,11 +7,13 @@ are simulated (no network).
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from legal_judge.calibration.align import align_on, make_folds
+from legal_judge.calibration.of_record import judges_lacking_validation
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.validation_data import LawyerSet
 from legal_judge.calibration.validation_schema import CalibrationRef
@@ -86,3 +88,19 @@ def test_an_in_sample_only_improvement_is_not_called_better(store: Store,
     assert cf.cross_fitted_agreement == cf.incumbent_agreement
     assert cf.in_sample_agreement > cf.cross_fitted_agreement  # it copied its examples
     assert result.report.verdict in ("not worse", "cannot tell")
+
+
+def test_missing_unfit_and_expired_validations_are_named(store: Store, tmp_path: Path) -> None:
+    good = align_on(store, _lawyers(), "simulated:lenient", out=tmp_path / "a",
+                    policy=load_policy(), folds=5, k=4).report
+    weak = align_on(store, _lawyers(), "simulated:lenient-stubborn", out=tmp_path / "b",
+                    policy=load_policy(), folds=5, k=4).report
+    ids = {"good": good.candidate.judge_id, "weak": weak.candidate.judge_id, "new": "0123abcd"}
+    lacking = judges_lacking_validation(store, ids, now=datetime(2026, 12, 1, tzinfo=UTC))
+    assert set(lacking) == {"weak", "new"}
+    assert "no validation of record for judge_id 0123abcd" in lacking["new"]
+    assert f"its validation {weak.validation_id} says" in lacking["weak"]
+    # The labels were made on 2026-11-20: 120 days later the validation has expired.
+    later = judges_lacking_validation(store, {"good": ids["good"]},
+                                      now=datetime(2027, 4, 1, tzinfo=UTC))
+    assert "expired 2027-03-20" in later["good"]
