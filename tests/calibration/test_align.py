@@ -14,8 +14,10 @@ import pytest
 
 from legal_judge.calibration.align import align_on, make_folds
 from legal_judge.calibration.of_record import judges_lacking_validation
+from legal_judge.calibration.rescore import build_judge, judge_items
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.validation_data import LawyerSet
+from legal_judge.calibration.validation_run import build_report, save_validation
 from legal_judge.calibration.validation_schema import CalibrationRef
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.policy import load_policy
@@ -93,8 +95,12 @@ def test_an_in_sample_only_improvement_is_not_called_better(store: Store,
 def test_missing_unfit_and_expired_validations_are_named(store: Store, tmp_path: Path) -> None:
     good = align_on(store, _lawyers(), "simulated:lenient", out=tmp_path / "a",
                     policy=load_policy(), folds=5, k=4).report
-    weak = align_on(store, _lawyers(), "simulated:lenient-stubborn", out=tmp_path / "b",
-                    policy=load_policy(), folds=5, k=4).report
+    lawyers = _lawyers()
+    fair = judge_items(build_judge(store, "simulated:fair"), lawyers.items)
+    lenient = judge_items(build_judge(store, "simulated:lenient"), lawyers.items)
+    weak = build_report(lawyers, lenient, fair, load_policy())
+    save_validation(store, weak)
+    assert weak.verdict == "worse"
     ids = {"good": good.candidate.judge_id, "weak": weak.candidate.judge_id, "new": "0123abcd"}
     lacking = judges_lacking_validation(store, ids, now=datetime(2026, 12, 1, tzinfo=UTC))
     assert set(lacking) == {"weak", "new"}

@@ -101,13 +101,10 @@ def test_align_shows_in_sample_beside_cross_fitted_and_promotion_needs_evidence(
                   _flat(stubborn.out))
     assert m and float(m[1]) > float(m[2]) == float(m[3]), stubborn.describe()
     assert re.search(r"\b(NOT WORSE|CANNOT TELL):", stubborn.out), stubborn.describe()
-    weak = re.search(r"validation id: (\S+)", stubborn.out)[1]  # type: ignore[index]
 
-    # Promotion: the held-out better candidate may go; the others are refused with the reason.
+    # Promotion: the held-out better candidate may go; a worse one is refused with the reason.
     ok = journey("calibrate", "promote", good)
     assert "may go to production" in _flat(ok.out)
-    refused = journey("calibrate", "promote", weak, expect=1)
-    assert "to production refused: pass_fail: cannot tell" in _flat(refused.err), refused.describe()
     worse = journey("calibrate", "validate", "--calibration", cal_id, "--candidate",
                     "simulated:lenient", "--json", expect=1)
     refused = journey("calibrate", "promote", json.loads(worse.out)["validation_id"], expect=1)

@@ -6,13 +6,13 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
 from legal_judge.stats import StatisticsError
 from legal_judge.stats.paired_rates import (
     items_for_noninferiority,
     items_for_noninferiority_mean,
+    newcombe_paired_ci,
     paired_rate_difference,
 )
 
@@ -30,23 +30,28 @@ def test_mcnemar_p_equals_statsmodels_exact() -> None:
     assert d.estimate == pytest.approx(5 / 30)
 
 
-def test_ci_is_the_exact_conditional_interval() -> None:
-    d = paired_rate_difference(BEFORE, AFTER)
-    ci = stats.binomtest(7, 9).proportion_ci(method="exact")
-    assert d.ci95 == pytest.approx((9 / 30 * (2 * ci.low - 1), 9 / 30 * (2 * ci.high - 1)))
-    # Closed form when every discordant item goes one way: the Clopper-Pearson lower bound of
-    # 10/10 is 0.025 ** (1/10); 25 fails, 10 of them passed only by the candidate.
-    worse = paired_rate_difference([False] * 25, [True] * 10 + [False] * 15)
-    assert worse.ci95[0] == pytest.approx(10 / 25 * (2 * 0.025 ** 0.1 - 1), rel=1e-9)
-    assert worse.ci95[1] == pytest.approx(0.4)
-    assert worse.ci95[0] == pytest.approx(0.15320, abs=1e-5)
+def test_ci_is_newcombes_square_and_add_interval() -> None:
+    # The published figures of R contingencytables' Newcombe_square_and_add_CI_paired_2x2 on
+    # the Cavo et al. (2012) table (Fagerland, Lydersen and Laake, chapter 8):
+    # estimate -0.0621, 95% CI -0.1186 to -0.0046.
+    low, high = newcombe_paired_ci([[59, 6], [16, 80]])
+    assert (low, high) == pytest.approx((-0.1186, -0.0046), abs=5e-5)
+    # The same table as outcome vectors: first = after (the candidate), second = before.
+    after = [True] * 65 + [False] * 96
+    before = [True] * 59 + [False] * 6 + [True] * 16 + [False] * 80
+    d = paired_rate_difference(before, after)
+    assert d.estimate == pytest.approx(-10 / 161) and d.ci95 == pytest.approx((low, high))
+    assert (d.b, d.c) == (16, 6)
+    assert d.p_value == pytest.approx(mcnemar([[59, 16], [6, 80]], exact=True).pvalue)
 
 
-def test_no_discordant_item_is_not_a_zero_width_interval() -> None:
-    d = paired_rate_difference([True] * 20, [True] * 20)
-    half = 1 - 0.025 ** (1 / 20)  # Clopper-Pearson upper bound of 0/20
-    assert d.estimate == 0 and d.p_value == 1.0
-    assert d.ci95 == pytest.approx((-half, half))
+def test_rare_disagreement_does_not_collapse_the_interval() -> None:
+    # One discordant item in 50: an interval conditional on the discordant items would be
+    # [-0.019, +0.020], narrower than with none at all; the square-and-add one is not.
+    d = paired_rate_difference([True] * 30 + [False] * 20, [True] * 31 + [False] * 19)
+    assert d.ci95[0] < -0.03 and d.ci95[1] > 0.05
+    same = paired_rate_difference([True] * 20, [True] * 20)
+    assert same.estimate == 0 and same.p_value == 1.0 and same.ci95[0] < 0 < same.ci95[1]
 
 
 def test_refuses_mismatched_or_empty_vectors() -> None:
