@@ -9,13 +9,17 @@ label ``production``.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import Any
+
 from legal_judge.assets.catalogue import load_assets
 from legal_judge.calibration.validate import PASS_FAIL_ROW
 from legal_judge.calibration.validation_schema import ValidationReport
 from legal_judge.errors import GateFailure, NotFoundError
 from legal_judge.store import Store
 
-__all__ = ["gated_rubrics", "promote"]
+__all__ = ["gated_rubrics", "promote", "push_candidate"]
 
 _FIT = ("better", "not worse")
 
@@ -55,8 +59,31 @@ def promote(store: Store, validation_id: str) -> list[str]:
     return lines
 
 
+def push_candidate(root: Path | str, *, label: str) -> list[dict[str, Any]]:
+    """Push the prompts of a candidate folder to Langfuse with ``label`` (``prompts push``).
+
+    The folder is put first on the assets search path for the push only: the judge prompt
+    version that shows the lawyers' examples, and the rubric versions it references, get the
+    label (``production`` labels the same content as ``staging``: nothing new is created).
+
+    Raises:
+        SyncError: Langfuse refused or was unreachable.
+    """
+    from legal_judge.sync.langfuse_prompts import push_prompts
+
+    before = os.environ.get("LEGAL_JUDGE_ASSETS")
+    os.environ["LEGAL_JUDGE_ASSETS"] = str(Path(root).resolve())
+    try:
+        return push_prompts(label=label)
+    finally:
+        if before is None:
+            os.environ.pop("LEGAL_JUDGE_ASSETS", None)
+        else:
+            os.environ["LEGAL_JUDGE_ASSETS"] = before
+
+
 def _langfuse(report: ValidationReport) -> list[str]:
-    from legal_judge.sync.settings import configured, judge_prompt_name
+    from legal_judge.sync.settings import configured
 
     prompt_dir = report.cross_fit.prompt_dir if report.cross_fit else None
     if prompt_dir is None:
@@ -64,9 +91,6 @@ def _langfuse(report: ValidationReport) -> list[str]:
     if not configured():
         return [f"Langfuse is not configured: use the candidate with LEGAL_JUDGE_ASSETS="
                 f"{prompt_dir}"]
-    from legal_judge.sync.langfuse_prompts import promote_prompt, pull_prompt
-
-    name = judge_prompt_name()
-    staged = pull_prompt(name, label="staging")
-    labels = promote_prompt(name, int(staged["version"]), label="production")
-    return [f"Langfuse: {name} v{staged['version']}: {', '.join(labels)}"]
+    rows = push_candidate(prompt_dir, label="production")
+    return ["Langfuse: " + ", ".join(f"{r['name']} v{r['version']} {r['action']}" for r in rows
+                                     if r["kind"] == "judge")]

@@ -17,7 +17,7 @@ from legal_judge.commands.tables import Cell, Col, print_table, styled
 from legal_judge.errors import GateFailure
 from legal_judge.store import Store
 
-__all__ = ["VALIDATION_COMMANDS", "print_validation", "validate_cmd"]
+__all__ = ["VALIDATION_COMMANDS", "print_validation", "push_staging", "validate_cmd"]
 
 console = Console()
 
@@ -211,35 +211,26 @@ def align_cmd(calibrations: tuple[str, ...], judge_spec: str, folds: int, k: int
         wrote(console, write_validation_report(report.model_dump(mode="json"), report_path),
               what="validation report")
     if push:
-        _push_staging(result.prompt.root)
+        push_staging(result.prompt.root)
 
 
-def _push_staging(root: Path) -> None:
+def push_staging(root: Path) -> None:
     """The candidate prompt to Langfuse as a new version labelled staging (when configured)."""
-    import os
-
+    from legal_judge.calibration.promote import push_candidate
     from legal_judge.errors import LegalJudgeError
     from legal_judge.sync.settings import configured
 
     if not configured():
         return
-    from legal_judge.sync.langfuse_prompts import push_prompts
-
-    before = os.environ.get("LEGAL_JUDGE_ASSETS")
-    os.environ["LEGAL_JUDGE_ASSETS"] = str(root.resolve())
     try:
-        rows = push_prompts(label="staging")
-        console.print("Langfuse: " + ", ".join(f"{r['name']} v{r['version']} {r['action']}"
-                                              for r in rows if r["action"] != "unchanged"),
-                      soft_wrap=True, highlight=False, markup=False)
+        rows = push_candidate(root, label="staging")
     except LegalJudgeError as exc:
         # The candidate is saved and validated already; an outage must not cost it.
         console.print(f"Langfuse push (staging) failed: {exc}", markup=False, soft_wrap=True)
-    finally:
-        if before is None:
-            os.environ.pop("LEGAL_JUDGE_ASSETS", None)
-        else:
-            os.environ["LEGAL_JUDGE_ASSETS"] = before
+        return
+    console.print("Langfuse: " + ", ".join(f"{r['name']} v{r['version']} {r['action']}"
+                                          for r in rows if r["action"] != "unchanged"),
+                  soft_wrap=True, highlight=False, markup=False)
 
 
 @click.command("promote")
