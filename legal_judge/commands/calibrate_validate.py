@@ -20,6 +20,7 @@ from legal_judge.store import Store
 __all__ = ["VALIDATION_COMMANDS", "print_validation", "push_staging", "validate_cmd"]
 
 console = Console()
+errors = Console(stderr=True)
 
 _STYLE = {"better": "green", "not worse": "green", "worse": "red", "cannot tell": "yellow"}
 
@@ -123,6 +124,7 @@ def validate_cmd(calibrations: tuple[str, ...], candidate: str, incumbent: str |
     finally:
         store.close()
     data = report.model_dump(mode="json")
+    said = errors if as_json else console  # --json keeps stdout to the JSON document
     if as_json:
         click.echo(report.model_dump_json(indent=2))
     else:
@@ -132,8 +134,8 @@ def validate_cmd(calibrations: tuple[str, ...], candidate: str, incumbent: str |
         from legal_judge.commands.tables import wrote
         from legal_judge.reports.view_validation import write_validation_report
 
-        wrote(console, write_validation_report(data, report_path), what="validation report")
-    write_ci_outputs(console, lambda: validation_suite(data, policy.properties("validation")),
+        wrote(said, write_validation_report(data, report_path), what="validation report")
+    write_ci_outputs(said, lambda: validation_suite(data, policy.properties("validation")),
                      junit=junit, summary_md=summary_md)
     if report.verdict in ("worse", "cannot tell"):
         raise GateFailure(f"the candidate is {report.verdict.upper()}: {'; '.join(report.reasons)}",
@@ -208,7 +210,8 @@ def align_cmd(calibrations: tuple[str, ...], judge_spec: str, folds: int, k: int
         from legal_judge.commands.tables import wrote
         from legal_judge.reports.view_validation import write_validation_report
 
-        wrote(console, write_validation_report(report.model_dump(mode="json"), report_path),
+        wrote(errors if as_json else console,
+              write_validation_report(report.model_dump(mode="json"), report_path),
               what="validation report")
     if push:
         push_staging(result.prompt.root)

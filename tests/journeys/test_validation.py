@@ -63,8 +63,11 @@ def test_a_lenient_judge_is_worse_and_a_fair_one_may_gate(journey: Journey) -> N
 
     # The fair judge against the lenient one: not worse or better, stored with its judge id.
     fair = journey("calibrate", "validate", "--calibration", cal_id, "--candidate",
-                   "simulated:fair", "--incumbent", "simulated:lenient", "--json")
-    data = json.loads(fair.out)
+                   "simulated:fair", "--incumbent", "simulated:lenient", "--json", "--report",
+                   "fair.md")
+    data = json.loads(fair.out)  # "wrote fair.md" goes to stderr: stdout stays one document
+    assert "wrote fair.md" in fair.err
+    assert "## Allowed uses" in (journey.cwd / "fair.md").read_text("utf-8")
     assert data["verdict"] in ("better", "not worse"), fair.out
     assert "legal_soundness" in data["allowed"]["may_gate"]
     # pass/fail may gate only above the policy's kappa floor: said, never silently dropped
