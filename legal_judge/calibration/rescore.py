@@ -25,6 +25,7 @@ from legal_judge.benchmark.run_setup import build_judges
 from legal_judge.calibration.data import ensemble_judge_id
 from legal_judge.calibration.validation_data import JudgeScores, LawyerSet
 from legal_judge.calibration.validation_schema import JudgeRef
+from legal_judge.errors import ConfigError
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem
@@ -47,9 +48,19 @@ def build_judge(store: Store, spec: str, *, assets: Assets | None = None,
     Raises:
         EnsembleInvalid: an unknown provider, a missing key, invalid options.
     """
+    from legal_judge.benchmark.ensemble_check import EnsembleInvalid
+
     config = EnsembleConfig(name="candidate", judges=[JudgeConfig(spec=spec)], quorum=1,
                             rubric_set=rubric_set)
-    judge = build_judges(config, store, use_cache=True)[0]
+    try:
+        judge = build_judges(config, store, use_cache=True)[0]
+    except EnsembleInvalid as exc:
+        # Named as the user wrote it: a judge spec, not an ensemble file to run doctor on.
+        problems = "\n".join(f"  {p}" for p in exc.problems)
+        raise ConfigError(f"judge {spec}: nothing was judged:\n{problems}",
+                          code="judge-invalid",
+                          fix="correct the judge spec (`legal-judge doctor` checks keys and "
+                              "endpoints), or name an ensemble file") from None
     if assets is None:
         return judge
     return Judge(judge.config, judge.provider, assets=assets, rubric_set=rubric_set, store=store)

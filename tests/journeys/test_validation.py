@@ -35,6 +35,17 @@ def _calibrated(journey: Journey) -> tuple[str, str]:
 def test_a_lenient_judge_is_worse_and_a_fair_one_may_gate(journey: Journey) -> None:
     _, cal_id = _calibrated(journey)
 
+    # User mistakes are exit 2 with the fix, never an internal error; nothing is stored.
+    gone = journey("calibrate", "validate", "--calibration", "cal-nope", "--candidate",
+                   "simulated:fair", expect=2)
+    assert "calibration 'cal-nope' is not in the store" in _flat(gone.err)
+    typo = journey("calibrate", "validate", "--calibration", cal_id, "--candidate",
+                   "simulated:nosuch", expect=2)
+    # It names the judge as written, not a phantom ensemble 'candidate' to run doctor on.
+    assert "judge simulated:nosuch: nothing was judged" in _flat(typo.err)
+    assert "ensemble 'candidate'" not in typo.err
+    assert journey.query("SELECT COUNT(*) FROM judge_validations")[0][0] == 0
+
     # Must show: the lenient judge against the fair one says WORSE, false-pass difference first.
     worse = journey("calibrate", "validate", "--calibration", cal_id, "--candidate",
                     "simulated:lenient", "--incumbent", "simulated:fair", "--junit",
