@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from legal_judge.errors import ConfigError, InputError, Problem
+from legal_judge.validation_policy import ValidationPolicy
 
 __all__ = ["BUNDLED_POLICY", "POLICY_FILENAME", "CalibrationPolicy", "CertificationPolicy",
            "Override", "Policy", "PolicyInForce", "ReleasePolicy", "RunPolicy", "load_policy"]
@@ -87,6 +88,7 @@ class Policy(_Section):
     certification: CertificationPolicy = CertificationPolicy()
     run: RunPolicy = RunPolicy()
     calibration: CalibrationPolicy = CalibrationPolicy()
+    validation: ValidationPolicy = ValidationPolicy()
 
 
 # Which way is stricter, per key ("section.key"). "lower": a smaller value is stricter; "higher":
@@ -105,6 +107,7 @@ _DIRECTION: dict[str, str] = {
     "certification.allow_simulated": "false",
     "run.max_inconclusive_share": "lower",
     "calibration.max_age_days": "lower", "calibration.min_labels": "higher",
+    "validation.agreement_margin": "lower", "validation.mae_margin": "lower", "validation.alpha": "lower", "validation.min_kappa": "higher", "validation.min_labelled_items": "higher",
 }
 
 

@@ -347,3 +347,9 @@ def _print_history(rows: list[HistoryRow]) -> None:
 
 
 COMMANDS: list[click.Command] = [calibrate]
+
+# Judge-change validation lives in its own module; it joins this group here (one-way import).
+from legal_judge.commands.calibrate_validate import VALIDATION_COMMANDS  # noqa: E402
+
+for _command in VALIDATION_COMMANDS:
+    calibrate.add_command(_command)

@@ -28,6 +28,7 @@ from legal_judge.errors import ConfigError, ProviderUnavailable, RateLimitError
 from legal_judge.models import CompletionRequest, CompletionResponse, Usage
 from legal_judge.providers.base import CallGate, ProviderOptions, ProviderSpec
 from legal_judge.providers.registry import register_provider
+from legal_judge.providers.sim_exemplars import Exemplars, read_exemplars
 from legal_judge.providers.sim_features import (
     BIAS_SIGNALS,
     PromptView,
@@ -76,6 +77,12 @@ class SimulatedProfile(BaseModel):
     reads_answer: bool = True
     # Every numeric rubric gets exactly this score (hallucination clean, overall pass).
     constant_score: float | None = Field(default=None, ge=0, le=5)
+    # Points added to every numeric rubric of a read answer (>= 1 also softens "hallucinated" to
+    # "uncertain"): a judge that passes what lawyers fail. Each false-pass exemplar in the prompt
+    # removes `exemplar_fix` of it; `memorises`: an exemplar answer gets the lawyers' scores.
+    leniency: float = 0.0
+    exemplar_fix: float = Field(default=0.0, ge=0, le=1)
+    memorises: bool = True
 
 
 @lru_cache(maxsize=1)
@@ -260,11 +267,18 @@ class SimulatedProvider:
             return self._pairwise(view, rng)
         if view.kind == "other":
             return json.dumps({"note": "simulated judge saw no fenced answer"})
-        return json.dumps(self._pointwise(view, rng), ensure_ascii=False)
+        system = next((c for role, c in messages if role == "system"), "")
+        return json.dumps(self._pointwise(view, rng, read_exemplars(system)), ensure_ascii=False)
 
-    def _pointwise(self, view: PromptView, rng: np.random.Generator) -> dict[str, Any]:
+    def _pointwise(self, view: PromptView, rng: np.random.Generator,
+                   shown: Exemplars | None = None) -> dict[str, Any]:
+        shown = shown or Exemplars()
+        copied = shown.of(view.answer) if self.profile.memorises else None
+        if copied is not None:
+            return self._copied(view, copied)
         if self.profile.constant_score is not None:
             return self._constant(view)
+        lenient = self.profile.leniency * max(0.0, 1 - self.profile.exemplar_fix * shown.false_passes)
         answer = view.answer
         base, invalid_cite, coverage = (self._read(view) if self.profile.reads_answer
                                         else ({}, False, None))
@@ -277,11 +291,12 @@ class SimulatedProvider:
             if name == "hallucination":
                 uncertain = coverage is not None and coverage < 0.2
                 result = "hallucinated" if invalid_cite else ("uncertain" if uncertain else "clean")
+                result = "uncertain" if result == "hallucinated" and lenient >= 1 else result
                 rubrics[name] = {"result": result, "notes": "simulated"}
                 continue
             default = 2.5 if self.profile.reads_answer else 3.0
-            value = base.get(name, default) + shift + eps + rng.normal(0.0, 0.05)
-            if name == "citation_quality" and invalid_cite:
+            value = base.get(name, default) + shift + eps + rng.normal(0.0, 0.05) + lenient
+            if name == "citation_quality" and invalid_cite and lenient < 1:
                 value = 0.0
             score = round(float(min(5.0, max(0.0, value))), 1)
             rubrics[name] = {"score": score, "rationale": note}
@@ -318,6 +333,14 @@ class SimulatedProvider:
         if complied:
             base["legal_soundness"] = 0.3
         return base, invalid_cite, coverage
+
+    def _copied(self, view: PromptView, scores: dict[str, str]) -> dict[str, Any]:
+        rubrics: dict[str, Any] = {
+            n: ({"result": scores.get(n, "clean"), "notes": "simulated: as the lawyers' example"}
+                if n == "hallucination" else {"score": float(scores.get(n, 3)),
+                                               "rationale": "simulated: as the lawyers' example"})
+            for n in view.rubrics}
+        return {"rubrics": rubrics, "overall": "pass", "summary": DISCLAIMER}
 
     def _constant(self, view: PromptView) -> dict[str, Any]:
         value = float(self.profile.constant_score or 0.0)

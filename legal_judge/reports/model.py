@@ -150,7 +150,7 @@ class Section:
 class Report:
     """A whole report."""
 
-    kind: Literal["run", "audit", "calibration", "debias", "comparison"]
+    kind: Literal["run", "audit", "calibration", "debias", "comparison", "validation"]
     id: str
     title: str
     subtitle: str

@@ -242,3 +242,20 @@ def m009_run_estimates(db: sqlite3.Connection) -> None:
         )
         """
     )
+
+
+@migration
+def m010_judge_validations(db: sqlite3.Connection) -> None:
+    # `calibrate validate` / `calibrate align`: a judge change validated against the lawyers, kept
+    # with the candidate's judge_id (its verdict, what it may gate on, when to revalidate). Rows
+    # are only added: a newer validation of the same judge is a new row, never an update.
+    _script(db,
+        """
+        CREATE TABLE judge_validations (
+            id TEXT PRIMARY KEY, judge_id TEXT, candidate TEXT NOT NULL,
+            incumbent_judge_id TEXT, verdict TEXT NOT NULL, created_at TEXT NOT NULL,
+            expires_at TEXT, report_json TEXT NOT NULL
+        );
+        CREATE INDEX judge_validations_judge ON judge_validations (judge_id, created_at)
+        """
+    )

@@ -22,6 +22,7 @@ from legal_judge.store.outbox import OutboxMixin
 from legal_judge.store.records import Batches, DebiasExperiments
 from legal_judge.store.results import ResultsMixin
 from legal_judge.store.runs import RunsMixin
+from legal_judge.store.validations import Validations
 
 __all__ = ["Store"]
 
@@ -40,3 +41,4 @@ class Store(RunsMixin, ResultsMixin, OutboxMixin):
         self.batches = Batches(self)
         self.debias_experiments = DebiasExperiments(self)
         self.run_estimates = RunEstimates(self)
+        self.validations = Validations(self)

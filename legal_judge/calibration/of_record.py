@@ -1,0 +1,49 @@
+"""The validation of record of a judge: what a gate asks before it relies on a changed judge.
+
+A judge id's validation of record is its newest stored validation (``calibrate validate`` or
+``calibrate align``). :func:`judges_lacking_validation` names each judge of an ensemble that has
+none, or whose validation says it may not gate, or whose calibrations are older than the policy's
+``[calibration] max_age_days``: a gate that requires validations (``[validation]
+require_of_record``) prints these reasons and fails.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from legal_judge.calibration.validation_schema import ValidationReport
+from legal_judge.store import Store
+
+__all__ = ["judges_lacking_validation", "validation_of_record"]
+
+
+def validation_of_record(store: Store, judge_id: str) -> ValidationReport | None:
+    """The newest validation stored with ``judge_id``, or None."""
+    data = store.validations.latest_of_judge(judge_id)
+    return ValidationReport.model_validate(data) if data is not None else None
+
+
+def judges_lacking_validation(store: Store, judge_ids: dict[str, str | None], *,
+                              now: datetime | None = None) -> dict[str, str]:
+    """Each judge (label -> judge_id) without a usable validation of record, with the reason.
+
+    Args:
+        store: The store holding the validations.
+        judge_ids: The judges of an ensemble by label.
+        now: The time to compare expiry dates with (default: now, UTC).
+    """
+    now = now or datetime.now(UTC)
+    out = {}
+    for label, judge_id in sorted(judge_ids.items()):
+        report = validation_of_record(store, judge_id) if judge_id else None
+        if report is None:
+            out[label] = (f"no validation of record for judge_id {judge_id}: run `legal-judge "
+                          f"calibrate validate --calibration CAL --candidate ...`")
+        elif report.verdict in ("worse", "cannot tell") or not report.allowed.may_gate:
+            out[label] = (f"its validation {report.validation_id} says {report.verdict} and it "
+                          f"may gate on {', '.join(report.allowed.may_gate) or 'nothing'}")
+        elif report.allowed.expires_at and datetime.fromisoformat(
+                report.allowed.expires_at) < now:
+            out[label] = (f"its validation {report.validation_id} rests on a calibration older "
+                          f"than the policy allows (expired {report.allowed.expires_at[:10]})")
+    return out

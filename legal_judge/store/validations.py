@@ -1,0 +1,48 @@
+"""Judge-change validations kept with the candidate's judge id (table ``judge_validations``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from legal_judge.store.base import StoreBase, canonical_json
+
+__all__ = ["Validations"]
+
+
+class Validations:
+    """The ``judge_validations`` table: ``store.validations`` (rows are only ever added)."""
+
+    def __init__(self, base: StoreBase) -> None:
+        """Queries on the store ``base``."""
+        self._base = base
+
+    def save(self, validation_id: str, *, judge_id: str | None, candidate: str,
+             incumbent_judge_id: str | None, verdict: str, created_at: str,
+             expires_at: str | None, report: dict[str, Any]) -> None:
+        """Store one validation report (in the caller's transaction, if one is open)."""
+        self._base.autocommit(
+            "INSERT INTO judge_validations (id, judge_id, candidate, incumbent_judge_id, verdict, "
+            "created_at, expires_at, report_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (validation_id, judge_id, candidate, incumbent_judge_id, verdict, created_at,
+             expires_at, canonical_json(report)))
+
+    def report(self, validation_id: str) -> dict[str, Any] | None:
+        """A validation's decoded report, or None."""
+        row = self._base.db.execute("SELECT report_json FROM judge_validations WHERE id = ?",
+                                    (validation_id,)).fetchone()
+        return json.loads(row[0]) if row is not None else None
+
+    def latest_of_judge(self, judge_id: str) -> dict[str, Any] | None:
+        """The newest validation report of a judge_id (the validation of record), or None."""
+        row = self._base.db.execute(
+            "SELECT report_json FROM judge_validations WHERE judge_id = ? "
+            "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id,)).fetchone()
+        return json.loads(row[0]) if row is not None else None
+
+    def rows(self, *, limit: int = 50) -> list[dict[str, Any]]:
+        """The newest validations (without their reports), newest first."""
+        rows = self._base.db.execute(
+            "SELECT id, judge_id, candidate, incumbent_judge_id, verdict, created_at, expires_at "
+            "FROM judge_validations ORDER BY created_at DESC, id DESC LIMIT ?", (limit,))
+        return [dict(r) for r in rows]

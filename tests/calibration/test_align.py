@@ -1,0 +1,112 @@
+"""calibrate align: no leakage across folds, and a simulator that alignment can (or cannot) fix.
+
+The labelled set is the bundled sample with its expected scores as the lawyers' labels; the judges
+are simulated (no network).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from legal_judge.calibration.align import align_on, make_folds
+from legal_judge.calibration.of_record import judges_lacking_validation
+from legal_judge.calibration.rescore import build_judge, judge_items
+from legal_judge.calibration.rubrics import rubric_specs
+from legal_judge.calibration.validation_data import LawyerSet
+from legal_judge.calibration.validation_run import build_report, save_validation
+from legal_judge.calibration.validation_schema import CalibrationRef
+from legal_judge.dataset import load_dataset, sample_dataset_path
+from legal_judge.policy import load_policy
+from legal_judge.store import Store
+
+RUBRICS = ("legal_soundness", "citation_quality", "jurisdiction_awareness", "completeness")
+
+
+def _lawyers() -> LawyerSet:
+    _, specs = rubric_specs("legal_judge_set")
+    items = load_dataset(sample_dataset_path())
+    out = LawyerSet([CalibrationRef(calibration_id="cal-t", run_id="r", quarter="2026-Q4",
+                                    created_at="2026-11-20T00:00:00+00:00", n_items=len(items))],
+                    specs, "legal_judge_set")
+    for item in items:
+        e = item.metadata["expected_scores"]
+        out.items[item.id], out.runs[item.id] = item, "r"
+        for rubric in RUBRICS:
+            out.humans.setdefault(rubric, {})[item.id] = float(e[rubric])
+        out.humans.setdefault("hallucination", {})[item.id] = e["hallucination"]
+        out.lawyers_pass[item.id] = not (e["legal_soundness"] <= 1 or e[
+            "jurisdiction_awareness"] == 0 or e["hallucination"] == "hallucinated")
+    return out
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "store.sqlite3")
+
+
+def test_folds_are_seeded_stratified_and_disjoint() -> None:
+    lawyers = _lawyers()
+    folds = make_folds(lawyers, 5, seed=3)
+    assert folds == make_folds(lawyers, 5, seed=3) and folds != make_folds(lawyers, 5, seed=4)
+    keys = [k for f in folds for k in f]
+    assert sorted(keys) == lawyers.keys and len(set(keys)) == len(keys)
+    fails = [sum(1 for k in f if lawyers.lawyers_pass[k] is False) for f in folds]
+    assert max(fails) - min(fails) <= 1  # stratified by the lawyers' pass/fail
+
+
+def test_no_fold_sees_its_own_items_and_alignment_helps_held_out(store: Store,
+                                                                   tmp_path: Path) -> None:
+    lawyers = _lawyers()
+    result = align_on(store, lawyers, "simulated:lenient", out=tmp_path / "out",
+                      policy=load_policy(), folds=5, k=4, seed=0)
+    for plan in result.folds:
+        assert set(plan.example_keys).isdisjoint(plan.eval_keys)
+        for key in plan.example_keys:  # the examples are in the rendered prompt ...
+            assert lawyers.items[key].response.strip()[:2000] in plan.system_prompt
+        for key in plan.eval_keys:  # ... and no item the fold is scored on
+            assert lawyers.items[key].response.strip() not in plan.system_prompt, key
+    cf = result.report.cross_fit
+    assert cf is not None and cf.incumbent_agreement is not None
+    assert cf.cross_fitted_agreement is not None and cf.in_sample_agreement is not None
+    assert cf.cross_fitted_agreement > cf.incumbent_agreement
+    assert cf.in_sample_agreement >= cf.cross_fitted_agreement
+    assert result.report.verdict == "better"
+    assert (result.prompt.root / "prompts" / "judge_system.v2.j2").is_file()
+    saved = json.loads((tmp_path / "out" / "validation.json").read_text("utf-8"))
+    assert saved["validation_id"] == result.report.validation_id
+    assert store.validations.latest_of_judge(str(result.report.candidate.judge_id))
+
+
+def test_an_in_sample_only_improvement_is_not_called_better(store: Store,
+                                                            tmp_path: Path) -> None:
+    result = align_on(store, _lawyers(), "simulated:lenient-stubborn", out=tmp_path / "out",
+                      policy=load_policy(), folds=5, k=4, seed=0)
+    cf = result.report.cross_fit
+    assert cf is not None and cf.in_sample_agreement is not None
+    assert cf.cross_fitted_agreement == cf.incumbent_agreement
+    assert cf.in_sample_agreement > cf.cross_fitted_agreement  # it copied its examples
+    assert result.report.verdict in ("not worse", "cannot tell")
+
+
+def test_missing_unfit_and_expired_validations_are_named(store: Store, tmp_path: Path) -> None:
+    good = align_on(store, _lawyers(), "simulated:lenient", out=tmp_path / "a",
+                    policy=load_policy(), folds=5, k=4).report
+    lawyers = _lawyers()
+    fair = judge_items(build_judge(store, "simulated:fair"), lawyers.items)
+    lenient = judge_items(build_judge(store, "simulated:lenient"), lawyers.items)
+    weak = build_report(lawyers, lenient, fair, load_policy())
+    save_validation(store, weak)
+    assert weak.verdict == "worse"
+    ids = {"good": good.candidate.judge_id, "weak": weak.candidate.judge_id, "new": "0123abcd"}
+    lacking = judges_lacking_validation(store, ids, now=datetime(2026, 12, 1, tzinfo=UTC))
+    assert set(lacking) == {"weak", "new"}
+    assert "no validation of record for judge_id 0123abcd" in lacking["new"]
+    assert f"its validation {weak.validation_id} says" in lacking["weak"]
+    # The labels were made on 2026-11-20: 120 days later the validation has expired.
+    later = judges_lacking_validation(store, {"good": ids["good"]},
+                                      now=datetime(2027, 4, 1, tzinfo=UTC))
+    assert "expired 2027-03-20" in later["good"]
