@@ -28,6 +28,7 @@ from legal_judge.calibration import (
 from legal_judge.calibration.hooks import annotation_sink
 from legal_judge.calibration.sample import SampleReport, guide_path
 from legal_judge.commands.calibrate_view import print_calibration, print_estimate, print_fit
+from legal_judge.commands.escalate import escalate_cmd
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.store import Store
@@ -323,5 +324,7 @@ def _print_history(rows: list[HistoryRow]) -> None:
         console.print(f"[red]drift alert[/red]: {', '.join(drifted)}: last quarter's mean "
                       "divergence lies outside this quarter's 95% CI")
 
+
+calibrate.add_command(escalate_cmd)
 
 COMMANDS: list[click.Command] = [calibrate]

@@ -225,3 +225,20 @@ def m008_verdict_key(db: sqlite3.Connection) -> None:
         CREATE INDEX verdicts_key ON verdicts (verdict_key) WHERE verdict_key IS NOT NULL
         """
     )
+
+
+@migration
+def m010_escalations(db: sqlite3.Connection) -> None:
+    # The escalation of a run (calibrate escalate): the threshold chosen on lawyer labels, its
+    # guarantee and the escalated item ids, one row per decision, never rewritten (a newer
+    # escalation of the same run is a new row; the run's figures use the newest).
+    _script(db,
+        """
+        CREATE TABLE escalations (
+            id TEXT PRIMARY KEY, run_id TEXT NOT NULL, created_at TEXT NOT NULL,
+            target REAL NOT NULL, confidence REAL NOT NULL, rubric TEXT,
+            guaranteed INTEGER NOT NULL, report_json TEXT NOT NULL
+        );
+        CREATE INDEX escalations_run ON escalations (run_id, created_at)
+        """
+    )

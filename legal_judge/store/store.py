@@ -3,7 +3,8 @@
 The tables of the core run (runs, items, calls, verdicts, results, caches, outbox, owners) are
 methods of the store itself; the tables of audits, calibrations, labels, batches and debias
 experiments are repositories it exposes (``store.audits``, ``store.audit_log``,
-``store.calibrations``, ``store.labels``, ``store.batches``, ``store.debias_experiments``). All of them
+``store.calibrations``, ``store.labels``, ``store.batches``, ``store.debias_experiments``,
+``store.escalations``). All of them
 share the store's connection, lock and transactions, so a caller writes several tables all or
 nothing inside one ``with store.transaction():``.
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 from legal_judge.store.audits import AuditLogRows, Audits
 from legal_judge.store.calibrations import Calibrations
 from legal_judge.store.connection import BUSY_TIMEOUT_S
+from legal_judge.store.escalations import Escalations
 from legal_judge.store.labels import Labels
 from legal_judge.store.outbox import OutboxMixin
 from legal_judge.store.records import Batches, DebiasExperiments
@@ -37,3 +39,4 @@ class Store(RunsMixin, ResultsMixin, OutboxMixin):
         self.labels = Labels(self)
         self.batches = Batches(self)
         self.debias_experiments = DebiasExperiments(self)
+        self.escalations = Escalations(self)

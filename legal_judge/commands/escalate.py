@@ -1,0 +1,96 @@
+"""``legal-judge calibrate escalate``: which items the judges decide, which go to a lawyer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from legal_judge.calibration.escalation import escalate, write_escalation_sheet
+from legal_judge.calibration.escalation_schema import EscalationReport
+from legal_judge.calibration.sample import guide_path
+from legal_judge.commands.tables import echo_json, wrote
+from legal_judge.errors import GateFailure
+from legal_judge.store import Store
+
+__all__ = ["escalate_cmd"]
+
+console = Console()
+#: How many escalated ids the terminal lists (all of them are in --json and the sheet).
+SHOWN_IDS = 20
+
+
+@click.command("escalate")
+@click.argument("run_id")
+@click.option("--target", default=0.90, show_default=True, type=float,
+              help="Agreement with the lawyers to guarantee on the items the judges decide.")
+@click.option("--confidence", default=0.95, show_default=True, type=float,
+              help="Probability of the guarantee.")
+@click.option("--rubric", default=None,
+              help="Agree on this rubric within one point (default: the pass/fail decision).")
+@click.option("--assume-random", is_flag=True,
+              help="Take labels that match no `calibrate sample` as a simple random sample.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Lawyers' sheet of the escalated items (default <run_id>-escalated.csv).")
+@click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
+def escalate_cmd(run_id: str, target: float, confidence: float, rubric: str | None,
+                 assume_random: bool, out: Path | None, as_json: bool) -> None:
+    """Decide which items of RUN_ID the judges may decide, with a guaranteed agreement level.
+
+    On the run's lawyer labels (a random sample), a confidence threshold is chosen by
+    fixed-sequence testing with exact binomial bounds; items below it go to a lawyer (a sheet in
+    the `calibrate sample` format). Exit 1 when no threshold can be guaranteed (every item is
+    then escalated, and the labels that would be needed are printed).
+    """
+    store = Store()
+    try:
+        report = escalate(store, run_id, target=target, confidence=confidence, rubric=rubric,
+                          assume_random=assume_random)
+        path = write_escalation_sheet(store, report, out or Path(f"{run_id}-escalated.csv"))
+        report = report.model_copy(update={"sheet": str(path)})
+    finally:
+        store.close()
+    if as_json:
+        echo_json(report.model_dump(mode="json"))
+    else:
+        _print(report)
+    if not report.guaranteed:
+        raise GateFailure(f"cannot guarantee {report.target:.0%} agreement at "
+                          f"{report.confidence:.0%} confidence: every item goes to a lawyer",
+                          fix="label more items (see above), or review them all")
+
+
+def _print(r: EscalationReport) -> None:
+    console.print(f"escalation [bold]{r.escalation_id}[/bold] of run {r.run_id}: agreement on "
+                  f"{r.agreement_on}, target {r.target:.0%} at {r.confidence:.0%} confidence")
+    console.print(f"labels: {r.n_labelled} lawyer-labelled items of run {r.label_run_id} "
+                  f"({r.sample_kind}" + (f", sample {r.sample_id})" if r.sample_id else ")"))
+    style = "green" if r.guaranteed else "yellow"
+    console.print(f"[bold {style}]{'GUARANTEED' if r.guaranteed else 'CANNOT GUARANTEE'}"
+                  f"[/bold {style}]: {r.sentence}.")
+    if r.guaranteed and r.threshold is not None:
+        lo, hi = r.agreement_ci95 or (0.0, 0.0)
+        console.print(f"  threshold: confidence >= {r.threshold:.3f}; coverage "
+                      f"{r.coverage:.0%} ({len(r.decided)} of {r.n_items} items decided by "
+                      "the judges)")
+        console.print(f"  observed agreement on kept labelled items: "
+                      f"{r.observed_agreement:.1%} [{lo:.1%}, {hi:.1%}] "
+                      f"(exact {r.confidence:.0%} CI); lower bound {r.agreement_lower:.1%}")
+        if r.decided_pass_rate is not None:
+            console.print(f"  pass rate on the judge-decided items: {r.decided_pass_rate:.1%}")
+    console.print(f"  the walk started at the most confident threshold keeping {r.min_start} "
+                  f"labelled items (zero disagreements among {r.min_start} reject H0) and made "
+                  f"{len(r.steps)} test(s)")
+    shown = ", ".join(r.escalated[:SHOWN_IDS]) + (" ..." if len(r.escalated) > SHOWN_IDS else "")
+    console.print(f"escalated to a lawyer: {len(r.escalated)} items"
+                  + (f" ({len(r.reviewed)} more already labelled)" if r.reviewed else "")
+                  + (f": {shown}" if shown else ""), soft_wrap=True, highlight=False)
+    if r.sheet:
+        wrote(console, r.sheet, len(r.escalated), what="lawyers' sheet of the escalated items")
+        console.print(f"  guide for the lawyers: {guide_path(Path(r.sheet))}", soft_wrap=True,
+                      markup=False, highlight=False)
+    for note in r.notes:
+        console.print(f"  [yellow]note[/yellow]: {note}")
+    console.print("assumption: the labelled items are exchangeable with the run's items (a "
+                  "random sample of the same run)")
