@@ -171,14 +171,15 @@ def guarantee_sentence(fs: ThresholdResult, n_labels: int) -> str:
     """The sentence a general counsel signs, or the honest "cannot guarantee" with labels needed."""
     level = f"{_pct(fs.target)} at {_pct(fs.confidence)} confidence"
     if fs.guaranteed:
+        rest = (f"the other {_pct(1.0 - fs.coverage)} go to a lawyer" if fs.n_kept_items
+                < fs.n_items else "no answer needs a lawyer")
         return (f"on the answers the judges decided, they agree with your lawyers at least "
-                f"{_pct(fs.target)} of the time ({_pct(fs.confidence)} confidence); the other "
-                f"{_pct(1.0 - fs.coverage)} go to a lawyer")
+                f"{_pct(fs.target)} of the time ({_pct(fs.confidence)} confidence); {rest}")
     head = f"cannot guarantee {level} with {n_labels} labels"
     best = ("" if fs.best_achievable is None
             else f": the best achievable is {fs.best_achievable:.0%}")
     if fs.more_labels is not None:
-        return f"{head}{best}; about {fs.more_labels} more labels would be needed"
+        return f"{head}{best}; about {fs.more_labels:,} more labels would be needed"
     return (f"{head}{best}; more labels of the same kind would not help: the judges disagree "
             f"with the lawyers on more than {_pct(1.0 - fs.target)} even of the items they are "
             "surest of. Every item goes to a lawyer")

@@ -8,13 +8,13 @@ import click
 from rich.console import Console
 
 from legal_judge.calibration.escalation import escalate, write_escalation_sheet
-from legal_judge.calibration.escalation_schema import EscalationReport
+from legal_judge.calibration.escalation_schema import EscalationFigures, EscalationReport
 from legal_judge.calibration.sample import guide_path
 from legal_judge.commands.tables import echo_json, wrote
 from legal_judge.errors import GateFailure
 from legal_judge.store import Store
 
-__all__ = ["escalate_cmd"]
+__all__ = ["escalate_cmd", "print_escalation_figures"]
 
 console = Console()
 #: How many escalated ids the terminal lists (all of them are in --json and the sheet).
@@ -94,3 +94,26 @@ def _print(r: EscalationReport) -> None:
         console.print(f"  [yellow]note[/yellow]: {note}")
     console.print("assumption: the labelled items are exchangeable with the run's items (a "
                   "random sample of the same run)")
+
+
+def print_escalation_figures(f: EscalationFigures, out: Console) -> None:
+    """The run's figures split: decided by the judges, pending lawyer review, combined."""
+    out.print(f"escalation {f.escalation_id}: " + (
+        f"the judges decide {f.decided} of {f.n_items} items (agreement with the lawyers >= "
+        f"{f.target:.0%} at {f.confidence:.0%} confidence)" if f.guaranteed else
+        f"nothing guaranteed at {f.target:.0%}: all {f.n_items} items go to a lawyer"),
+        soft_wrap=True, highlight=False)
+    if f.decided_pass_rate is not None:
+        out.print(f"  pass rate on the judge-decided items: {f.decided_pass_rate:.1%} "
+                  f"({f.decided} items)")
+    out.print(f"  escalated to lawyers: {f.escalated} items, {f.reviewed} reviewed, "
+              f"{f.pending} pending review"
+              + (f"; lawyers' pass rate {f.lawyer_pass_rate:.1%}" if f.lawyer_pass_rate
+                 is not None else ""), highlight=False)
+    if f.combined_pass_rate is not None:
+        out.print(f"  combined pass rate: {f.combined_pass_rate:.1%} (the judges' decisions on "
+                  f"the {f.decided} kept items and the lawyers' on the {f.escalated} "
+                  "escalated ones)", highlight=False)
+    else:
+        out.print(f"  combined pass rate: pending ({f.pending} escalated items await a lawyer)",
+                  highlight=False)
