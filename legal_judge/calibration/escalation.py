@@ -21,6 +21,8 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
+from scipy.stats import ks_2samp
+
 from legal_judge.calibration.confidence import item_confidence
 from legal_judge.calibration.data import (
     ComparisonData,
@@ -41,8 +43,11 @@ from legal_judge.errors import ConfigError
 from legal_judge.stats import ThresholdResult, fixed_sequence_threshold
 from legal_judge.store import Store, canonical_json, utcnow
 
-__all__ = ["MAX_RATE_RATIO", "escalate", "escalation_figures", "guarantee_sentence",
-           "write_escalation_sheet"]
+__all__ = ["EXCHANGEABILITY_ALPHA", "MAX_RATE_RATIO", "escalate", "escalation_figures",
+           "exchangeability_note", "guarantee_sentence", "write_escalation_sheet"]
+
+#: Level of the two-sample Kolmogorov-Smirnov check of labelled vs run confidences.
+EXCHANGEABILITY_ALPHA = 0.01
 
 #: Largest ratio of two strata's sampling rates for a stratified sample to count as self-weighting
 #: (proportional allocation rounds each stratum to whole items).
@@ -167,6 +172,25 @@ def _label_source(store: Store, run_id: str, judge_id: str, rubric: str | None
     return str(other), str(cal.get("calibration_id")), _agreements(store, str(other), rubric)
 
 
+def exchangeability_note(labelled: list[float], run: list[float],
+                         alpha: float = EXCHANGEABILITY_ALPHA) -> str | None:
+    """A warning when the labelled items' confidences do not look like the run's items'.
+
+    The one part of the exchangeability assumption the data can check: a two-sample
+    Kolmogorov-Smirnov test (``scipy.stats.ks_2samp``) of the two confidence distributions. A
+    pass proves nothing (labels can differ in ways the confidence does not show); a failure
+    means the guarantee's assumption is visibly broken.
+    """
+    if len(labelled) < 2 or len(run) < 2:
+        return None
+    p = float(ks_2samp(labelled, run).pvalue)
+    if p >= alpha:
+        return None
+    return (f"the labelled items do not look like the run's items: their confidences are "
+            f"distributed differently (Kolmogorov-Smirnov p = {p:.2g}); the guarantee assumes "
+            "they are exchangeable, so it may not hold here")
+
+
 def guarantee_sentence(fs: ThresholdResult, n_labels: int) -> str:
     """The sentence a general counsel signs, or the honest "cannot guarantee" with labels needed."""
     level = f"{_pct(fs.target)} at {_pct(fs.confidence)} confidence"
@@ -222,6 +246,10 @@ def escalate(store: Store, run_id: str, *, target: float = 0.90, confidence: flo
                                   [agrees[i] for i in used_ids],
                                   [c if c is not None else -1.0 for c in run_conf.values()],
                                   target=target, confidence=confidence)
+    warning = exchangeability_note([label_conf[i] for i in used_ids],  # type: ignore[misc]
+                                   [c for c in run_conf.values() if c is not None])
+    if warning is not None:
+        notes.insert(0, warning)
     if label_run != run_id:
         notes.insert(0, f"transported from run {label_run} (calibration {calibration_id}): the "
                         "threshold was chosen on another run of the same ensemble; the guarantee "
