@@ -101,12 +101,12 @@ def escalation_study(reps: int = 1000, seed: int = 30, *, shifted: bool = False
         for target, got in _one(rng, shifted=shifted).items():
             rows[target].append(got)
     figures = {}
-    for target, got in rows.items():
-        guaranteed = [g for g in got if g[0]]
+    for target, outcomes in rows.items():
+        guaranteed = [g for g in outcomes if g[0]]
         figures[f"target {target:.2f}"] = {
-            "held": float(np.mean([g[1] for g in got])),
-            "guaranteed": len(guaranteed) / len(got),
+            "held": float(np.mean([g[1] for g in outcomes])),
+            "guaranteed": len(guaranteed) / len(outcomes),
             "coverage": float(np.mean([g[2] for g in guaranteed])) if guaranteed else 0.0,
-            "warned": float(np.mean([g[3] for g in got])),
+            "warned": float(np.mean([g[3] for g in outcomes])),
         }
     return figures

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 from scipy import stats
 
 from legal_judge.stats._common import StatisticsError
@@ -152,9 +153,9 @@ def labels_needed(disagreement_rate: float, kept_share: float, target: float,
 
 
 def fixed_sequence_threshold(
-    labelled_confidence: Sequence[float],
-    agrees: Sequence[bool],
-    run_confidence: Sequence[float],
+    labelled_confidence: Sequence[float] | npt.NDArray[np.float64],
+    agrees: Sequence[bool] | npt.NDArray[np.bool_],
+    run_confidence: Sequence[float] | npt.NDArray[np.float64],
     *,
     target: float = 0.90,
     confidence: float = 0.95,
