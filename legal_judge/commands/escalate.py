@@ -9,9 +9,11 @@ from rich.console import Console
 
 from legal_judge.calibration.escalation import escalate, write_escalation_sheet
 from legal_judge.calibration.escalation_schema import EscalationFigures, EscalationReport
+from legal_judge.calibration.hooks import annotation_sink
+from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.sample import guide_path
 from legal_judge.commands.tables import echo_json, wrote
-from legal_judge.errors import GateFailure
+from legal_judge.errors import GateFailure, LegalJudgeError
 from legal_judge.store import Store
 
 __all__ = ["escalate_cmd", "print_escalation_figures"]
@@ -33,9 +35,13 @@ SHOWN_IDS = 20
               help="Take labels that match no `calibrate sample` as a simple random sample.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Lawyers' sheet of the escalated items (default <run_id>-escalated.csv).")
+@click.option("--langfuse-queue/--no-langfuse-queue", default=True, show_default=True,
+              help="Also put the escalated traces in a Langfuse annotation queue (human.* "
+                   "score configs) when Langfuse is configured.")
 @click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
 def escalate_cmd(run_id: str, target: float, confidence: float, rubric: str | None,
-                 assume_random: bool, out: Path | None, as_json: bool) -> None:
+                 assume_random: bool, out: Path | None, langfuse_queue: bool,
+                 as_json: bool) -> None:
     """Decide which items of RUN_ID the judges may decide, with a guaranteed agreement level.
 
     On the run's lawyer labels (a random sample), a confidence threshold is chosen by
@@ -48,7 +54,9 @@ def escalate_cmd(run_id: str, target: float, confidence: float, rubric: str | No
         report = escalate(store, run_id, target=target, confidence=confidence, rubric=rubric,
                           assume_random=assume_random)
         path = write_escalation_sheet(store, report, out or Path(f"{run_id}-escalated.csv"))
-        report = report.model_copy(update={"sheet": str(path)})
+        rubric_set = str(store.get_run(run_id)["config"].get("rubric_set") or "legal_judge_set")
+        queue = _queue(report, rubric_set) if langfuse_queue and report.escalated else None
+        report = report.model_copy(update={"sheet": str(path), "annotation_queue": queue})
     finally:
         store.close()
     if as_json:
@@ -59,6 +67,24 @@ def escalate_cmd(run_id: str, target: float, confidence: float, rubric: str | No
         raise GateFailure(f"cannot guarantee {report.target:.0%} agreement at "
                           f"{report.confidence:.0%} confidence: every item goes to a lawyer",
                           fix="label more items (see above), or review them all")
+
+
+def _queue(report: EscalationReport, rubric_set: str) -> str | None:
+    """The Langfuse annotation queue of the escalated traces, with the lawyers' own configs."""
+    sink = annotation_sink()
+    if sink is None:
+        return None
+    _, specs = rubric_specs(rubric_set)
+    rubrics = [{"name": s.name, "kind": s.kind} for s in specs.values()] + [{"name": "overall"}]
+    try:
+        return str(sink.create_annotation_queue(
+            name=f"legal-judge escalation {report.escalation_id}", run_id=report.run_id,
+            trace_seeds=[f"{report.run_id}:{i}" for i in report.escalated], rubrics=rubrics,
+            human=True))
+    except LegalJudgeError as exc:
+        # The sheet is written and the escalation stored: an outage must not cost them.
+        console.print(f"[yellow]Langfuse annotation queue not created[/yellow]: {exc}")
+        return None
 
 
 def _print(r: EscalationReport) -> None:
@@ -90,6 +116,11 @@ def _print(r: EscalationReport) -> None:
         wrote(console, r.sheet, len(r.escalated), what="lawyers' sheet of the escalated items")
         console.print(f"  guide for the lawyers: {guide_path(Path(r.sheet))}", soft_wrap=True,
                       markup=False, highlight=False)
+    if r.annotation_queue:
+        console.print(f"  Langfuse annotation queue: {r.annotation_queue} (lawyers' scores "
+                      "named human.<rubric> and human.overall; import them with `calibrate "
+                      f"import --from-langfuse --queue {r.annotation_queue}`)", soft_wrap=True,
+                      highlight=False)
     for note in r.notes:
         console.print(f"  [yellow]note[/yellow]: {note}")
     console.print("assumption: the labelled items are exchangeable with the run's items (a "
