@@ -28,7 +28,7 @@ from legal_judge.calibration import (
 from legal_judge.calibration.hooks import annotation_sink
 from legal_judge.calibration.sample import SampleReport, guide_path
 from legal_judge.commands.calibrate_view import print_calibration, print_estimate, print_fit
-from legal_judge.commands.escalate import escalate_cmd
+from legal_judge.commands.escalate import escalate_cmd, plan_cmd
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.store import Store
@@ -326,5 +326,6 @@ def _print_history(rows: list[HistoryRow]) -> None:
 
 
 calibrate.add_command(escalate_cmd)
+calibrate.add_command(plan_cmd)
 
 COMMANDS: list[click.Command] = [calibrate]

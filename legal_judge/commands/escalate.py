@@ -10,13 +10,14 @@ from rich.console import Console
 from legal_judge.calibration.escalation import escalate, write_escalation_sheet
 from legal_judge.calibration.escalation_schema import EscalationFigures, EscalationReport
 from legal_judge.calibration.hooks import annotation_sink
+from legal_judge.calibration.plan import LabelPlan, plan_labels
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.sample import guide_path
 from legal_judge.commands.tables import echo_json, wrote
 from legal_judge.errors import GateFailure, LegalJudgeError
 from legal_judge.store import Store
 
-__all__ = ["escalate_cmd", "print_escalation_figures"]
+__all__ = ["escalate_cmd", "plan_cmd", "print_escalation_figures"]
 
 console = Console()
 #: How many escalated ids the terminal lists (all of them are in --json and the sheet).
@@ -148,3 +149,69 @@ def print_escalation_figures(f: EscalationFigures, out: Console) -> None:
     else:
         out.print(f"  combined pass rate: pending ({f.pending} escalated items await a lawyer)",
                   highlight=False)
+
+
+@click.command("plan")
+@click.argument("run_id")
+@click.option("--margin", default=0.05, show_default=True, type=float,
+              help="Wanted half-width of the corrected pass rate's 95% CI (0.05 = ±5 points).")
+@click.option("--target", default=0.90, show_default=True, type=float,
+              help="Escalation: agreement to guarantee on the judge-decided items.")
+@click.option("--confidence", default=0.95, show_default=True, type=float,
+              help="Escalation: probability of the guarantee.")
+@click.option("--pass-rate", type=float, default=None, help="Assume the lawyers' pass rate.")
+@click.option("--rho", type=float, default=None, help="Assume the judge-lawyer correlation.")
+@click.option("--coverage", type=float, default=None,
+              help="Assume the share of answers the judges decide.")
+@click.option("--disagreement", type=float, default=None,
+              help="Assume the judge-lawyer disagreement rate on the kept answers.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+def plan_cmd(run_id: str, margin: float, target: float, confidence: float,
+             pass_rate: float | None, rho: float | None, coverage: float | None,
+             disagreement: float | None, as_json: bool) -> None:
+    """How many lawyer labels the next calibration and the escalation of RUN_ID need.
+
+    Inputs come from the newest calibration of the run's ensemble and the run's newest
+    escalation; a flag states an assumption instead (and the plan says which is which).
+    """
+    store = Store()
+    try:
+        plan = plan_labels(store, run_id, margin=margin, target=target, confidence=confidence,
+                           pass_rate=pass_rate, rho=rho, coverage=coverage,
+                           disagreement=disagreement)
+    finally:
+        store.close()
+    if as_json:
+        echo_json(plan.model_dump(mode="json"))
+        return
+    _print_plan(plan)
+
+
+def _n(value: int | None) -> str:
+    return "more than 1,000,000" if value is None else f"{value:,}"
+
+
+def _print_plan(p: LabelPlan) -> None:
+    console.print(f"label plan for run {p.run_id} ({p.n_items} judged items)")
+    for key, where in p.sources.items():
+        value = getattr(p, key)
+        console.print(f"  {key} {value:.2f}: {where}", soft_wrap=True, highlight=False)
+    console.print(f"corrected pass rate within ±{p.margin:.0%} (95% CI): "
+                  f"{_n(p.labels_with_judges)} labels with the judges' scores (PPI++, "
+                  f"correlation {p.rho:.2f}), {_n(p.labels_without_judges)} without them",
+                  highlight=False)
+    if p.break_even_rho is not None:
+        verdict = ("the judges' scores help" if p.judges_help else
+                   "the judges' scores do not help: label without them")
+        console.print(f"  break-even correlation 1/sqrt(n-2) = {p.break_even_rho:.2f}: "
+                      f"{verdict}", highlight=False)
+    console.print(f"escalation at {p.target:.0%} ({p.confidence:.0%} confidence), coverage "
+                  f"{p.coverage:.0%}, disagreement {p.disagreement:.1%} on kept answers: "
+                  + (f"about {p.escalation_labels:,} random labels" if p.escalation_labels
+                     is not None else "no number of labels guarantees it (the judges disagree "
+                     f"with the lawyers on more than {1 - p.target:.0%} of the kept answers)"),
+                  highlight=False)
+    console.print(f"  expected escalations: {p.escalated_per_1000} per 1,000 answers",
+                  highlight=False)
+    for note in p.notes:
+        console.print(f"  [yellow]note[/yellow]: {note}")

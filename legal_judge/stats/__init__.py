@@ -62,6 +62,7 @@ from legal_judge.stats.pairwise import (
     repetition_stability,
 )
 from legal_judge.stats.panel import PanelSize, effective_judges
+from legal_judge.stats.planning import break_even_correlation, labels_for_margin
 from legal_judge.stats.proportions import (
     BinomialResult,
     McNemarResult,
@@ -110,6 +111,7 @@ __all__ = [
     "agreement_summary",
     "apply_isotonic",
     "binomial_first_position",
+    "break_even_correlation",
     "cohen_kappa",
     "confusion_matrix_pf",
     "effective_judges",
@@ -121,6 +123,7 @@ __all__ = [
     "is_missing",
     "kappa_ci",
     "krippendorff_alpha",
+    "labels_for_margin",
     "labels_needed",
     "limits_of_agreement",
     "mcnemar_exact",

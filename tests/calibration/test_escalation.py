@@ -133,3 +133,27 @@ def test_kappa_paradox_sentence() -> None:
     low_ac1 = kappa_reason(0.21, (-0.1, 0.5), 0.875, th, robust=("AC1", 0.4))
     low_raw = kappa_reason(0.21, (-0.1, 0.5), 0.6, th, robust=("AC1", 0.85))
     assert all(r is not None and "paradox" not in r.message for r in (plain, low_ac1, low_raw))
+
+
+def test_plan_from_stated_assumptions(store: Store, make_run: Any, invoke: Any) -> None:
+    from legal_judge.stats import labels_for_margin
+
+    make_run(store, "run-p", n_items=40, seed=8)
+    missing = invoke("calibrate", "plan", "run-p")
+    assert missing.exit_code == 2 and "--pass-rate" in missing.output
+    res = invoke("calibrate", "plan", "run-p", "--pass-rate", "0.8", "--rho", "0.8",
+                 "--coverage", "0.8", "--disagreement", "0", "--json")
+    assert res.exit_code == 0, res.output
+    import json
+
+    plan = json.loads(res.output)
+    assert plan["labels_without_judges"] == 246  # z^2 · 0.16 / 0.05^2 = 245.9
+    assert plan["labels_with_judges"] == labels_for_margin(0.16, 0.05, rho=0.8, n_unlabelled=40)
+    assert 89 < plan["labels_with_judges"] < 246  # 89 for an infinite run
+    assert plan["escalation_labels"] == 37  # floor(0.8 · 37) = 29 kept, zero disagreements
+    assert plan["escalated_per_1000"] == 200 and plan["judges_help"] is True
+    assert set(plan["sources"].values()) == {"stated"}
+    text = " ".join(invoke("calibrate", "plan", "run-p", "--pass-rate", "0.8", "--rho", "0.05",
+                           "--disagreement", "0.2").output.split())
+    assert "the judges' scores do not help" in text and "no number of labels guarantees" in text
+    assert "200 per 1,000" not in text and "0 per 1,000" in text
