@@ -232,6 +232,14 @@ def escalate(store: Store, run_id: str, *, target: float = 0.90, confidence: flo
         raise ConfigError(f"--target {target} and --confidence {confidence} must lie in [0.5, 1)",
                           code="escalation-args", fix="e.g. --target 0.90 --confidence 0.95")
     config = store.get_run(run_id)["config"]
+    if rubric is not None:
+        _, specs = rubric_specs(str(config.get("rubric_set") or "legal_judge_set"))
+        numeric = sorted(n for n, spec in specs.items() if spec.kind == "numeric")
+        if rubric not in numeric:
+            raise ConfigError(f"--rubric {rubric} is not a numeric rubric of the run's rubric "
+                              "set (agreement is a score within one point)",
+                              code="escalation-args", fix=f"use one of: {', '.join(numeric)}; "
+                              "or leave --rubric out for the pass/fail decision")
     judge_id = ensemble_judge_id(config)
     label_run, calibration_id, agrees = _label_source(store, run_id, judge_id, rubric)
     if not agrees:

@@ -108,6 +108,13 @@ def test_unequal_strata_refused_and_assume_random(store: Store, make_run: Any,
     report = escalate(store, "run-r", assume_random=True, target=0.8)
     assert report.sample_kind == "assumed random (--assume-random)"
     assert "--assume-random" in report.notes[0]
+    on_rubric = escalate(store, "run-r", assume_random=True, target=0.8,
+                         rubric="legal_soundness")
+    assert on_rubric.agreement_on == "legal_soundness within ±1 point"
+    assert on_rubric.n_labelled == 50
+    with pytest.raises(ConfigError, match="not a numeric rubric") as bad:
+        escalate(store, "run-r", assume_random=True, rubric="hallucination")
+    assert "legal_soundness" in (bad.value.fix or "")
 
 
 class _Truth:
