@@ -113,11 +113,16 @@ def plan_labels(store: Store, run_id: str, *, margin: float = 0.05, target: floa
     if variance == 0:
         notes.append("the lawyers' pass rate is 0 or 1: any label count gives a zero-width CI; "
                      "label more before planning")
+    escalation = labels_needed(disagreement, coverage, target, confidence)
+    if escalation is None:
+        notes.append("no number of labels can guarantee the target at this disagreement: every "
+                     "answer would go to a lawyer")
     return LabelPlan(
         run_id=run_id, n_items=n_items, margin=margin, pass_rate=pass_rate, rho=rho,
         sources=sources, labels_without_judges=plain, labels_with_judges=with_judges,
         # PPI++ clips lambda to [0, 1]: a negative correlation cannot help.
         break_even_rho=be, judges_help=None if be is None else rho >= be,
         target=target, confidence=confidence, coverage=coverage, disagreement=disagreement,
-        escalation_labels=labels_needed(disagreement, coverage, target, confidence),
-        escalated_per_1000=round(1000 * (1.0 - coverage)), notes=notes)
+        escalation_labels=escalation,
+        escalated_per_1000=1000 if escalation is None else round(1000 * (1.0 - coverage)),
+        notes=notes)
