@@ -21,6 +21,7 @@ import numpy as np
 from legal_judge.calibration.data import ENSEMBLE, ComparisonData, human_scores, lawyers_pass
 from legal_judge.calibration.hooks import enqueue_calibration
 from legal_judge.calibration.panel import panel_rows
+from legal_judge.calibration.robust import ordinal_fields, pass_fail_fields
 from legal_judge.calibration.rubrics import RubricSpec
 from legal_judge.calibration.schema import (
     QUARTERLY_STANDARD,
@@ -111,8 +112,11 @@ def _numeric_row(spec: RubricSpec, judge: str, judge_id: str | None, j: list[flo
                    weights="quadratic", labels=[int(v) for v in spec.scale])
     loa = limits_of_agreement(ja, ha)
     raw = _raw_agreement(ja, ha)
+    robust = ordinal_fields(np.rint(ja).astype(int).tolist(), np.rint(ha).astype(int).tolist(),
+                            [int(v) for v in spec.scale])
     verdict, reasons, note = decide(s.n, [
-        divergence_reason(d.mean_signed, th), kappa_reason(kci.kappa, kci.ci, raw, th),
+        divergence_reason(d.mean_signed, th),
+        kappa_reason(kci.kappa, kci.ci, raw, th, robust=("AC2", robust["ac2"])),
         loa_reason(loa.lower, loa.upper, th)], th)
     return AgreementRow(
         judge=judge, judge_id=judge_id, n=s.n, n_unpaired=len(h) - s.n,
@@ -122,7 +126,7 @@ def _numeric_row(spec: RubricSpec, judge: str, judge_id: str | None, j: list[flo
         spearman=s.spearman_rho, spearman_p=s.spearman_p,
         recalibrate=verdict == "recalibrate", raw_agreement=raw, kappa_quadratic_ci95=kci.ci,
         loa=(loa.lower, loa.upper) if loa.lower is not None and loa.upper is not None else None,
-        verdict=verdict, reasons=reasons, note=note,  # type: ignore[arg-type]
+        verdict=verdict, reasons=reasons, note=note, **robust,  # type: ignore[arg-type]
     )
 
 
@@ -146,7 +150,7 @@ def _categorical_row(spec: RubricSpec, judge: str, judge_id: str | None, j: list
         alpha_nominal=krippendorff_alpha([ja, ha], level="nominal"),
         spearman=rho.rho, spearman_p=rho.p_value, recalibrate=verdict == "recalibrate",
         raw_agreement=raw, kappa_quadratic_ci95=kci.ci, verdict=verdict,  # type: ignore[arg-type]
-        reasons=reasons, note=note,
+        reasons=reasons, note=note, **ordinal_fields(ja, ha, levels),
     )
 
 
@@ -220,16 +224,18 @@ def _pass_fail(data: ComparisonData, humans: dict[str, dict[str, Score]],
         jb = [v for v, i in zip(j, items, strict=True) if v is not None]
         hb = [lawyers[i] for v, i in zip(j, items, strict=True) if v is not None]
         kci = kappa_ci(jb, hb, weights=None, labels=[False, True])
+        robust = pass_fail_fields(jb, hb)  # type: ignore[arg-type]
         verdict, reasons, note = decide(c.n, [
             false_pass_reason(c.judge_pass_human_fail, fails, fp_ci, th),
-            kappa_reason(c.kappa, kci.ci, c.agreement, th, kind="pass/fail kappa")], th)
+            kappa_reason(c.kappa, kci.ci, c.agreement, th, kind="pass/fail kappa",
+                         robust=("AC1", robust["ac1"]))], th)
         out[judge] = PassFailRow(
             n=c.n, both_pass=c.both_pass, judge_pass_human_fail=c.judge_pass_human_fail,
             judge_fail_human_pass=c.judge_fail_human_pass, both_fail=c.both_fail,
             agreement=c.agreement, kappa=c.kappa, source=data.pass_source,
             false_pass_rate=c.judge_pass_human_fail / fails if fails else None,
             false_pass_ci95=fp_ci, kappa_ci95=kci.ci, lawyer_source=lawyer_source,  # type: ignore[arg-type]
-            verdict=verdict, reasons=reasons, note=note,  # type: ignore[arg-type]
+            verdict=verdict, reasons=reasons, note=note, **robust,  # type: ignore[arg-type]
         )
     return out
 

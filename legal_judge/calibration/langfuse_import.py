@@ -5,20 +5,22 @@ every item trace of a run), mapped back to (run, item) through the deterministic
 ``seed = f"{run_id}:{item_id}"``, and validated and stored exactly like a file
 (:func:`~legal_judge.calibration.labels.store_raw_labels`): per-run keys, every problem at once,
 nothing stored on any problem. Scores of other names (not a rubric nor ``overall``) are skipped
-and counted. The annotator is the score's ``metadata.annotator`` or its Langfuse author.
+and counted; an escalation queue's ``human.<rubric>`` scores count as ``<rubric>``. The annotator
+is the score's ``metadata.annotator`` or its Langfuse author; the lawyers' score comments are
+kept (one comment per item and annotator, as a sheet's comment cell).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from legal_judge.calibration.label_sheet import RawLabel
+from legal_judge.calibration.label_sheet import RawComment, RawLabel
 from legal_judge.calibration.labels import store_raw_labels
 from legal_judge.calibration.rubrics import PASS_FAIL, RubricSpec, with_pass_fail
 from legal_judge.calibration.schema import ImportSummary
 from legal_judge.errors import ConfigError, Problem
 from legal_judge.store import Store
-from legal_judge.sync.plan import item_trace_id
+from legal_judge.sync.plan import HUMAN_PREFIX, item_trace_id
 
 __all__ = ["import_from_langfuse"]
 
@@ -61,8 +63,11 @@ def import_from_langfuse(store: Store, specs: dict[str, RubricSpec], *, queue_id
     origin = f"langfuse:queue/{queue_id}" if queue_id else f"langfuse:run/{run_id}"
     specs_all = with_pass_fail(specs)
     raws, problems, skipped = [], [], 0
+    comments: dict[tuple[str, str, str], RawComment] = {}
     for k, s in enumerate(annotation_scores(wanted, timeout_s=timeout_s), start=1):
-        if s.name not in specs_all:
+        # An escalation queue's scores are the lawyers' own configs, human.<rubric>.
+        name = s.name.removeprefix(HUMAN_PREFIX)
+        if name not in specs_all:
             skipped += 1
             continue
         where = traces.get(s.trace_id or "")
@@ -72,8 +77,16 @@ def import_from_langfuse(store: Store, specs: dict[str, RubricSpec], *, queue_id
                                     f"{'run ' + run_id if run_id else 'this store'}"))
             continue
         annotator = str(s.metadata.get("annotator") or s.author or "")
-        raws.append(RawLabel(k, where[1], where[0], s.name, _value(specs_all[s.name], s.value),
+        raws.append(RawLabel(k, where[1], where[0], name, _value(specs_all[name], s.value),
                              annotator, s.timestamp))
+        if s.comment and s.comment.strip():
+            # One comment per item, run and annotator (as a sheet row has): their notes joined.
+            key = (where[0], where[1], annotator)
+            before = comments.get(key)
+            text = s.comment.strip() if before is None else f"{before.text}\n{s.comment.strip()}"
+            if before is None or s.comment.strip() not in str(before.text):
+                comments[key] = RawComment(k, where[1], where[0], annotator, s.timestamp, text)
     summary = store_raw_labels(store, raws, problems, specs, origin=origin, source=origin,
-                               run_id=run_id, replace=replace, send=False)
+                               run_id=run_id, replace=replace, send=False,
+                               comments=list(comments.values()))
     return summary, skipped

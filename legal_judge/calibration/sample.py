@@ -51,11 +51,13 @@ class AnnotationQueueSink(Protocol):
 
     Implemented by the Langfuse module (``legal_judge.sync.sink``); the calibration code only calls it.
     ``trace_seeds`` are ``f"{run_id}:{item_id}"``, the seed of each item's deterministic trace id.
-    Returns the queue id.
+    ``human`` (an escalation's queue) names the score configs ``human.<rubric>``, apart from
+    the judges'. Returns the queue id.
     """
 
     def create_annotation_queue(
-        self, *, name: str, run_id: str, trace_seeds: list[str], rubrics: list[dict[str, Any]]
+        self, *, name: str, run_id: str, trace_seeds: list[str], rubrics: list[dict[str, Any]],
+        human: bool = False,
     ) -> str: ...
 
 

@@ -42,7 +42,7 @@ class SampledItem(_Strict):
 
     item_id: str
     stratum: str
-    reason: Literal["random", "enriched"]
+    reason: Literal["random", "enriched", "escalated"]
 
 
 class SampleReport(_Strict):
@@ -93,6 +93,8 @@ class PassFailRow(_Strict):
     ``false_pass_rate`` is the share of the lawyers' fails the judge passed, with its
     Clopper-Pearson 95% CI; ``lawyer_source`` says whether the lawyers' pass/fail is their own
     (the sheet's pass/fail column) or derived from their rubric scores by the rubric set's rule.
+    ``ac1`` and ``pabak`` are the prevalence-robust coefficients (Gwet's AC1, PABAK) with their
+    95% t CIs (:mod:`legal_judge.calibration.robust`).
     """
 
     n: int
@@ -106,6 +108,10 @@ class PassFailRow(_Strict):
     false_pass_rate: float | None = None
     false_pass_ci95: tuple[float, float] | None = None
     kappa_ci95: tuple[float, float] | None = None
+    ac1: float | None = None
+    ac1_ci95: tuple[float, float] | None = None
+    pabak: float | None = None
+    pabak_ci95: tuple[float, float] | None = None
     lawyer_source: Literal["rule", "lawyers", "mixed"] = "rule"
     verdict: Verdict = "ok"
     reasons: list[Reason] = Field(default_factory=list)
@@ -113,7 +119,10 @@ class PassFailRow(_Strict):
 
 
 class AgreementRow(_Strict):
-    """Every agreement figure of one judge (or the ensemble) on one rubric."""
+    """Every agreement figure of one judge (or the ensemble) on one rubric.
+
+    ``ac2`` is Gwet's AC2 with the quadratic weights of ``kappa_quadratic``, with its 95% CI.
+    """
 
     judge: str
     judge_id: str | None
@@ -133,6 +142,8 @@ class AgreementRow(_Strict):
     recalibrate: bool
     raw_agreement: float | None = None
     kappa_quadratic_ci95: tuple[float, float] | None = None
+    ac2: float | None = None
+    ac2_ci95: tuple[float, float] | None = None
     loa: tuple[float, float] | None = None
     verdict: Verdict = "ok"
     reasons: list[Reason] = Field(default_factory=list)

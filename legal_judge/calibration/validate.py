@@ -160,10 +160,10 @@ def _rubric_row(spec: RubricSpec, lawyers: LawyerSet, cand: JudgeScores, inc: Ju
         err_c = [abs(float(cc[k]) - float(humans[k])) for k in both]
         err_i = [abs(float(ic[k]) - float(humans[k])) for k in both]
         res = paired_test(err_c, err_i)
+        # Two or more pairs always give a p-value; only a single pair leaves it undefined.
+        p = 1.0 if res.p_value is None else res.p_value
         mae_diff = Difference(what="mean absolute error", estimate=res.mean_difference,
-                              ci95=res.ci95, test=res.test_used, p_value=res.p_value,
-                              n=res.n)
-        p = res.p_value
+                              ci95=res.ci95, test=res.test_used, p_value=p, n=res.n)
     row = RubricValidation(rubric=spec.name, kind="numeric" if spec.kind == "numeric"
                            else "categorical", n=len(keys), candidate=fc, incumbent=fi,
                            agreement_difference=agree, mae_difference=mae_diff,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from legal_judge.calibration.robust import paradox_note
 from legal_judge.calibration.schema import Reason
 
 __all__ = [
@@ -62,8 +63,14 @@ def divergence_reason(mean: float | None, th: Thresholds) -> Reason | None:
 
 
 def kappa_reason(kappa: float | None, ci: tuple[float, float] | None, raw: float | None,
-                 th: Thresholds, *, kind: str = "quadratic-weighted kappa") -> Reason | None:
-    """Chance-corrected agreement below ``th.min_kappa``."""
+                 th: Thresholds, *, kind: str = "quadratic-weighted kappa",
+                 robust: tuple[str, float | None] | None = None) -> Reason | None:
+    """Chance-corrected agreement below ``th.min_kappa``.
+
+    ``robust`` is ``(name, value)`` of the prevalence-robust coefficient beside kappa (AC1 or
+    AC2); when raw agreement is high and it is not low, the message says in one sentence that
+    the kappa paradox is the likely cause.
+    """
     if kappa is None or kappa >= th.min_kappa:
         return None
     where = ""
@@ -71,6 +78,9 @@ def kappa_reason(kappa: float | None, ci: tuple[float, float] | None, raw: float
         where = (f"; even its 95% CI's upper bound {ci[1]:.2f} is below it" if ci[1] < th.min_kappa
                  else f"; its 95% CI reaches {ci[1]:.2f}")
     beside = f"; raw agreement {_pct(raw)} overstates it" if raw is not None else ""
+    paradox = paradox_note(*robust, raw, th.min_kappa) if robust is not None else None
+    if paradox is not None:
+        beside = f". Note: {paradox}"
     return Reason(code="kappa", value=kappa, threshold=th.min_kappa,
                   message=f"{kind} {kappa:.2f} < {th.min_kappa:g}{where}{beside}")
 

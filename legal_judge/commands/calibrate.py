@@ -33,6 +33,7 @@ from legal_judge.commands.calibrate_view import (
     print_fit,
     print_pin,
 )
+from legal_judge.commands.escalate import escalate_cmd, plan_cmd
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.store import Store
@@ -345,6 +346,9 @@ def _print_history(rows: list[HistoryRow]) -> None:
         console.print(f"[red]drift alert[/red]: {', '.join(drifted)}: last quarter's mean "
                       "divergence lies outside this quarter's 95% CI")
 
+
+calibrate.add_command(escalate_cmd)
+calibrate.add_command(plan_cmd)
 
 COMMANDS: list[click.Command] = [calibrate]
 

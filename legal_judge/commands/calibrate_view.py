@@ -97,6 +97,23 @@ def _ensemble_table(report: CalibrationReport) -> Table:
     return table
 
 
+def _robust_table(report: CalibrationReport) -> Table | None:
+    """Gwet's AC2/AC1 and PABAK beside kappa: agreement that does not collapse under skew."""
+    table = _table("prevalence-robust agreement (AC2: Gwet, quadratic weights as κ; AC1 and "
+                   "PABAK on pass/fail; 95% CI)", ["rubric", "n", "κ", "Gwet [95% CI]",
+                                                  "PABAK [95% CI]"], keep=5)
+    for comp in report.rubrics:
+        row = _focus(comp.judges)
+        if row is not None and row.ac2 is not None:
+            table.add_row(comp.rubric, str(row.n), _f(row.kappa_quadratic),
+                          "AC2 " + _kci(row.ac2, row.ac2_ci95), "")
+    pf = report.pass_fail.get(ENSEMBLE) or next(iter(report.pass_fail.values()), None)
+    if pf is not None and pf.ac1 is not None:
+        table.add_row("pass/fail", str(pf.n), _f(pf.kappa), "AC1 " + _kci(pf.ac1, pf.ac1_ci95),
+                      _kci(pf.pabak, pf.pabak_ci95))
+    return table if table.row_count else None
+
+
 def _reasons(report: CalibrationReport, out: Console) -> None:
     for comp in report.rubrics:
         row = _focus(comp.judges)
@@ -205,6 +222,9 @@ def print_calibration(report: CalibrationReport, out: Console) -> None:
               f"{report.n_labelled_items} labelled items, {len(report.annotators)} annotator(s)")
     _banner(report, out)
     out.print(_ensemble_table(report))
+    robust = _robust_table(report)
+    if robust is not None:
+        out.print(robust)
     out.print("reasons:")
     _reasons(report, out)
     _per_judge(report, out)

@@ -7,7 +7,9 @@ from typing import Any
 
 import click
 
+from legal_judge.calibration.escalation import escalation_figures
 from legal_judge.commands.core import console, export_and_say
+from legal_judge.commands.escalate import print_escalation_figures
 from legal_judge.commands.run_render import print_summary
 from legal_judge.commands.tables import Col, echo_json, print_table
 from legal_judge.run_owner import displayed_status, resume_command, run_owner
@@ -79,10 +81,15 @@ def runs_show(run_id: str, as_json: bool, policy_file: Path | None) -> None:
 
         policy = policy_in_force(policy_file)
         run["summary"].update(correction_fields(store, run_id, run["summary"], policy=policy))
+    # Lawyers' labels of the escalated items arrive after the escalation: split when shown.
+    split = escalation_figures(store, run_id)
     if as_json:
-        echo_json({**run, "resume_command": resume})
+        echo_json({**run, "resume_command": resume,
+                   "escalation": split.model_dump(mode="json") if split else None})
         return
     print_summary(run)
+    if split is not None:
+        print_escalation_figures(split, console)
     if resume:
         console.print(f"finish it with: {resume}", soft_wrap=True, highlight=False, markup=False)
 

@@ -72,6 +72,7 @@ from legal_judge.stats.pairwise import (
     repetition_stability,
 )
 from legal_judge.stats.panel import PanelSize, effective_judges
+from legal_judge.stats.planning import break_even_correlation, labels_for_margin
 from legal_judge.stats.proportions import (
     BinomialResult,
     McNemarResult,
@@ -79,6 +80,14 @@ from legal_judge.stats.proportions import (
     mcnemar_exact,
     mcnemar_from_outcomes,
     proportion_ci,
+)
+from legal_judge.stats.robust_agreement import RobustAgreement, gwet_ac, pabak
+from legal_judge.stats.selective import (
+    SequenceStep,
+    ThresholdResult,
+    fixed_sequence_threshold,
+    labels_needed,
+    min_items_zero_failures,
 )
 
 __all__ = [
@@ -103,35 +112,45 @@ __all__ = [
     "PanelSize",
     "PassFailConfusion",
     "PositionResult",
+    "RobustAgreement",
     "RoganGladen",
+    "SequenceStep",
     "SpearmanResult",
     "StatisticsError",
     "StratifiedEstimate",
+    "ThresholdResult",
     "adjust_pvalues",
     "agreement_summary",
     "apply_isotonic",
     "binomial_first_position",
+    "break_even_correlation",
     "cohen_kappa",
     "confusion_matrix_pf",
     "effective_judges",
     "fit_isotonic",
+    "fixed_sequence_threshold",
     "flag",
+    "gwet_ac",
     "hodges_lehmann_bounds",
     "interpret_effect",
     "is_missing",
     "items_needed",
     "kappa_ci",
     "krippendorff_alpha",
+    "labels_for_margin",
+    "labels_needed",
     "limits_of_agreement",
     "mcnemar_exact",
     "mcnemar_from_outcomes",
     "mean_bounds",
     "mean_ci",
     "mean_divergence",
+    "min_items_zero_failures",
     "minimum_detectable_effect",
     "moved_share",
     "noise_floor",
     "one_sided_paired_test",
+    "pabak",
     "paired_proportions_bounds",
     "paired_test",
     "pairs_for_equivalence",

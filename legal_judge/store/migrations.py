@@ -259,3 +259,20 @@ def m010_judge_validations(db: sqlite3.Connection) -> None:
         CREATE INDEX judge_validations_judge ON judge_validations (judge_id, created_at)
         """
     )
+
+
+@migration
+def m011_escalations(db: sqlite3.Connection) -> None:
+    # The escalation of a run (calibrate escalate): the threshold chosen on lawyer labels, its
+    # guarantee and the escalated item ids, one row per decision, never rewritten (a newer
+    # escalation of the same run is a new row; the run's figures use the newest).
+    _script(db,
+        """
+        CREATE TABLE escalations (
+            id TEXT PRIMARY KEY, run_id TEXT NOT NULL, created_at TEXT NOT NULL,
+            target REAL NOT NULL, confidence REAL NOT NULL, rubric TEXT,
+            guaranteed INTEGER NOT NULL, report_json TEXT NOT NULL
+        );
+        CREATE INDEX escalations_run ON escalations (run_id, created_at)
+        """
+    )

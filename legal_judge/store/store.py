@@ -4,7 +4,7 @@ The tables of the core run (runs, items, calls, verdicts, results, caches, outbo
 methods of the store itself; the tables of audits, calibrations, labels, batches and debias
 experiments are repositories it exposes (``store.audits``, ``store.audit_log``,
 ``store.calibrations``, ``store.labels``, ``store.batches``, ``store.debias_experiments``,
-``store.run_estimates``). All of them
+``store.run_estimates``, ``store.escalations``). All of them
 share the store's connection, lock and transactions, so a caller writes several tables all or
 nothing inside one ``with store.transaction():``.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 from legal_judge.store.audits import AuditLogRows, Audits
 from legal_judge.store.calibrations import Calibrations
 from legal_judge.store.connection import BUSY_TIMEOUT_S
+from legal_judge.store.escalations import Escalations
 from legal_judge.store.estimates import RunEstimates
 from legal_judge.store.labels import Labels
 from legal_judge.store.outbox import OutboxMixin
@@ -42,3 +43,4 @@ class Store(RunsMixin, ResultsMixin, OutboxMixin):
         self.debias_experiments = DebiasExperiments(self)
         self.run_estimates = RunEstimates(self)
         self.validations = Validations(self)
+        self.escalations = Escalations(self)

@@ -20,7 +20,11 @@ from legal_judge.assets.catalogue import load_assets
 from legal_judge.errors import SyncError
 from legal_judge.sync.langfuse_client import Deadline, client_for
 from legal_judge.sync.langfuse_scores import ensure_score_configs
-from legal_judge.sync.plan import score_config_specs
+from legal_judge.sync.plan import (
+    human_score_config_specs,
+    human_score_name,
+    score_config_specs,
+)
 from legal_judge.sync.settings import require_settings
 
 __all__ = ["AnnotationScore", "annotation_scores", "create_annotation_queue", "queue_trace_ids"]
@@ -55,11 +59,14 @@ def _read_options(timeout_s: float) -> Any:
 
 
 def create_annotation_queue(*, name: str, run_id: str, trace_seeds: list[str],
-                            rubrics: list[dict[str, Any]], timeout_s: float = 30.0) -> str:
+                            rubrics: list[dict[str, Any]], timeout_s: float = 30.0,
+                            human: bool = False) -> str:
     """An annotation queue for lawyers: one score config per rubric, one item per sampled trace.
 
     ``trace_seeds`` are ``"{run_id}:{item_id}"``: the queue points at the judges' own traces, so
     the lawyers' scores land next to the judges' (``legal-judge sync`` delivers those traces).
+    With ``human`` (an escalation's queue) the configs are the lawyers' own, ``human.<rubric>``
+    and ``human.overall`` (pass/fail), so Langfuse never charts them with the judges' scores.
 
     Returns:
         The queue id.
@@ -69,13 +76,14 @@ def create_annotation_queue(*, name: str, run_id: str, trace_seeds: list[str],
     """
     c = client_for(require_settings())
     dl = Deadline(timeout_s)
-    wanted = {r["name"] for r in rubrics}
+    wanted = {human_score_name(r["name"]) if human else r["name"] for r in rubrics}
+    specs = human_score_config_specs(load_assets()) if human else score_config_specs(load_assets())
+    what = "escalated items" if human else "calibration sample"
     try:
-        configs = ensure_score_configs(
-            c, [s for s in score_config_specs(load_assets()) if s.name in wanted], dl)
+        configs = ensure_score_configs(c, [s for s in specs if s.name in wanted], dl)
         queue = c.lf.api.annotation_queues.create_queue(
             name=name, score_config_ids=[configs[n][0] for n in sorted(wanted) if n in configs],
-            description=f"legal-judge calibration sample of run {run_id}",
+            description=f"legal-judge {what} of run {run_id}",
             request_options=dl.options())
         for seed in trace_seeds:
             c.lf.api.annotation_queues.create_queue_item(

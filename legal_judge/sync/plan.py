@@ -30,15 +30,23 @@ from legal_judge.providers.pricing import cost_usd
 from legal_judge.store import Store
 from legal_judge.sync.mask import Masker
 
-__all__ = ["ExperimentLink", "ObsPlan", "ScoreConfigSpec", "ScorePlan", "TracePlan", "det_id",
-           "item_trace_id", "judge_score_name", "run_plans", "score_config_specs", "span_id"]
+__all__ = ["HUMAN_PREFIX", "ExperimentLink", "ObsPlan", "ScoreConfigSpec", "ScorePlan", "TracePlan",
+           "det_id", "human_score_config_specs", "human_score_name", "item_trace_id",
+           "judge_score_name", "run_plans", "score_config_specs", "span_id"]
 
 RUN_PROMPTS_KEY = "langfuse_prompts"
 HALLUCINATION_VALUES = ["clean", "uncertain", "hallucinated"]
 PRIMARY_PURPOSE = "verdict"
 JUDGE_PREFIX = "judge."
+HUMAN_PREFIX = "human."
 #: Langfuse refuses score config names longer than this; longer names are sent without a config.
 MAX_CONFIG_NAME = 35
+
+
+def human_score_name(name: str) -> str:
+    """The name of a lawyer's score for ``name`` in an escalation queue: ``human.<name>``, so
+    Langfuse charts never mix the lawyers' scores with the judges' (``name``, ``judge.<name>``)."""
+    return f"{HUMAN_PREFIX}{name}"
 
 
 def judge_score_name(name: str) -> str:
@@ -164,6 +172,15 @@ def score_config_specs(assets: Assets) -> list[ScoreConfigSpec]:
                       description=f"{s.description} (one judge; the judge is in the metadata)")
               for s in base]
     return [s for s in (*ensemble, *judges) if len(s.name) <= MAX_CONFIG_NAME]
+
+
+def human_score_config_specs(assets: Assets) -> list[ScoreConfigSpec]:
+    """The lawyers' configs of an escalation queue: every rubric and pass/fail (``overall``),
+    named ``human.<name>``; the same types and scales as the judges' configs."""
+    base = [s for s in score_config_specs(assets) if not s.name.startswith(JUDGE_PREFIX)]
+    return [replace(s, name=human_score_name(s.name),
+                    description=s.description.replace("(ensemble)", "(a lawyer, not a judge)"))
+            for s in base if len(human_score_name(s.name)) <= MAX_CONFIG_NAME]
 
 
 def ts(value: str) -> datetime:

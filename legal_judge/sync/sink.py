@@ -106,12 +106,13 @@ class OutboxSink:
         store.outbox_put("human_labels", run_id, {"run_id": run_id})
 
     def create_annotation_queue(self, *, name: str, run_id: str, trace_seeds: list[str],
-                                rubrics: list[dict[str, Any]]) -> str:
-        """A Langfuse annotation queue for a calibration sample (Langfuse must be configured)."""
+                                rubrics: list[dict[str, Any]], human: bool = False) -> str:
+        """A Langfuse annotation queue for a calibration sample, or with ``human`` for an
+        escalation (the lawyers' ``human.*`` score configs); Langfuse must be configured."""
         from legal_judge.sync.langfuse_labels import create_annotation_queue
 
         return create_annotation_queue(name=name, run_id=run_id, trace_seeds=trace_seeds,
-                                       rubrics=rubrics)
+                                       rubrics=rubrics, human=human)
 
     def flush(self, store: Store, *, timeout_s: float = 10.0) -> SyncReport:
         if not self.deliver:
