@@ -156,6 +156,12 @@ def test_an_inconclusive_share_over_the_policy_fails_the_run_gate(journey: Journ
     assert props["policy override run.max_inconclusive_share"] == \
         "run.max_inconclusive_share=0.3 (policy 0.1)"
 
+    # A policy that cannot be read is refused before anything is paid for or stored.
+    runs_before = journey.query("SELECT COUNT(*) FROM runs")
+    step = journey("run", str(bench), "--ensemble", str(flaky), "--policy", "nope.toml", expect=2)
+    assert "policy file nope.toml does not exist" in step.err
+    assert journey.query("SELECT COUNT(*) FROM runs") == runs_before
+
     # A team's policy file in the working directory is found and named.
     (journey.cwd / "legal-judge.policy.toml").write_text("[run]\nmax_inconclusive_share = 0.0\n",
                                                          encoding="utf-8")
