@@ -6,6 +6,8 @@ the store (``PRAGMA integrity_check`` and the schema version), an ensemble confi
 exactly what run accepts; families and same-family weighting) and, when ``LANGFUSE_*`` is set,
 Langfuse authentication and reachability (one request with a short timeout). A missing key for a
 judge of the chosen ensemble is a problem; a key for a provider the ensemble does not use is info.
+With ``ping`` each judge's endpoint gets one 1-token request (:mod:`legal_judge.providers.ping`);
+without it the result says that reachability was not checked.
 """
 
 from __future__ import annotations
@@ -57,12 +59,15 @@ class DoctorResult:
         return [c for c in self.checks if c.status == "problem"]
 
 
-def run_doctor(*, ensemble: str = "default", timeout_s: float = 5.0) -> DoctorResult:
+def run_doctor(*, ensemble: str = "default", timeout_s: float = 5.0,
+               ping: bool = False) -> DoctorResult:
     """Run every check.
 
     Args:
         ensemble: An ensemble TOML path or a bundled name (``default``, ``demo``).
-        timeout_s: Seconds to wait for Langfuse.
+        timeout_s: Seconds to wait for Langfuse, and for each judge with ``ping``.
+        ping: Send one 1-token request per judge (:mod:`legal_judge.providers.ping`); without
+            it the result says that reachability was not checked.
 
     Returns:
         The findings; ``result.problems`` is empty when the setup is good.
@@ -71,6 +76,7 @@ def run_doctor(*, ensemble: str = "default", timeout_s: float = 5.0) -> DoctorRe
     result.checks += _versions()
     keys = _KeyUse()
     result.checks += _ensemble_checks(ensemble, keys)
+    result.checks += _reachability(ensemble, timeout_s) if ping else [_NOT_PINGED]
     result.checks += _keys(keys)
     result.checks += _store()
     result.checks += _langfuse(timeout_s)
@@ -203,6 +209,43 @@ def _ensemble_checks(ref: str, keys: _KeyUse) -> list[Check]:
     out.append(Check("weights", "ok", f"{where}: " + "; ".join(
         f"{w.judge} {w.weight:.2f}{' same family' if w.same_family else ''}" for w in weights)
         + f" ({weights[0].reason})"))
+    return out
+
+
+#: What doctor says without ``--ping``: creating a judge proves its spec and key, not its server.
+_NOT_PINGED = Check("judge endpoints", "info", "reachability not checked (no request was sent to "
+                    "the judges); `legal-judge doctor --ping` sends one 1-token request per judge")
+
+
+def _reachability(ref: str, timeout_s: float) -> list[Check]:
+    """One bounded request per judge that can be created (``doctor --ping``)."""
+    import asyncio
+
+    from legal_judge.benchmark.ensemble_check import check_ensemble
+    from legal_judge.benchmark.ensemble_config import load_ensemble_config
+    from legal_judge.providers.ping import bounded_options, ping_all
+
+    try:
+        config = load_ensemble_config(ref)
+    except LegalJudgeError:
+        return []  # reported by the ensemble checks
+    bounded = config.model_copy(update={"judges": [
+        jc.model_copy(update={"options": bounded_options(jc.options, timeout_s=timeout_s)})
+        for jc in config.judges]})
+    found = check_ensemble(bounded)
+    results = asyncio.run(ping_all([(j.label, j.provider) for j in found.judges]))
+    out = []
+    for r in results:
+        if r.reach == "unreachable":
+            where = r.endpoint or "its endpoint"
+            out.append(Check(f"reach {r.judge}", "problem",
+                             f"{where} unreachable: {r.detail.replace(f' at {where}', '')}",
+                             f"start the server at {where} or correct the judge in "
+                             f"{config.source} (URL, model, key), then `legal-judge doctor "
+                             f"--ping --ensemble {ref}`"))
+        else:
+            out.append(Check(f"reach {r.judge}", "ok" if r.reach == "reachable" else "info",
+                             f"{r.endpoint}: {r.detail}" if r.endpoint else r.detail))
     return out
 
 

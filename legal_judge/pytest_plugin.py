@@ -62,7 +62,8 @@ def _short(text: str) -> str:
 def _failed_rules(judged: JudgedAnswer, *, rubrics: Sequence[str] | None,
                   min_scores: Mapping[str, float], must_pass: bool) -> list[str]:
     result = judged.result
-    if judged.status != "completed" or result is None:
+    # A "failed" run (its one item not scored) still has the item's result and its reason.
+    if judged.status not in ("completed", "failed") or result is None:
         return [f"the run {judged.run_id} ended {judged.status}: nothing was judged"]
     if result.status != "ok":
         return [f"INCONCLUSIVE: {result.reason}"]

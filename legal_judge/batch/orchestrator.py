@@ -92,7 +92,8 @@ async def run_benchmark_batch(
         extra_config: Stored with the run.
 
     Returns:
-        The outcome; ``status`` is ``completed``, ``submitted``, ``interrupted`` or ``stopped``.
+        The outcome; ``status`` is ``completed``, ``failed`` (no item scored),
+        ``submitted``, ``interrupted`` or ``stopped``.
 
     Raises:
         ConfigError: anything :func:`~legal_judge.benchmark.runner.plan_run` refuses (a reused
@@ -125,7 +126,7 @@ async def run_benchmark_batch(
         "batches": stats["submitted"], "online_follow_ups": stats["online"]}})
     return BatchRunOutcome(
         run_id=outcome.run_id, status=outcome.status, results=outcome.results,
-        progress=outcome.progress, warnings=outcome.warnings,
+        progress=outcome.progress, warnings=outcome.warnings, failure=outcome.failure,
         batches_submitted=stats["submitted"], batches_collected=stats["collected"],
         online_follow_ups=stats["online"], batch_requests=stats["requests"])
 

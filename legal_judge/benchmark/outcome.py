@@ -6,9 +6,13 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from legal_judge.benchmark.progress import RunProgress
 from legal_judge.models import EnsembleResult
+
+if TYPE_CHECKING:
+    from legal_judge.benchmark.run_gate import NoJudgment
 
 __all__ = ["RunOutcome", "new_run_id"]
 
@@ -27,3 +31,5 @@ class RunOutcome:
     results: Mapping[str, EnsembleResult]
     progress: RunProgress
     warnings: list[str] = field(default_factory=list)
+    #: Why a ``failed`` run scored no item.
+    failure: NoJudgment | None = None

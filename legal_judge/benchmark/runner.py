@@ -202,18 +202,28 @@ class RunState:
     def finish(self, status: str, *, summary_extra: dict[str, Any] | None = None) -> RunOutcome:
         """Store the summary (a completed run) and status, release the run, sync it to Langfuse.
 
+        A run whose judging ended but that scored no item is stored ``failed`` with its reason
+        (:func:`~legal_judge.benchmark.run_gate.no_judgment`); ``run --resume`` takes it up.
+
         Args:
             status: How the judging ended (:meth:`execute`).
             summary_extra: Added to a completed run's summary (a batch run's batch counts).
         """
+        from legal_judge.benchmark.run_gate import no_judgment
         from legal_judge.benchmark.summary import summarize_run
 
+        failure = None
         try:
             self.warnings += self.language_warnings()
             summary = summarize_run(self.store, self.run_id) if status == "completed" else None
             if summary is not None:
                 summary["warnings"] = self.warnings
                 summary.update(summary_extra or {})
+                # A run that scored nothing is not completed: it failed, and says why.
+                failure = no_judgment(self.store, self.run_id, summary)
+                if failure is not None:
+                    status = "failed"
+                    summary["failure"] = failure.as_dict()
             self.store.finish_run(self.run_id, status=status, summary=summary)
         finally:
             self._release()
@@ -224,7 +234,7 @@ class RunState:
                 # The summary was stored before the sync: store it again so `run` shows its warning.
                 self.store.finish_run(self.run_id, status=status, summary=summary)
         return RunOutcome(run_id=self.run_id, status=status, results=self.results,
-                          progress=self.progress, warnings=self.warnings)
+                          progress=self.progress, warnings=self.warnings, failure=failure)
 
     def _release(self) -> None:
         if self._owner is not None:
@@ -328,7 +338,8 @@ async def run_benchmark(items: Iterable[BenchmarkItem], config: EnsembleConfig, 
             config sets ``citation_lookup`` (a missing token fails before any call).
 
     Returns:
-        The run's outcome; ``status`` is ``completed``, ``interrupted`` or ``stopped``.
+        The run's outcome; ``status`` is ``completed``, ``failed`` (no item scored),
+        ``interrupted`` or ``stopped``.
 
     Raises:
         ConfigError: anything :func:`plan_run` or :meth:`RunState.start` refuses, before any call

@@ -9,11 +9,13 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
 from legal_judge.benchmark.inputs import ItemSelection
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
 from legal_judge.commands.run_render import print_summary
 from legal_judge.commands.tables import Col, print_table, wrote
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
@@ -179,15 +181,22 @@ def export_and_say(store: Store, run_id: str, path: Path, *, fmt: str | None = N
               help="With --batch: submit, merge what has ended, and return; finish later with "
                    "--resume RUN_ID --batch.")
 @ci_options
+@policy_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | None,
         no_cache: bool, out: Path | None, limit: int | None, sample: int | None,
         seed: int | None, ids: str | None, calibration: str | None, lookup: bool, batch: bool,
-        no_wait: bool, junit: Path | None, summary_md: Path | None, quiet: bool) -> None:
-    """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble."""
+        no_wait: bool, junit: Path | None, summary_md: Path | None,
+        policy_file: Path | None, overrides: tuple[str, ...], quiet: bool) -> None:
+    """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble.
+
+    Exits 1 when the share of INCONCLUSIVE items is above the policy's
+    run.max_inconclusive_share, and 3 when no item could be judged (resume it).
+    """
     if no_wait and not batch:
         raise ConfigError("--no-wait needs --batch", code="batch-options",
                           fix="add --batch, or drop --no-wait")
+    policy = policy_in_force(policy_file, overrides)  # a defect in it costs nothing yet
     selection = ItemSelection.from_options(limit=limit, sample=sample, seed=seed, ids=ids)
     if out is not None:
         from legal_judge.benchmark.export import check_export_path
@@ -206,25 +215,50 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
                        quiet=quiet, calibration=calibration, lookup=lookup, selection=selection)
     outcome = res["outcome"]
     print_summary(res["run"])
+    gate = None
+    if outcome.status == "completed":
+        from legal_judge.benchmark.run_gate import run_gate
+
+        gate = run_gate(res["run"]["summary"], policy.run)
+        console.print(gate.line, style=None if gate.passed else "red", soft_wrap=True,
+                      highlight=False, markup=False)
+    print_policy(console, policy, "run")
     if out is not None and outcome.status == "completed":
         export_and_say(Store(), outcome.run_id, out)
     from legal_judge.reports.ci import run_suite
 
-    write_ci_outputs(console, lambda: run_suite(Store(), outcome.run_id), junit=junit,
-                     summary_md=summary_md)
+    write_ci_outputs(console, lambda: run_suite(Store(), outcome.run_id, policy=policy,
+                                                gate=gate), junit=junit, summary_md=summary_md)
     _end_unfinished(outcome, batch=batch)
+    if gate is not None and not gate.passed:
+        raise click.exceptions.Exit(1)  # stored and completed: the [run] gate failed
 
 
 def _end_unfinished(outcome: Any, *, batch: bool = False) -> None:
     """Say how to finish a run that did not complete; an interrupted run exits 130."""
     if outcome.status == "completed":
         return
+    resume = f"legal-judge run --resume {outcome.run_id}{' --batch' if batch else ''}"
+    if outcome.status == "failed" and outcome.failure is not None:
+        # One line that says why, then what to do; never a green exit for a run that judged
+        # nothing (it exited 0 as "completed" with empty tables).
+        console.print(f"[red]run failed:[/red] {escape(outcome.failure.reason)}", soft_wrap=True,
+                      highlight=False)
+        if outcome.failure.external:
+            console.print(f"fix the cause (`legal-judge doctor --ping` checks every judge), "
+                          f"then finish it with `{resume}` (calls already made are not "
+                          "repeated)", soft_wrap=True, highlight=False, markup=False)
+        else:
+            console.print("a resume would reuse these verdicts: correct the judges (their "
+                          "reasons are in `legal-judge runs export "
+                          f"{outcome.run_id}`), then start a new run", soft_wrap=True,
+                          highlight=False, markup=False)
+        raise click.exceptions.Exit(outcome.failure.exit_code)
     if outcome.status == "stopped":
         for w in outcome.warnings:
             if w.startswith("cost limit"):
                 console.print(f"[yellow]stopped:[/yellow] {w}", soft_wrap=True, highlight=False)
-    console.print(f"[yellow]run {outcome.status}[/yellow]: finish it with "
-                  f"`legal-judge run --resume {outcome.run_id}{' --batch' if batch else ''}`",
+    console.print(f"[yellow]run {outcome.status}[/yellow]: finish it with `{resume}`",
                   soft_wrap=True)
     if outcome.status == "interrupted":
         # Ctrl-C must not look green in CI: the contract's "interrupted" exit code.

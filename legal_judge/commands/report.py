@@ -69,12 +69,18 @@ def report(ids: tuple[str, ...], html_path: Path | None, md_path: Path | None,
 @click.option("--ensemble", default="default", show_default=True,
               help="Ensemble TOML file to check, or a bundled one: default, demo.")
 @click.option("--timeout", "timeout_s", default=5.0, show_default=True,
-              help="Seconds to wait for Langfuse.")
-def doctor(ensemble: str, timeout_s: float) -> None:
-    """Check the setup: versions, keys (never printed), store, ensemble, Langfuse; exit 2 on a problem."""
+              help="Seconds to wait for Langfuse, and for each judge with --ping.")
+@click.option("--ping", is_flag=True,
+              help="Send one 1-token request per judge (through its SDK, one retry at most) "
+                   "and report each endpoint reachable or not.")
+def doctor(ensemble: str, timeout_s: float, ping: bool) -> None:
+    """Check the setup: versions, keys (never printed), store, ensemble, Langfuse; exit 2 on a problem.
+
+    With --ping, also whether each judge's endpoint answers.
+    """
     from legal_judge.doctor import run_doctor
 
-    result = run_doctor(ensemble=ensemble, timeout_s=timeout_s)
+    result = run_doctor(ensemble=ensemble, timeout_s=timeout_s, ping=ping)
     for check in result.checks:
         style = {"ok": "green", "info": "cyan", "problem": "red"}[check.status]
         console.print(f"{check.status:>7}", style=style, end="")
@@ -87,7 +93,9 @@ def doctor(ensemble: str, timeout_s: float) -> None:
     if problems:
         console.print(f"\n{len(problems)} problem(s) found.", highlight=False)
         raise click.exceptions.Exit(2)
-    console.print("\nall checks passed.", highlight=False)
+    console.print("\nall checks passed." + ("" if ping else " The judges' endpoints were not "
+                                           "contacted: add --ping to check them."),
+                  highlight=False, soft_wrap=True)
 
 
 COMMANDS: list[click.Command] = [report, doctor]

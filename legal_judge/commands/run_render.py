@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from legal_judge.commands.tables import Col, ci_cell, print_table
@@ -43,6 +44,9 @@ def print_summary(run: dict[str, Any]) -> None:
         console.print(f"run {run['id']}: {run['status']} (no summary)", soft_wrap=True)
         return
     console.print(f"\n[bold]Run {run['id']}[/bold] — {run['status']}", soft_wrap=True)
+    failure = (s.get("failure") or {}).get("reason")
+    if failure:
+        console.print(f"[red]failed:[/red] {escape(failure)}", soft_wrap=True, highlight=False)
     if s.get("simulated"):
         console.print("[yellow]Scored by SIMULATED judges (demo only, never a judge of record).[/yellow]")
     selection = _selection_line(run)

@@ -33,7 +33,7 @@ def runs_list(limit: int, as_json: bool) -> None:
     owners = store.owners("run", [r["id"] for r in rows])
     for r in rows:
         r["status"] = _shown_status(r["status"], owners.get(r["id"], {}))
-    resumable = [r["id"] for r in rows if r["status"] == "interrupted"]
+    resumable = [r["id"] for r in rows if r["status"] in _RESUMABLE]
     commands = {i: resume_command(store.get_run(i)) for i in resumable}
     if as_json:
         echo_json([{**r, "resume_command": commands.get(r["id"])} for r in rows])
@@ -46,10 +46,15 @@ def runs_list(limit: int, as_json: bool) -> None:
                 empty="no runs yet: `legal-judge demo` makes one")
     shown = [c for c in commands.values() if c]
     if shown:
-        console.print("interrupted runs can be finished (completed calls are not repeated):",
+        console.print("unfinished runs can be finished (calls already made are not repeated):",
                       highlight=False)
         for command in shown:
             console.print(f"  {command}", soft_wrap=True, highlight=False, markup=False)
+
+
+#: Statuses ``run --resume`` finishes: a ``failed`` run (nothing scored: its failed calls are
+#: made again) and a ``stopped`` one (its cost limit) as well as an interrupted one.
+_RESUMABLE = ("interrupted", "stopped", "failed")
 
 
 def _shown_status(status: str, owner_row: dict[str, Any]) -> str:
@@ -72,7 +77,7 @@ def runs_show(run_id: str, as_json: bool, policy_file: Path | None) -> None:
     store = Store()
     run = store.get_run(run_id)
     run["status"] = _shown_status(run["status"], run)
-    resume = resume_command(run) if run["status"] in ("interrupted", "stopped") else None
+    resume = resume_command(run) if run["status"] in _RESUMABLE else None
     if run["summary"] is not None:
         # Labels and calibrations arrive after a run: the pinned estimate is read (and, the
         # first time, stored) when shown.

@@ -99,6 +99,8 @@ class AnthropicProvider:
         self.family = options.family or family_of(spec.model)
         self.key_env = options.api_key_env or KEY_ENV
         self.base_url = options.base_url or spec.base_url
+        #: The URL named in a connection failure and by `doctor --ping`.
+        self.endpoint = self.base_url or "https://api.anthropic.com"
         self.timeout_s = options.timeout_s
         api_key = read_key(self.key_env, provider=self.name)
         self.gate = CallGate(options, retry=retry)
@@ -170,7 +172,8 @@ class AnthropicProvider:
         except anthropic.APIError as exc:
             raise self.translate_error(exc) from exc
         except Exception as exc:
-            failure = transport_failure(exc, provider=self.name, timeout_s=self.timeout_s)
+            failure = transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
+                                        endpoint=self.endpoint)
             if failure is None:
                 raise
             raise failure from exc
@@ -198,7 +201,8 @@ class AnthropicProvider:
         """An SDK error as the ProviderError an online call raises (key redacted)."""
         return error_for_sdk(exc, anthropic, provider=self.name, timeout_s=self.timeout_s,
                              secret=self._secret, key_env=self.key_env,
-                             status_message=lambda e: e.api_message or e.message)
+                             status_message=lambda e: e.api_message or e.message,
+                             endpoint=self.endpoint)
 
     def _to_response(
         self, message: Message, request: CompletionRequest, retries: int, latency_ms: float

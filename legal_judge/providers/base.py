@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from legal_judge.providers.retry import RequestRateLimiter, RetryPolicy, error_f
 
 __all__ = [
     "CallGate",
+    "connection_failure",
     "Provider",
     "ProviderOptions",
     "ProviderSpec",
@@ -232,19 +234,42 @@ def read_key(env_var: str, *, provider: str) -> str:
     return value
 
 
+def connection_failure(exc: BaseException, *, endpoint: str | None = None,
+                       secret: str | None = None) -> str:
+    """What a connection error means, in the words a user acts on, with the endpoint it hit.
+
+    The SDKs say "All connection attempts failed" for a closed port; the refusal itself is a few
+    causes down the chain (``ConnectionRefusedError``), and it is what tells a user the server is
+    not running there (a run of a dead ensemble said only the SDK's words, for every call).
+    """
+    at = f" at {endpoint}" if endpoint else ""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, ConnectionRefusedError):
+            return f"connection refused{at}"
+        if isinstance(link, socket.gaierror):
+            return f"host not found{at} (name resolution failed)"
+        link = link.__cause__ or link.__context__
+    return f"connection failed{at}: {redact(str(exc.__cause__ or exc), secret)}"
+
+
 def error_for_sdk(exc: Exception, sdk: Any, *, provider: str, timeout_s: float,
                   secret: str | None, key_env: str | None,
-                  status_message: Callable[[Any], str]) -> ProviderError:
+                  status_message: Callable[[Any], str],
+                  endpoint: str | None = None) -> ProviderError:
     """An ``openai`` or ``anthropic`` SDK error as the matching legal_judge error, key redacted.
 
     Both SDKs name their errors alike (``APITimeoutError``, ``APIConnectionError``,
-    ``APIStatusError``); ``status_message`` reads the provider's message from a status error.
+    ``APIStatusError``); ``status_message`` reads the provider's message from a status error;
+    ``endpoint`` (the base URL) is named in a connection failure.
     """
     if isinstance(exc, sdk.APITimeoutError):
         return ProviderUnavailable(f"timed out after {timeout_s:g}s", provider=provider)
     if isinstance(exc, sdk.APIConnectionError):
-        cause = redact(str(exc.__cause__ or exc), secret)
-        return ProviderUnavailable(f"connection failed: {cause}", provider=provider)
+        return ProviderUnavailable(connection_failure(exc, endpoint=endpoint, secret=secret),
+                                   provider=provider)
     if isinstance(exc, sdk.APIStatusError):
         return error_for_status(exc.status_code, redact(status_message(exc), secret),
                                 provider=provider, headers=exc.response.headers, key_env=key_env)
@@ -254,8 +279,8 @@ def error_for_sdk(exc: Exception, sdk: Any, *, provider: str, timeout_s: float,
 _HTTP_STACKS = frozenset({"httpcore", "httpcore2", "httpx", "httpx2"})
 
 
-def transport_failure(exc: BaseException, *, provider: str,
-                      timeout_s: float) -> ProviderUnavailable | None:
+def transport_failure(exc: BaseException, *, provider: str, timeout_s: float,
+                      endpoint: str | None = None) -> ProviderUnavailable | None:
     """A low-level HTTP error an SDK let through unwrapped, as a retryable failure; else None.
 
     Seen under CI load: ``httpcore2.ReadTimeout`` escaped the openai SDK (it wraps the same
@@ -268,8 +293,11 @@ def transport_failure(exc: BaseException, *, provider: str,
         if cls.__name__ == "TimeoutException":
             return ProviderUnavailable(f"timed out after {timeout_s:g}s", provider=provider)
         if cls.__name__ in {"NetworkError", "ProtocolError", "TransportError"}:
-            return ProviderUnavailable(f"connection failed: {type(exc).__name__}",
-                                       provider=provider)
+            what = connection_failure(exc, endpoint=endpoint)
+            if what.startswith("connection failed"):
+                what = f"connection failed{f' at {endpoint}' if endpoint else ''}: " \
+                       f"{type(exc).__name__}"
+            return ProviderUnavailable(what, provider=provider)
     return None
 
 

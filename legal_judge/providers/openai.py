@@ -174,6 +174,8 @@ class OpenAIProvider:
         self.family = options.family or family_of(spec.model)
         self.base_url = _resolve_base_url(spec, options, endpoint)
         self.key_env = options.api_key_env or endpoint.key_env
+        #: The URL named in a connection failure and by `doctor --ping`.
+        self.endpoint = self.base_url
         self.timeout_s = options.timeout_s
         required = endpoint.key_required or options.api_key_env is not None
         api_key = self._read_key(required)
@@ -248,7 +250,7 @@ class OpenAIProvider:
         """An SDK error as the ProviderError an online call raises (key redacted)."""
         return error_for_sdk(exc, openai, provider=self.name, timeout_s=self.timeout_s,
                              secret=self._secret, key_env=self.key_env,
-                             status_message=_status_message)
+                             status_message=_status_message, endpoint=self.endpoint)
 
     async def _negotiate(self, request: CompletionRequest) -> tuple[dict[str, Any], str | None]:
         if request.json_schema is None:
@@ -281,7 +283,8 @@ class OpenAIProvider:
             raise ProviderUnavailable(f"malformed response body ({type(exc).__name__})",
                                       provider=self.name) from None
         except Exception as exc:
-            failure = transport_failure(exc, provider=self.name, timeout_s=self.timeout_s)
+            failure = transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
+                                        endpoint=self.endpoint)
             if failure is None:
                 raise
             raise failure from exc

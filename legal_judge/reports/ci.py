@@ -18,6 +18,7 @@ from legal_judge.store import Store
 
 if TYPE_CHECKING:
     from legal_judge.audit import GateDecision
+    from legal_judge.benchmark.run_gate import RunGate
     from legal_judge.policy import PolicyInForce
 
 __all__ = ["CiCase", "CiSuite", "audit_gate_suite", "compare_suite", "run_suite"]
@@ -108,8 +109,14 @@ def _item_case(item_id: str, result: dict[str, Any] | None,
     return CiCase(item_id, "failed", message, details, time_s)
 
 
-def run_suite(store: Store, run_id: str) -> CiSuite:
-    """A check per item of the run: failed = the ensemble says fail, inconclusive = no quorum."""
+def run_suite(store: Store, run_id: str, *, policy: PolicyInForce | None = None,
+              gate: RunGate | None = None) -> CiSuite:
+    """A check per item of the run: failed = the ensemble says fail, inconclusive = no quorum.
+
+    With ``gate`` (the ``[run]`` gate's decision) one more check, ``run gate``; a run that judged
+    nothing has a failed ``run`` check with its reason. ``policy`` adds its facts (path, sha256,
+    the ``[run]`` settings, each override).
+    """
     run = store.get_run(run_id)
     results = store.load_results(run_id)
     by_item: dict[str, list[dict[str, Any]]] = {}
@@ -127,7 +134,16 @@ def run_suite(store: Store, run_id: str) -> CiSuite:
     if selection:
         facts.append(("items", f"{selection['selected']} of {selection['of']} "
                                f"({selection['options']})"))
+    failure = (s.get("failure") or {}).get("reason")
+    if failure:
+        cases.append(CiCase("run", "failed", f"failed: {failure}"))
+    if gate is not None:
+        cases.append(CiCase("run gate", "passed" if gate.passed else "failed", gate.line))
+        facts.append(("run gate", gate.line.removeprefix("run gate: ")))
     notes = []
+    if policy is not None:
+        facts += policy.properties("run")
+        notes += policy.override_lines()
     if s.get("simulated"):
         notes.append("Scored by SIMULATED judges (demo only, never a judge of record).")
     notes += list(s.get("warnings") or [])[:10]

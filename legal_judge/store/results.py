@@ -130,6 +130,16 @@ class ResultsMixin(StoreBase):
         ).fetchone()
         return {"calls": row[0], "cached": row[1], "failed": row[2], "retries": row[3]}
 
+    def call_errors(self, run_id: str) -> list[tuple[str, str, int]]:
+        """The failed provider calls of a run: ``(judge, error, how many)``, most frequent first."""
+        rows = self.db.execute(
+            """SELECT judge, error, COUNT(*) AS n FROM judge_calls
+               WHERE run_id = ? AND error IS NOT NULL GROUP BY judge, error
+               ORDER BY n DESC, judge, error""",
+            (run_id,),
+        ).fetchall()
+        return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
+
     def result_text(self, run_id: str, item_id: str) -> str | None:
         """One item's stored ensemble result as its JSON text (decoded by the caller's model)."""
         row = self.db.execute(

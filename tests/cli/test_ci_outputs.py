@@ -71,11 +71,15 @@ def test_run_junit_summary_and_github_step_summary(tmp_path: Path) -> None:
     res = _cli("run", SAMPLE, "--ensemble", "demo", "--ids", "us-fed-001,us-fed-004", "--quiet",
                "--junit", str(junit), "--summary-md", str(md), env={"GITHUB_STEP_SUMMARY": str(gh)})
     assert res.exit_code == 0, res.output
-    assert f"wrote {junit} (JUnit, 2 testcases)" in res.output
-    assert f"wrote {md} (Markdown, 2 checks)" in res.output
+    # One case per item and the [run] gate's (issue 28: the policy decides when a run is green).
+    assert f"wrote {junit} (JUnit, 3 testcases)" in res.output
+    assert f"wrote {md} (Markdown, 3 checks)" in res.output
     assert f"appended the summary to $GITHUB_STEP_SUMMARY ({gh})" in res.output
     by_name = cases(validated(junit))
-    assert set(by_name) == {"us-fed-001", "us-fed-004"}
+    assert set(by_name) == {"us-fed-001", "us-fed-004", "run gate"}
+    assert by_name["run gate"].find("failure") is None
+    props = {p.get("name"): p.get("value") for p in validated(junit).iter("property")}
+    assert props["policy.run.max_inconclusive_share"] == "0.1"
     assert by_name["us-fed-001"].find("failure") is None
     failure = by_name["us-fed-004"].find("failure")
     assert failure is not None and failure.get("type") == "fail"
@@ -84,13 +88,19 @@ def test_run_junit_summary_and_github_step_summary(tmp_path: Path) -> None:
     text = md.read_text(encoding="utf-8")
     assert "| FAIL | us-fed-004 |" in text and "| pass | us-fed-001 |" in text
     assert gh.read_text(encoding="utf-8") == "earlier step\n" + text + "\n"
-    # An item without quorum is INCONCLUSIVE, a failure in CI, with the reason.
+    # An item without quorum is INCONCLUSIVE, a failure in CI, with the reason; as the run's
+    # only item it leaves the run with nothing scored: failed (exit 1), with its own case.
     junit2 = tmp_path / "flaky.xml"
     res = _cli("run", SAMPLE, "--ensemble", str(flaky), "--ids", "us-fed-001", "--quiet",
                "--junit", str(junit2))
-    assert res.exit_code == 0, res.output
-    (case,) = cases(validated(junit2)).values()
-    failure = case.find("failure")
+    assert res.exit_code == 1, res.output
+    got = cases(validated(junit2))
+    assert set(got) == {"us-fed-001", "run"}
+    run_failure = got["run"].find("failure")
+    assert run_failure is not None
+    assert "no item could be judged: 1 of 1 items INCONCLUSIVE" in (run_failure.get("message")
+                                                                      or "")
+    failure = got["us-fed-001"].find("failure")
     assert failure is not None and failure.get("type") == "inconclusive"
     assert "quorum is 3" in (failure.get("message") or "") and "broken: inconclusive" in (
         failure.get("message") or "")

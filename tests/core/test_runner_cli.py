@@ -97,12 +97,16 @@ def test_inconclusive_posts_an_alert_to_the_webhook(tmp_path: Path) -> None:
         bench = tmp_path / "b.jsonl"
         bench.write_text(load_dataset(sample_dataset_path())[0].model_dump_json() + "\n")
         res = CliRunner().invoke(cli, ["run", str(bench), "--ensemble", str(cfg), "--quiet"])
-        assert res.exit_code == 0, res.output
+        # Every judge answered, none validly: no item scored, so the run failed (it exited 0 as
+        # "completed"); a resume would reuse the same verdicts, so it is exit 1, not 3.
+        assert res.exit_code == 1, res.output
+        assert "no item could be judged: 1 of 1 items INCONCLUSIVE" in res.output
     finally:
         server.shutdown()
     assert len(received) == 2 and received[0]["source"] == "legal-judge"
     assert "invalid" in received[0]["error"] or "JSON" in received[0]["error"]
     run = Store().list_runs()[0]
+    assert run["status"] == "failed"
     assert Store().load_results(run["id"])[bench.read_text() and load_dataset(bench)[0].id]["status"] == "inconclusive"
 
 

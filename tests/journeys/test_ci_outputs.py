@@ -50,11 +50,13 @@ def test_try_five_items_then_the_full_run_in_ci(journey: Journey) -> None:
                    env={"GITHUB_STEP_SUMMARY": str(gh)})
     assert "reused from the cache: 5 of 57 items (15 of 171 judge verdicts)" in full.out
     assert "wrote results.csv (57 rows)" in full.out
-    assert "wrote junit.xml (JUnit, 57 testcases)" in full.out
+    # One case per item, and the [run] gate's decision (issue 28: policy facts travel with it).
+    assert "wrote junit.xml (JUnit, 58 testcases)" in full.out
     assert "appended the summary to $GITHUB_STEP_SUMMARY" in full.out
     full_id = next(i for i in RUN_ID.findall(journey("runs", "list").out) if i != trial_id)
     cases = _junit(journey.cwd / "junit.xml")
-    assert len(cases) == 57 and cases["us-fed-004"].find("failure") is not None
+    assert len(cases) == 58 and cases["us-fed-004"].find("failure") is not None
+    assert cases["run gate"].find("failure") is None
     assert gh.read_text(encoding="utf-8").startswith(f"### FAILED: legal-judge run {full_id}")
     exported = journey("runs", "export", full_id, "--out", "exported.csv")
     assert "wrote exported.csv (57 rows)" in exported.out
