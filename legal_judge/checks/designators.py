@@ -1,0 +1,200 @@
+"""Whole designators and dated ranges: one place that decides what a section, rule, article or
+amendment number can be.
+
+Two questions, both answered from ``citation_rules.v3.yaml``:
+
+- shape: can the code's numbering produce this designator at all ("1397.99n–1" is no U.S. Code
+  section, "2-A" no amendment)? A designator of an impossible shape is `suspicious`, shown whole;
+  a designator is never cut down to a real one.
+- range: is the number inside the dated range the table holds? Beyond it, `invalid` when the
+  range only grows by an event the table would record (a constitutional amendment), and
+  `suspicious` when it grows by routine rulemaking or the citation is dated after the table.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from functools import cache
+from typing import Any
+
+from legal_judge.checks.report import RuleHit, Severity
+from legal_judge.checks.rules_data import Rules
+
+__all__ = [
+    "SECTION_PATTERN",
+    "TRAILING_SUBDIVISIONS",
+    "beyond_range",
+    "code_section_hit",
+    "designator_tail",
+    "range_hit",
+    "shape_hit",
+    "title_hit",
+    "to_roman",
+]
+
+# What continues a designator past where a parser stopped: letters, digits, and a dot, dash,
+# en dash, colon or slash followed by more of them, and parenthesised subdivisions.
+_TAIL = re.compile(
+    r"(?:[0-9A-Za-z]|[.\-–:/](?=[0-9A-Za-z])|\([0-9A-Za-z]{1,6}(?:[-.][0-9A-Za-z]{1,4})?\))+"
+)
+# A whole section designator, subdivisions included: "2000e-2(a)(1)", "1.1031(a)-1",
+# "5/2-619", "1397.99n–1" (a shape check decides later whether the code can have it).
+SECTION_PATTERN = (
+    r"\d(?:[0-9A-Za-z]|[.\-–:/](?=[0-9A-Za-z])|\([0-9A-Za-z]{1,6}(?:[-.][0-9A-Za-z]{1,4})?\))*"
+)
+TRAILING_SUBDIVISIONS = re.compile(r"(?:\([0-9A-Za-z]{1,6}(?:[-.][0-9A-Za-z]{1,4})?\))+$")
+
+
+def designator_tail(text: str, end: int) -> int:
+    """Where the designator that a parser ended at ``end`` really ends (``end`` if it did).
+
+    Args:
+        text: the cleaned text.
+        end: the offset a parser (eyecite, a regex) ended the designator at.
+
+    Returns:
+        The offset after the whole designator, subdivisions included.
+    """
+    m = _TAIL.match(text, end)
+    return m.end() if m else end
+
+
+@cache
+def _shape(rules: Rules, key: str) -> tuple[re.Pattern[str], str]:
+    spec = rules.get("designator_shapes")[key]
+    return re.compile(spec["regex"]), str(spec["says"])
+
+
+def shape_hit(key: str, designator: str, shown: str, rules: Rules) -> RuleHit | None:
+    """`suspicious` when ``designator`` has a shape the code's numbering cannot produce.
+
+    Args:
+        key: the shape in ``designator_shapes`` (usc_section, cfr_section, federal_rule,
+            const_part, ilcs, eu_article).
+        designator: the designator as written (subdivisions at its end are ignored).
+        shown: the whole citation, shown in the reason.
+        rules: the rules data.
+
+    Returns:
+        The finding, or None when the shape is possible.
+    """
+    pattern, says = _shape(rules, key)
+    bare = TRAILING_SUBDIVISIONS.sub("", designator.strip())
+    if pattern.match(bare):
+        return None
+    return RuleHit(
+        rule="designator_shape",
+        severity="warning",
+        message=f"'{designator}' in {shown} cannot be one: {says}",
+    )
+
+
+def _as_of(spec: dict[str, Any]) -> date:
+    return date.fromisoformat(str(spec["as_of"]))
+
+
+def beyond_range(spec: dict[str, Any], cited_year: int | None) -> Severity:
+    """How sure a number beyond a dated range is wrong: ``error`` or ``warning``.
+
+    A range that grows by routine rulemaking has grown before (the 2023 emergency rules), so a
+    higher number may be newer than the table; so may any number cited for a year after the
+    table's ``as_of``.
+    """
+    if spec.get("grows") == "rulemaking":
+        return "warning"
+    if cited_year is not None and cited_year > _as_of(spec).year:
+        return "warning"
+    return "error"
+
+
+def range_hit(
+    rule: str,
+    spec: dict[str, Any],
+    number: int,
+    what: str,
+    *,
+    low: int = 1,
+    high: int,
+    cited_year: int | None = None,
+) -> RuleHit | None:
+    """The finding for ``number`` outside ``low``-``high`` of a dated range, or None.
+
+    Args:
+        rule: the rule name to report.
+        spec: the range's table entry (``as_of``, ``source``, optionally ``grows``).
+        number: the cited number.
+        what: the range in words ("Fed. R. Civ. P. has rules 1-87").
+        low: the first number of the range.
+        high: the last number of the range.
+        cited_year: the citation's year, when it gives one.
+
+    Returns:
+        An ``invalid``-making error or a ``suspicious``-making warning naming the table's date.
+    """
+    if low <= number <= high:
+        return None
+    severity = beyond_range(spec, cited_year)
+    message = f"{what}, not {number} (table as of {spec['as_of']}: {spec['source']})"
+    if severity == "warning":
+        message += "; the range has grown before, so a newer rule is possible: confirm it"
+    return RuleHit(rule=rule, severity=severity, message=message)
+
+
+_ROMAN = [(100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"),
+          (4, "IV"), (1, "I")]
+
+
+def to_roman(number: int) -> str:
+    """Write ``number`` (1-399) in Roman numerals, as the Bluebook cites articles and amendments."""
+    out = []
+    for value, letters in _ROMAN:
+        while number >= value:
+            out.append(letters)
+            number -= value
+    return "".join(out)
+
+
+_CODE_SHAPES = {"U.S.C.": "usc_section", "U.S.C.A.": "usc_section", "U.S.C.S.": "usc_section",
+                "C.F.R.": "cfr_section"}
+
+
+def code_section_hit(code: str, section: str | None, shown: str, rules: Rules) -> RuleHit | None:
+    """The shape finding for a U.S. Code or C.F.R. section (None for any other code).
+
+    Args:
+        code: the code's abbreviation as a parser gives it ("U.S.C.", "C.F.R.").
+        section: the whole section designator.
+        shown: the whole citation, for the reason.
+        rules: the rules data.
+    """
+    key = _CODE_SHAPES.get(code)
+    if key is None or not section:
+        return None
+    hit = shape_hit(key, section, shown, rules)
+    if hit and "§§" in shown:  # "§§ 1981-1988": a range of two sections, each of a possible shape
+        ends = re.split(r"\s*[-–]\s*(?=\d{3})", section, maxsplit=1)
+        if len(ends) == 2 and not any(shape_hit(key, e, shown, rules) for e in ends):
+            return None
+    return hit
+
+
+def title_hit(rule: str, spec: dict[str, Any], title: int, code: str) -> RuleHit | None:
+    """`invalid` for a U.S. Code or C.F.R. title outside its dated range or reserved.
+
+    Args:
+        rule: the rule name (usc_title, cfr_title).
+        spec: the ``usc_titles`` or ``cfr_titles`` table.
+        title: the cited title.
+        code: the code in words ("the U.S. Code").
+    """
+    reserved = spec.get("reserved") or []
+    if title in reserved:
+        return RuleHit(rule=rule, severity="error",
+                       message=f"title {title} of {code} is reserved (table as of "
+                               f"{spec['as_of']}: {spec['source']})")
+    what = f"there is no title {title} of {code} (titles {spec['min']}-{spec['max']})"
+    hit = range_hit(rule, spec, title, what, low=spec["min"], high=spec["max"])
+    if hit:
+        hit.message = hit.message.replace(f", not {title} (", " (")
+    return hit
