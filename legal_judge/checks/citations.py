@@ -29,6 +29,7 @@ from legal_judge.checks.eyecite_layer import (
     extract,
     settle,
 )
+from legal_judge.checks.fabrications import mark_known_fabrications
 from legal_judge.checks.foreign_regex import find_foreign_regex
 from legal_judge.checks.report import (
     FORCING_STATUSES,
@@ -77,7 +78,7 @@ class CitationLookup(Protocol):
 @cache
 def checker_version() -> str:
     """Version string of the checker and the libraries whose data it depends on."""
-    parts = ["legal-judge-checks/2"]
+    parts = ["legal-judge-checks/3"]
     for pkg in ("eyecite", "reporters-db", "courts-db"):
         try:
             parts.append(f"{pkg}/{version(pkg)}")
@@ -321,6 +322,7 @@ def check_citations(
         return _summarise([], lookup is not None, ctx)
     clean = clean_whitespace(text)
     findings = _offline_findings(clean, ctx)
+    mark_known_fabrications(findings)
     if lookup is not None:
         _apply_lookup(findings, lookup, ctx)
     return _summarise(findings, lookup is not None, ctx)

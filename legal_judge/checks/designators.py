@@ -28,9 +28,11 @@ __all__ = [
     "code_section_hit",
     "designator_tail",
     "range_hit",
+    "range_tables",
     "shape_hit",
     "title_hit",
     "to_roman",
+    "undated_ranges",
 ]
 
 # What continues a designator past where a parser stopped: letters, digits, and a dot, dash,
@@ -198,3 +200,52 @@ def title_hit(rule: str, spec: dict[str, Any], title: int, code: str) -> RuleHit
     if hit:
         hit.message = hit.message.replace(f", not {title} (", " (")
     return hit
+
+
+_RANGE_KEYS = frozenset({"min", "max", "articles", "amendments", "start", "end", "count"})
+
+
+def _has_range(node: Any) -> bool:
+    if isinstance(node, dict):
+        return bool(_RANGE_KEYS & set(node)) or any(_has_range(v) for v in node.values())
+    return False
+
+
+def _dated(node: Any) -> bool:
+    return isinstance(node, dict) and bool(node.get("as_of")) and bool(node.get("source"))
+
+
+def undated_ranges(data: dict[str, Any]) -> list[str]:
+    """The tables of a rules file that hold a closed range without ``as_of`` and ``source``
+    (on the table, or on each of its entries that holds a range).
+
+    Args:
+        data: the parsed rules file.
+
+    Returns:
+        The undated tables' names ("federal_rules.Civ. P." for an entry), empty when all are dated.
+    """
+    missing = []
+    for name, table in data.items():
+        if not _has_range(table) or _dated(table):
+            continue
+        entries = {k: v for k, v in table.items() if _has_range(v)}
+        if not entries or _RANGE_KEYS & set(table):
+            missing.append(name)
+            continue
+        missing += [f"{name}.{k}" for k, v in entries.items() if not _dated(v)]
+    return missing
+
+
+def range_tables(data: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Every dated range table as (name, as_of, source), for ``legal-judge check --about``."""
+    rows = []
+    for name, table in data.items():
+        if _dated(table):
+            rows.append((name, str(table["as_of"]), str(table["source"])))
+            continue
+        if not _has_range(table):
+            continue
+        rows += [(f"{name}: {k}", str(v["as_of"]), str(v["source"]))
+                 for k, v in table.items() if _dated(v)]
+    return rows

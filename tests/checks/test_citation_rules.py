@@ -87,7 +87,7 @@ VALID_NEIGHBOURS = [
     "Fed. R. Civ. P. 86.",
     "Fed. R. Evid. 702.",
     "K v. L, 2019 WL 4639462 (Tex. App. Sept. 25, 2019).",
-    "Shaboon v. Egyptair, 2013 IL App (1st) 111279-U.",
+    "Haddad v. Egyptair, 2013 IL App (1st) 111279-U.",
     "People v. X, 2012 IL App (4th) 110590.",
 ]
 
