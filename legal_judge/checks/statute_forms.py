@@ -42,7 +42,7 @@ _USC_TITLE_FIRST = re.compile(
 )
 _CFR = re.compile(
     r"(?<![\w.])(?P<title>\d{1,2})\s+(?:C\.\s?F\.\s?R\.|CFR)\s*(?:(?:[Pp]arts?|pts?\.)\s*"
-    rf"(?P<part>\d{{1,4}}[A-Za-z]?)\b|{_SEC_WORD}?\s*{_SEC})"
+    rf"(?P<part>\d{{1,4}}[A-Za-z]?(?:-\d{{1,4}})?)\b|{_SEC_WORD}?\s*{_SEC})"
 )
 _STATE_CODE = re.compile(
     r"\b(?P<state>California|Texas|New\s+York)(?:'s)?\s+(?P<words>(?:[A-Z][a-z]+|and|&)"
@@ -92,6 +92,12 @@ _ADMIN_TITLE_FIRST = re.compile(
     rf"(?:§§?|[Ss]ection|[Ss]ec\.)\s*{_SEC}"
 )
 _TRAIL = ".,;:"
+# Massachusetts: "Mass. Gen. Laws ch. 93A, § 9", and as its courts write it: "G.L. c. 93A, § 9",
+# "Mass.Gen.L. ch. 214, § 1B".
+_MASS = re.compile(
+    r"(?<![\w.])(?:Mass\.?\s?Gen\.?\s?(?:Laws|L\.)(?:\s?Ann\.)?|M\.?\s?G\.?\s?L\.?|G\.\s?L\.)\s*"
+    r"(?:ch|c)\.\s*(?P<ch>\d{1,3}[A-Z]{0,2})(?:\s*,\s*§§?\s*" + _SEC + ")?"
+)
 
 
 def _cite(kind: CitationKind, m: re.Match[str], normalized: str,
@@ -215,12 +221,38 @@ def _state_rules(text: str, ctx: RuleContext) -> Iterable[RegexCite]:
             yield _cite("court_rule", m, f"{state} S. Ct. R. {m['num']}{m['sub']}")
 
 
+def _massachusetts(text: str, ctx: RuleContext) -> Iterable[RegexCite]:
+    for m in _MASS.finditer(text):
+        sec = f", § {m['sec']}" if m["sec"] else ""
+        yield _cite("statute", m, f"Mass. Gen. Laws ch. {m['ch']}{sec}")
+
+
+@cache
+def _implied_re(rules: Rules) -> tuple[re.Pattern[str], dict[str, str]]:
+    table = rules.get("implied_codes")
+    alts = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in sorted(table, key=len)[::-1])
+    pattern = re.compile(rf"(?<![\w.])(?P<name>{alts})\s*,?\s*§§?\s*{_SEC}")
+    return pattern, {squash(k): v for k, v in table.items()}
+
+
+def _implied_codes(text: str, ctx: RuleContext) -> Iterable[RegexCite]:
+    pattern, table = _implied_re(ctx.rules)
+    for m in pattern.finditer(text):
+        # "Cal. Lab. Code" or "New York Labor Law" is another finder's: only the bare name here.
+        before = text[max(0, m.start() - 12):m.start()]
+        if re.search(r"(?:Cal\.|N\.Y\.|York|California|Texas|Tex\.)\s*$", before):
+            continue
+        yield _cite("statute", m, f"{table[squash(m['name'])]} § {m['sec']}")
+
+
 _FINDERS: list[Callable[[str, RuleContext], Iterable[RegexCite]]] = [
     _admin_codes,
+    _massachusetts,
     _usc,
     _cfr,
     _state_codes,
     _state_compilations,
+    _implied_codes,
     _state_rules,
 ]
 

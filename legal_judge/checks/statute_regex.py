@@ -244,12 +244,29 @@ def _statutes(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list
         found.append(cite)
     for m in _BARE.finditer(text):
         if not overlaps(m.span(), taken) and not overlaps(m.span(), [c.span for c in found]):
-            cite = _cite("statute", m)
+            cite = _cite("statute", m, normalized=_bare_canonical(m, ctx.rules))
             hit = _ilcs_hit(m["name"], m["section"], cite.normalized, ctx) if "ILCS" in m[
                 "name"] else None
             cite.hits += [hit] if hit else []
             found.append(cite)
     return found
+
+
+def _bare_canonical(m: re.Match[str], rules: Rules) -> str | None:
+    """"KRS 117.235" -> "Ky. Rev. Stat. § 117.235"; None keeps the citation as written."""
+    words = m["name"].split()
+    title = words.pop(0) if words and words[0].isdigit() else None
+    name = " ".join(w for w in words if w not in {"Ann.", "§", "§§"})
+    code = _bare_codes(rules).get(squash(name))
+    if code is None or title:
+        return None
+    sign = "" if code.endswith("C.P.L.R.") else "§ "  # the CPLR numbers rules, not sections
+    return f"{code} {sign}{m['section']}"
+
+
+@cache
+def _bare_codes(rules: Rules) -> dict[str, str]:
+    return {squash(k): v for k, v in rules.get("bare_codes").items()}
 
 
 def _ilcs_hit(name: str, section: str, shown: str, ctx: RuleContext) -> RuleHit | None:
