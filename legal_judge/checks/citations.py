@@ -21,7 +21,7 @@ from legal_judge.checks.case_names import name_before, previous_end
 from legal_judge.checks.citation_regex import RegexCite, find_us_regex
 from legal_judge.checks.citation_rules import CASE_RULES, LAW_RULES, RuleContext
 from legal_judge.checks.courts import court_display_name, resolve_court_ref
-from legal_judge.checks.designators import code_section_hit
+from legal_judge.checks.designators import canonical_shape_hit, code_section_hit
 from legal_judge.checks.eyecite_layer import (
     CleanText,
     EyeciteRecord,
@@ -150,7 +150,11 @@ def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) 
     )
 
 
-def _from_regex(cite: RegexCite, clean: CleanText, floor: int) -> CitationFinding:
+def _from_regex(cite: RegexCite, clean: CleanText, floor: int,
+                ctx: RuleContext) -> CitationFinding:
+    if not any(h.rule == "designator_shape" for h in cite.hits):
+        shape = canonical_shape_hit(cite.normalized, ctx.rules)
+        cite.hits += [shape] if shape else []
     name = cite.case_name
     if name is None and cite.kind == "case":
         name = name_before(clean.text, cite.span[0], floor).name
@@ -189,7 +193,8 @@ def _offline_findings(clean: CleanText, ctx: RuleContext) -> list[CitationFindin
             rec.year = findings[parallel_to].year
         findings.append(_from_record(rec, ctx, parallel_to))
     ends = sorted(b for _, b in spans)
-    findings.extend(_from_regex(c, clean, previous_end(ends, c.span[0])) for c in regex_cites)
+    findings.extend(_from_regex(c, clean, previous_end(ends, c.span[0]), ctx)
+                    for c in regex_cites)
     heads = {id(f): findings[f.parallel_to] for f in findings if f.parallel_to is not None}
     findings.sort(key=lambda f: f.span)
     # parallel_to points into the sorted list (regex findings may sort before a case group).

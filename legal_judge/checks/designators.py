@@ -25,11 +25,13 @@ __all__ = [
     "SECTION_PATTERN",
     "TRAILING_SUBDIVISIONS",
     "beyond_range",
+    "canonical_shape_hit",
     "code_section_hit",
     "designator_tail",
     "range_hit",
     "range_tables",
     "shape_hit",
+    "spaced_subdivisions",
     "title_hit",
     "to_roman",
     "undated_ranges",
@@ -249,3 +251,35 @@ def range_tables(data: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows += [(f"{name}: {k}", str(v["as_of"]), str(v["source"]))
                  for k, v in table.items() if _dated(v)]
     return rows
+
+
+# Subdivisions written with spaces, as New York and North Carolina print them: "§ 27-a (3) (a)
+# (1)", "G.S. 163-226 (b)". Never a year: a number of four digits is no subdivision.
+_SPACED = re.compile(r"(?:\s?\((?:\d{1,3}|[a-zA-Z]{1,4})\))+")
+
+
+def spaced_subdivisions(text: str, end: int) -> tuple[int, str]:
+    """(new end, compact subdivisions) for subdivisions written with spaces after ``end``.
+
+    Args:
+        text: the cleaned text.
+        end: where a citation's designator ends.
+
+    Returns:
+        ``(end, "")`` when none follow; else the end after them and "(3)(a)(1)".
+    """
+    m = _SPACED.match(text, end)
+    if not m or not text.startswith(" ", end):
+        return end, ""
+    return m.end(), m.group(0).replace(" ", "")
+
+
+_CANONICAL_CODE = re.compile(r"^\d{1,3} (?P<code>U\.S\.C\.|C\.F\.R\.) §§? (?P<section>\S+)$")
+
+
+def canonical_shape_hit(normalized: str, rules: Rules) -> RuleHit | None:
+    """The shape finding for a citation already in canonical form ("42 U.S.C. § 1983.5")."""
+    m = _CANONICAL_CODE.match(normalized)
+    if m is None:
+        return None
+    return code_section_hit(m["code"], m["section"], normalized, rules)

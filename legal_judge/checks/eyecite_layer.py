@@ -22,7 +22,7 @@ from eyecite.models import (
 )
 
 from legal_judge.checks.case_names import name_before, previous_end
-from legal_judge.checks.designators import designator_tail
+from legal_judge.checks.designators import designator_tail, spaced_subdivisions
 from legal_judge.checks.eyecite_speed import (
     CachedRegexModule,
     fast_court_by_paren,
@@ -260,7 +260,9 @@ def _law_record(cite: FullLawCitation | FullJournalCitation, clean: CleanText) -
         whole = designator_tail(clean.text, end)
         if groups.get("section") and clean.text[start:end].endswith(groups["section"] or ""):
             groups["section"] = (groups["section"] or "") + clean.text[end:whole]
-        end = whole
+        end, spaced = spaced_subdivisions(clean.text, whole)  # "26 U.S.C. § 7502 (f)(2)"
+        if groups.get("section"):
+            groups["section"] = (groups["section"] or "") + spaced
         sign = "§§" if "§§" in clean.text[start:end] else "§"
         normalized = _canonical_code(groups, cite.corrected_reporter(), sign)
     pub_l = _PUB_L.match(clean.text, start, end)

@@ -21,7 +21,7 @@ from functools import cache
 
 from legal_judge.checks.citation_regex import RegexCite, overlaps
 from legal_judge.checks.citation_rules import RuleContext
-from legal_judge.checks.designators import SECTION_PATTERN, title_hit
+from legal_judge.checks.designators import SECTION_PATTERN, spaced_subdivisions, title_hit
 from legal_judge.checks.report import CitationKind, RuleHit
 from legal_judge.checks.rules_data import Rules, squash, state_abbreviation_pattern
 from legal_judge.checks.statute_regex import closed_code_hit
@@ -103,7 +103,13 @@ _MASS = re.compile(
 def _cite(kind: CitationKind, m: re.Match[str], normalized: str,
           hits: list[RuleHit] | None = None) -> RegexCite:
     text = m.group(0).rstrip(_TRAIL + " ")
-    return RegexCite(kind, text, (m.start(), m.start() + len(text)), normalized, hits or [])
+    end = m.start() + len(text)
+    if "sec" in m.re.groupindex and m["sec"] and m.end("sec") == end:
+        end, subdivisions = spaced_subdivisions(m.string, end)  # "§ 27-a (3) (a) (1)"
+        if subdivisions and normalized.endswith(m["sec"]):
+            normalized += subdivisions
+        text = m.string[m.start():end]
+    return RegexCite(kind, text, (m.start(), end), normalized, hits or [])
 
 
 def _usc(text: str, ctx: RuleContext) -> Iterable[RegexCite]:
@@ -221,6 +227,18 @@ def _state_rules(text: str, ctx: RuleContext) -> Iterable[RegexCite]:
             yield _cite("court_rule", m, f"{state} S. Ct. R. {m['num']}{m['sub']}")
 
 
+_CPLR = re.compile(
+    r"(?<![\w.])(?:N\.Y\.\s?)?(?:CPLR|C\.P\.L\.R\.)\s*(?:§\s*|[Rr]ule\s+)?"
+    r"(?P<sec>\d{3,4}[a-z]?(?:\([0-9a-z]{1,4}\))*)"
+)
+
+
+def _cplr(text: str, ctx: RuleContext) -> Iterable[RegexCite]:
+    """New York's Civil Practice Law and Rules: "CPLR 3212", "N.Y. C.P.L.R. 3211(a)(7)"."""
+    for m in _CPLR.finditer(text):
+        yield _cite("statute", m, f"N.Y. C.P.L.R. {m['sec']}")
+
+
 def _massachusetts(text: str, ctx: RuleContext) -> Iterable[RegexCite]:
     for m in _MASS.finditer(text):
         sec = f", § {m['sec']}" if m["sec"] else ""
@@ -248,6 +266,7 @@ def _implied_codes(text: str, ctx: RuleContext) -> Iterable[RegexCite]:
 _FINDERS: list[Callable[[str, RuleContext], Iterable[RegexCite]]] = [
     _admin_codes,
     _massachusetts,
+    _cplr,
     _usc,
     _cfr,
     _state_codes,

@@ -15,7 +15,7 @@ from functools import cache
 
 from legal_judge.checks.citation_regex import RegexCite, overlaps, roman_to_int
 from legal_judge.checks.citation_rules import RuleContext, current_congress
-from legal_judge.checks.designators import range_hit, shape_hit
+from legal_judge.checks.designators import range_hit, shape_hit, spaced_subdivisions
 from legal_judge.checks.report import CitationKind, RuleHit
 from legal_judge.checks.rules_data import Rules, squash, state_abbreviation_pattern
 
@@ -245,6 +245,10 @@ def _statutes(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list
     for m in _BARE.finditer(text):
         if not overlaps(m.span(), taken) and not overlaps(m.span(), [c.span for c in found]):
             cite = _cite("statute", m, normalized=_bare_canonical(m, ctx.rules))
+            end, spaced = spaced_subdivisions(text, cite.span[1])  # "G.S. 163-226 (b)"
+            if spaced and cite.span[1] == m.end("section"):
+                cite.span, cite.text = (cite.span[0], end), text[cite.span[0]:end]
+                cite.normalized += spaced
             hit = _ilcs_hit(m["name"], m["section"], cite.normalized, ctx) if "ILCS" in m[
                 "name"] else None
             cite.hits += [hit] if hit else []
