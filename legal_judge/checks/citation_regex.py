@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from legal_judge.checks.citation_rules import RuleContext, current_congress
+from legal_judge.checks.designators import range_hit, shape_hit, to_roman
 from legal_judge.checks.report import CitationKind, RuleHit
 from legal_judge.checks.rules_data import known_abbreviations, squash
 
@@ -26,6 +27,7 @@ class RegexCite:
     hits: list[RuleHit] = field(default_factory=list)
     year: int | None = None
     court: str | None = None
+    case_name: str | None = None  # when the finder reads the name itself (English style)
 
 
 def overlaps(span: tuple[int, int], taken: Iterable[tuple[int, int]]) -> bool:
@@ -94,29 +96,43 @@ def _unknown_reporters(
     return found
 
 
+# "U.S. Const. amend. XIV", and as lawyers also write it: "US Const amend XIV", "U.S. Const.
+# art. I, § 8, cl. 3", "U.S. Constitution, Article III". The number is taken whole ("2-A"): it is
+# never cut down to a real amendment.
 _CONST = re.compile(
-    r"\bU\.\s?S\.\s?Const\.?,?\s+(?P<part>art|amend)\.?\s+(?P<num>[IVXLCDM]+|\d+)\b"
-    r"(?P<rest>(?:\s*,\s*(?:§\s*\d+|cl\.\s*\d+))*)"
+    r"\b(?:U\.\s?S\.|US)\s?Const(?:\.|itution\b)?,?\s+(?P<part>art(?:icle)?|amend(?:ment)?)\b\.?\s+"
+    r"(?P<num>[0-9A-Za-z]+(?:[-–.][0-9A-Za-z]+)*)(?![\w-])"
+    r"(?P<rest>(?:\s*,\s*(?:§\s*\d+|(?:cl|Section|section|sec)\.?\s*\d+))*)",
+    re.IGNORECASE,
 )
+_REST_PART = re.compile(r"(§|cl|Section|section|sec)\.?\s*(\d+)", re.IGNORECASE)
+
+
+def _const_rest(rest: str) -> str:
+    parts = [("§ " if w == "§" or w.lower().startswith("sec") else "cl. ") + n
+             for w, n in _REST_PART.findall(rest)]
+    return "".join(", " + p for p in parts)
 
 
 def _us_const(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list[RegexCite]:
     limits = ctx.rules.get("us_const")
     found = []
     for m in _CONST.finditer(text):
+        if overlaps(m.span(), taken):
+            continue
+        part = "art" if m["part"].lower().startswith("art") else "amend"
+        plural = "articles" if part == "art" else "amendments"
         num = roman_to_int(m["num"])
-        part = "articles" if m["part"] == "art" else "amendments"
-        hits = []
-        if num is None or not 1 <= num <= limits[part]:
-            hits.append(
-                _err("us_const", f"the Constitution has {limits[part]} {part}, not {m['num']}")
-            )
-        found.append(
-            RegexCite(
-                "constitution", m.group(0), m.span(),
-                f"U.S. Const. {m['part']}. {m['num']}{m['rest'] or ''}", hits
-            )
-        )
+        shown = m["num"] if num is None else to_roman(num) if num < 400 else m["num"]
+        normalized = f"U.S. Const. {part}. {shown}{_const_rest(m['rest'] or '')}"
+        shape = shape_hit("const_part", m["num"], normalized, ctx.rules)
+        hits = [shape] if shape else []
+        if shape is None and num is not None:
+            hit = range_hit("us_const", limits, num,
+                            f"the Constitution has {limits[plural]} {plural}",
+                            high=limits[plural])
+            hits += [hit] if hit else []
+        found.append(RegexCite("constitution", m.group(0), m.span(), normalized, hits))
     return found
 
 

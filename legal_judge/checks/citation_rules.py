@@ -1,7 +1,7 @@
 """Rules over eyecite records: each rule is a small function ``(record, ctx) -> list[RuleHit]``.
 
 Error rules are exact (the citation cannot be real as written); rules built on sparse data are
-warnings. The data they use lives in ``citation_rules.v2.yaml``.
+warnings. The data they use lives in ``citation_rules.v3.yaml``.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from legal_judge.checks.courts import CourtRef, resolve_court, resolve_court_ref
+from legal_judge.checks.designators import title_hit
 from legal_judge.checks.eyecite_layer import EditionInfo, EyeciteRecord
 from legal_judge.checks.report import RuleHit
 from legal_judge.checks.rules_data import Rules, court_info, squash
@@ -307,26 +308,20 @@ CASE_RULES: list[Callable[[EyeciteRecord, RuleContext], list[RuleHit]]] = [
 
 def rule_usc_title(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
     """U.S.C. titles are 1-54, with 53 reserved."""
-    if rec.reporter != "U.S.C.":
-        return []
     title = _int(rec.groups.get("title"))
-    spec = ctx.rules.get("usc_titles")
-    if title is None:
+    if rec.reporter not in {"U.S.C.", "U.S.C.A.", "U.S.C.S."} or title is None:
         return []
-    if not spec["min"] <= title <= spec["max"] or title in spec["reserved"]:
-        return _err("usc_title", f"there is no title {title} of the U.S. Code (1-54, 53 reserved)")
-    return []
+    hit = title_hit("usc_title", ctx.rules.get("usc_titles"), title, "the U.S. Code")
+    return [hit] if hit else []
 
 
 def rule_cfr_title(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:
     """C.F.R. titles are 1-50 (eyecite puts the title in the 'chapter' group)."""
-    if rec.reporter != "C.F.R.":
-        return []
     title = _int(rec.groups.get("chapter") or rec.groups.get("title"))
-    spec = ctx.rules.get("cfr_titles")
-    if title is not None and not spec["min"] <= title <= spec["max"]:
-        return _err("cfr_title", f"there is no title {title} of the C.F.R. (1-50)")
-    return []
+    if rec.reporter != "C.F.R." or title is None:
+        return []
+    hit = title_hit("cfr_title", ctx.rules.get("cfr_titles"), title, "the C.F.R.")
+    return [hit] if hit else []
 
 
 def rule_fed_reg_volume(rec: EyeciteRecord, ctx: RuleContext) -> list[RuleHit]:

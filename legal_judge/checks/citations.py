@@ -2,7 +2,7 @@
 
 Pipeline: collapse whitespace (keeping an offset map) -> eyecite (court lookup memoised) ->
 regex layer for what eyecite misses -> each case citation keeps only its own parenthetical and
-case name -> rules from ``citation_rules.v2.yaml`` -> optional online
+case name -> rules from ``citation_rules.v3.yaml`` -> optional online
 lookup (CourtListener) for case citations that passed offline. Offline, a well-formed
 citation is ``unverifiable``: offline rules can prove a citation impossible, never real.
 """
@@ -21,6 +21,7 @@ from legal_judge.checks.case_names import name_before, previous_end
 from legal_judge.checks.citation_regex import RegexCite, find_us_regex
 from legal_judge.checks.citation_rules import CASE_RULES, LAW_RULES, RuleContext
 from legal_judge.checks.courts import court_display_name, resolve_court_ref
+from legal_judge.checks.designators import canonical_shape_hit, code_section_hit
 from legal_judge.checks.eyecite_layer import (
     CleanText,
     EyeciteRecord,
@@ -28,6 +29,7 @@ from legal_judge.checks.eyecite_layer import (
     extract,
     settle,
 )
+from legal_judge.checks.fabrications import mark_known_fabrications
 from legal_judge.checks.foreign_regex import find_foreign_regex
 from legal_judge.checks.report import (
     FORCING_STATUSES,
@@ -39,6 +41,7 @@ from legal_judge.checks.report import (
     RuleHit,
 )
 from legal_judge.checks.rules_data import load_rules
+from legal_judge.checks.statute_forms import admin_canonical, find_statute_forms
 from legal_judge.checks.statute_regex import closed_code_hit, find_statute_regex
 
 __all__ = ["CitationLookup", "LookupQuery", "check_citations", "checker_version"]
@@ -75,7 +78,7 @@ class CitationLookup(Protocol):
 @cache
 def checker_version() -> str:
     """Version string of the checker and the libraries whose data it depends on."""
-    parts = ["legal-judge-checks/2"]
+    parts = ["legal-judge-checks/3"]
     for pkg in ("eyecite", "reporters-db", "courts-db"):
         try:
             parts.append(f"{pkg}/{version(pkg)}")
@@ -117,6 +120,14 @@ def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) 
         if rec.kind == "journal"
         else _LAW_KINDS.get(rec.reporter, "statute")
     )
+    normalized = rec.normalized
+    if rec.kind == "law":
+        shape = code_section_hit(rec.reporter, rec.groups.get("section"), rec.normalized, ctx.rules)
+        hits += [shape] if shape else []
+        admin = admin_canonical(rec.reporter, rec.groups.get("title"), rec.groups.get("section"),
+                                ctx.rules)
+        if admin:
+            kind, normalized = "admin_code", admin
     if kind == "statute" and "§" in rec.text:
         hit = closed_code_hit(rec.text.split("§")[0].strip(" ,"), ctx.rules)
         if hit:
@@ -126,7 +137,7 @@ def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) 
     return CitationFinding(
         text=rec.text,
         span=rec.span,
-        normalized=rec.normalized,
+        normalized=normalized,
         kind=kind,
         source="eyecite",
         status=_status_from_hits(hits),
@@ -139,8 +150,14 @@ def _from_record(rec: EyeciteRecord, ctx: RuleContext, parallel_to: int | None) 
     )
 
 
-def _from_regex(cite: RegexCite, clean: CleanText, floor: int) -> CitationFinding:
-    name = name_before(clean.text, cite.span[0], floor).name if cite.kind == "case" else None
+def _from_regex(cite: RegexCite, clean: CleanText, floor: int,
+                ctx: RuleContext) -> CitationFinding:
+    if not any(h.rule == "designator_shape" for h in cite.hits):
+        shape = canonical_shape_hit(cite.normalized, ctx.rules)
+        cite.hits += [shape] if shape else []
+    name = cite.case_name
+    if name is None and cite.kind == "case":
+        name = name_before(clean.text, cite.span[0], floor).name
     return CitationFinding(
         text=cite.text,
         span=clean.original_span(*cite.span),
@@ -160,6 +177,7 @@ def _offline_findings(clean: CleanText, ctx: RuleContext) -> list[CitationFindin
     records = found.records
     taken = [rec.clean_span for rec in records]
     regex_cites = find_us_regex(clean.text, taken, ctx)
+    regex_cites += find_statute_forms(clean.text, taken + [c.span for c in regex_cites], ctx)
     regex_cites += find_statute_regex(clean.text, taken + [c.span for c in regex_cites], ctx)
     regex_cites += find_foreign_regex(clean.text, ctx)
     spans = found.spans + [c.span for c in regex_cites]
@@ -175,8 +193,15 @@ def _offline_findings(clean: CleanText, ctx: RuleContext) -> list[CitationFindin
             rec.year = findings[parallel_to].year
         findings.append(_from_record(rec, ctx, parallel_to))
     ends = sorted(b for _, b in spans)
-    findings.extend(_from_regex(c, clean, previous_end(ends, c.span[0])) for c in regex_cites)
+    findings.extend(_from_regex(c, clean, previous_end(ends, c.span[0]), ctx)
+                    for c in regex_cites)
+    heads = {id(f): findings[f.parallel_to] for f in findings if f.parallel_to is not None}
     findings.sort(key=lambda f: f.span)
+    # parallel_to points into the sorted list (regex findings may sort before a case group).
+    where = {id(f): i for i, f in enumerate(findings)}
+    for f in findings:
+        if f.parallel_to is not None:
+            f.parallel_to = where[id(heads[id(f)])]
     return findings
 
 
@@ -302,6 +327,7 @@ def check_citations(
         return _summarise([], lookup is not None, ctx)
     clean = clean_whitespace(text)
     findings = _offline_findings(clean, ctx)
+    mark_known_fabrications(findings)
     if lookup is not None:
         _apply_lookup(findings, lookup, ctx)
     return _summarise(findings, lookup is not None, ctx)

@@ -22,6 +22,7 @@ from eyecite.models import (
 )
 
 from legal_judge.checks.case_names import name_before, previous_end
+from legal_judge.checks.designators import designator_tail, spaced_subdivisions
 from legal_judge.checks.eyecite_speed import (
     CachedRegexModule,
     fast_court_by_paren,
@@ -234,28 +235,51 @@ def _case_record(cite: FullCaseCitation, previous: EyeciteRecord | None,
 
 
 _PUB_L = re.compile(r"Pub\.\s?L\.\s?(?:No\.\s?)?\d+[-–]\d+")
-# Subdivisions written right after a section: "§ 2000e-2(a)(1)", "§ 7-108(1-a)", "803(6)".
-SUBDIVISIONS = re.compile(r"(?:\([0-9A-Za-z]{1,6}(?:[-.][0-9A-Za-z]{1,4})?\))+")
+# The annotated editions cite the same code: one canonical form for each.
+_CODE_FORMS = {"U.S.C.": "U.S.C.", "U.S.C.A.": "U.S.C.", "U.S.C.S.": "U.S.C.", "C.F.R.": "C.F.R."}
+
+
+def _canonical_code(groups: dict[str, str | None], reporter: str, sign: str) -> str | None:
+    """"42 U.S.C. § 1983" for U.S.C. (and its annotated editions) and C.F.R.; None otherwise."""
+    code = _CODE_FORMS.get(reporter)
+    title = groups.get("title") or groups.get("chapter")
+    section = groups.get("section")
+    if code is None or not title or not section:
+        return None
+    return f"{title} {code} {sign} {section}"
 
 
 def _law_record(cite: FullLawCitation | FullJournalCitation, clean: CleanText) -> EyeciteRecord:
     start, end = cite.span()
     year_text = cite.metadata.year
-    sub = SUBDIVISIONS.match(clean.text, end) if isinstance(cite, FullLawCitation) else None
-    if sub:
-        end = sub.end()
+    groups = dict(cite.groups)
+    normalized = None
+    if isinstance(cite, FullLawCitation):
+        # eyecite stops a section at its first dot or dash ("17 C.F.R. § 240" for 240.10b-5,
+        # "42 U.S.C. § 1397" for 1397.99n–1): the designator is taken whole, never cut down.
+        whole = designator_tail(clean.text, end)
+        if groups.get("section") and clean.text[start:end].endswith(groups["section"] or ""):
+            groups["section"] = (groups["section"] or "") + clean.text[end:whole]
+        end, spaced = spaced_subdivisions(clean.text, whole)  # "26 U.S.C. § 7502 (f)(2)"
+        if groups.get("section"):
+            groups["section"] = (groups["section"] or "") + spaced
+        sign = "§§" if "§§" in clean.text[start:end] else "§"
+        normalized = _canonical_code(groups, cite.corrected_reporter(), sign)
     pub_l = _PUB_L.match(clean.text, start, end)
     if pub_l:  # eyecite reads "Pub. L. No. 95-555, 92 Stat. 2076" as one cite with section 92
         end = pub_l.end()
+        normalized = None
     matched = clean.text[start:end]
+    if isinstance(cite, FullLawCitation):
+        normalized = normalized or matched
     return EyeciteRecord(
         kind="law" if isinstance(cite, FullLawCitation) else "journal",
         text=matched,
         span=clean.original_span(start, end),
         clean_span=(start, end),
-        groups=dict(cite.groups),
+        groups=groups,
         reporter=cite.corrected_reporter(),
-        normalized=matched if isinstance(cite, FullLawCitation) else cite.corrected_citation(),
+        normalized=normalized or cite.corrected_citation(),
         editions=_editions(cite),
         year=int(year_text[:4]) if year_text and year_text[:4].isdigit() else None,
         year_text=year_text,

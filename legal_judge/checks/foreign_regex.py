@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from legal_judge.checks.citation_regex import RegexCite
+from legal_judge.checks.citation_regex import RegexCite, overlaps
 from legal_judge.checks.citation_rules import RuleContext
 from legal_judge.checks.report import RuleHit
 
@@ -102,7 +102,7 @@ def _ecli_hits(m: re.Match[str], ctx: RuleContext) -> list[RuleHit]:
         hits.append(_warn("ecli_country", f"'{m['cc']}' is not a country that issues ECLIs"))
     if m["cc"] != "EU":
         return hits
-    years = ctx.rules.get("eu_court_years")
+    years = ctx.rules.get("eu_court_years")["courts"]
     if m["court"] not in years:
         return [*hits, _err("ecli_eu_court", "EU court code must be C, T or F")]
     window = years[m["court"]]
@@ -277,10 +277,21 @@ def find_foreign_regex(text: str, ctx: RuleContext) -> list[RegexCite]:
     Returns:
         The citations found, each with the rules that fired on it.
     """
+    from legal_judge.checks.foreign_forms import find_foreign_forms
     from legal_judge.checks.french_regex import find_french
 
+    forms = find_foreign_forms(text, ctx)
+    articles = [c for c in forms if c.kind == "eu_article"]
     found: list[RegexCite] = []
     for finder in _FINDERS:
-        found.extend(finder(text, ctx))
+        for cite in finder(text, ctx):
+            # "Article 183(2) of Regulation (EU) 2016/679" is one citation: the act's own
+            # findings (its label against its year) go to the article's.
+            article = next((a for a in articles if overlaps(cite.span, [a.span])), None)
+            if article is not None and cite.kind == "eu_act":
+                article.hits.extend(cite.hits)
+                continue
+            found.append(cite)
+    found.extend(forms)
     found.extend(find_french(text, ctx))
     return found

@@ -58,7 +58,7 @@ def _article_hits(num: str, code: str | None, shown: str, ctx: RuleContext) -> l
     hits = []
     plain = re.match(r"\d+", num)
     if code == "civil" and plain and num[0].isdigit():
-        limit = int(ctx.rules.get("fr_code_civil_max_article"))
+        limit = int(ctx.rules.get("fr_code_civil_max_article")["max"])
         if int(plain.group(0)) > limit:
             hits.append(
                 RuleHit(

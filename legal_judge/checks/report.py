@@ -38,6 +38,10 @@ CitationKind = Literal[
     "law_no",
     "fr_code",
     "pourvoi",
+    "uk_report",
+    "eu_article",
+    "admin_code",
+    "court_rule",
 ]
 
 # Statuses that mean "a fabricated or misattributed source": rubric 1 forces citation_quality = 0.

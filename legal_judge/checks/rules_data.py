@@ -11,9 +11,17 @@ from typing import Any
 
 from legal_judge.assets.catalogue import parse_yaml
 
-__all__ = ["RULES_FILE", "CourtInfo", "Rules", "court_info", "known_abbreviations", "load_rules"]
+__all__ = [
+    "RULES_FILE",
+    "CourtInfo",
+    "Rules",
+    "court_info",
+    "known_abbreviations",
+    "load_rules",
+    "state_abbreviation_pattern",
+]
 
-RULES_FILE = Path(__file__).with_name("citation_rules.v2.yaml")
+RULES_FILE = Path(__file__).with_name("citation_rules.v3.yaml")
 
 
 _NON_WORD = re.compile(r"[^\w]")
@@ -92,7 +100,7 @@ def load_rules(path: Path = RULES_FILE) -> Rules:
     """Read the rules file once per process.
 
     Args:
-        path: the YAML file; the default is the packaged ``citation_rules.v2.yaml``.
+        path: the YAML file; the default is the packaged ``citation_rules.v3.yaml``.
 
     Returns:
         The parsed rules with the court index built.
@@ -118,3 +126,14 @@ def known_abbreviations() -> frozenset[str]:
             for entry in entries:
                 names.update(entry.get("variations") or [])
     return frozenset(squash(n) for n in names)
+
+
+@cache
+def state_abbreviation_pattern(rules: Rules) -> str:
+    """A regex alternation of every state abbreviation, periods optional ("Ill.", "Ill", "W. Va.",
+    "NY"), so a finder starts at the state and not at a word before it ("See Ill. Const.")."""
+    alts = []
+    for abbr in sorted(rules.get("state_abbreviations"), key=len, reverse=True):
+        parts = [re.escape(p.rstrip(".")) for p in re.findall(r"[A-Za-z]+\.?", abbr)]
+        alts.append(r"\.?\s?".join(parts) + r"\.?")
+    return "(?:" + "|".join(alts) + ")"

@@ -15,8 +15,9 @@ from functools import cache
 
 from legal_judge.checks.citation_regex import RegexCite, overlaps, roman_to_int
 from legal_judge.checks.citation_rules import RuleContext, current_congress
+from legal_judge.checks.designators import range_hit, shape_hit, spaced_subdivisions
 from legal_judge.checks.report import CitationKind, RuleHit
-from legal_judge.checks.rules_data import Rules, squash
+from legal_judge.checks.rules_data import Rules, squash, state_abbreviation_pattern
 
 __all__ = ["closed_code_hit", "find_statute_regex"]
 
@@ -58,11 +59,19 @@ _CODE_WORDS = frozenset(
      "usc", "usca", "cfr", "ocga", "os", "ilcs", "rcw", "ors", "mcl", "krs", "gs", "ncgs",
      "const", "act", "regs", "admin", "tit", "ch", "rules", "ordinances", "mun"}
 )
-_CONST = re.compile(
-    r"(?<![\w.])(?=[A-Z])(?P<name>(?P<state>[A-Z][A-Za-z.]*(?:\s[A-Z][a-z]*\.)?)\s+Const\.)\s*,?\s+"
+# "Ill. Const. art. I, § 2", and as also written: "Ill Const art I, § 2", "Ill. Const. 1970,
+# art. I, § 2" (Illinois names its constitution's year).
+_CONST_TAIL = (
+    r"\s+Const\.?)(?:\s+(?:18|19)\d\d)?\s*,?\s+"
     r"(?P<part>art|amend|pmbl)\.?\s+(?P<num>[IVXLC]+|\d+[A-Za-z]?)"
-    r"(?:\s*,\s*(?:§|pt\.|cl\.)\s*(?P<sec>\d+[A-Za-z]?(?:\([0-9A-Za-z]{1,4}\))*))?"
+    r"(?:\s*,\s*(?P<kind>§|pt\.|cl\.)\s*(?P<sec>\d+[A-Za-z]?(?:\([0-9A-Za-z]{1,4}\))*))?"
 )
+
+
+@cache
+def _const_re(rules: Rules) -> re.Pattern[str]:
+    states = state_abbreviation_pattern(rules)
+    return re.compile(rf"(?<![\w.])(?P<name>(?P<state>{states}){_CONST_TAIL}")
 _SESSION = re.compile(
     r"(?<![\w.])(?P<year>1[789]\d\d|20\d\d)\s+(?P<state>[A-Z][A-Za-z.]*(?:\s?[A-Z][a-z]*\.)?)\s+"
     r"(?P<kind>Sess\.\s+Laws|Laws|Acts|Stat\.|Gen\.\s+Laws|Pub\.\s+Acts|Legis\.\s+Serv\.)"
@@ -76,15 +85,20 @@ _REPORT = re.compile(
     r"(?<![\w.])(?P<house>H\.\s?R\.|S\.)\s+(?:Conf\.\s+)?(?:Rep|Doc)\.\s+No\.\s+"
     r"(?P<congress>\d{1,3})[-–](?P<num>\d{1,5})\b"
 )
+# The rule number is taken whole ("12-A", "9038.5b"): a designator is never cut down to a real
+# rule; its shape and range are judged in `_fed_rules`.
+_RULE_NUMBER = (
+    r"(?P<num>\d+)(?P<tail>(?:[.\-–](?=[0-9A-Za-z])|[0-9A-Za-z])*)"
+    r"(?P<sub>(?:\([0-9A-Za-z]{1,4}\))*)(?:\s+\((?P<year>(?:19|20)\d\d)\))?"
+)
 _FED_RULE = re.compile(
-    r"\bFed\.\s?R\.\s?(?P<set>Civ\.\s?P\.|Crim\.\s?P\.|App\.\s?P\.|Evid\.|Bankr\.\s?P\.)\s*"
-    r"(?P<num>\d+)(?P<dot>\.\d+)?(?P<sub>(?:\([0-9A-Za-z]{1,4}\))*)"
+    r"\bFed\.?\s?R\.?\s?(?P<set>Civ\.?\s?P\.?|Crim\.?\s?P\.?|App\.?\s?P\.?|Evid\.?|"
+    r"Bankr\.?\s?P\.?)\s*" + _RULE_NUMBER
 )
 # The rule set written out: "Federal Rule of Civil Procedure 12(b)(1)".
 _FED_RULE_WORDS = re.compile(
     r"\bFederal\s+Rules?\s+of\s+(?P<set>Civil\s+Procedure|Criminal\s+Procedure|"
-    r"Appellate\s+Procedure|Evidence|Bankruptcy\s+Procedure)\s+(?P<num>\d+)(?P<dot>\.\d+)?"
-    r"(?P<sub>(?:\([0-9A-Za-z]{1,4}\))*)"
+    r"Appellate\s+Procedure|Evidence|Bankruptcy\s+Procedure)\s+" + _RULE_NUMBER
 )
 _SET_WORDS = {"civilprocedure": "Civ. P.", "criminalprocedure": "Crim. P.",
               "appellateprocedure": "App. P.", "evidence": "Evid.",
@@ -230,14 +244,47 @@ def _statutes(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list
         found.append(cite)
     for m in _BARE.finditer(text):
         if not overlaps(m.span(), taken) and not overlaps(m.span(), [c.span for c in found]):
-            found.append(_cite("statute", m))
+            cite = _cite("statute", m, normalized=_bare_canonical(m, ctx.rules))
+            end, spaced = spaced_subdivisions(text, cite.span[1])  # "G.S. 163-226 (b)"
+            if spaced and cite.span[1] == m.end("section"):
+                cite.span, cite.text = (cite.span[0], end), text[cite.span[0]:end]
+                cite.normalized += spaced
+            hit = _ilcs_hit(m["name"], m["section"], cite.normalized, ctx) if "ILCS" in m[
+                "name"] else None
+            cite.hits += [hit] if hit else []
+            found.append(cite)
     return found
+
+
+def _bare_canonical(m: re.Match[str], rules: Rules) -> str | None:
+    """"KRS 117.235" -> "Ky. Rev. Stat. § 117.235"; None keeps the citation as written."""
+    words = m["name"].split()
+    title = words.pop(0) if words and words[0].isdigit() else None
+    name = " ".join(w for w in words if w not in {"Ann.", "§", "§§"})
+    code = _bare_codes(rules).get(squash(name))
+    if code is None or title:
+        return None
+    sign = "" if code.endswith("C.P.L.R.") else "§ "  # the CPLR numbers rules, not sections
+    return f"{code} {sign}{m['section']}"
+
+
+@cache
+def _bare_codes(rules: Rules) -> dict[str, str]:
+    return {squash(k): v for k, v in rules.get("bare_codes").items()}
+
+
+def _ilcs_hit(name: str, section: str, shown: str, ctx: RuleContext) -> RuleHit | None:
+    """ILCS: "<chapter> ILCS <act>/<section>", the chapter a multiple of 5 from 5 to 850."""
+    chapter = name.split()[0]
+    if chapter.isdigit() and (int(chapter) % 5 or not 5 <= int(chapter) <= 850):
+        return shape_hit("ilcs", f"{chapter}!", shown, ctx.rules)  # no designator has a "!"
+    return shape_hit("ilcs", section, shown, ctx.rules)
 
 
 def _constitutions(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> list[RegexCite]:
     found = []
     states = _states(ctx.rules)
-    for m in _CONST.finditer(text):
+    for m in _const_re(ctx.rules).finditer(text):
         if m["state"].startswith("U.") or overlaps(m.span(), taken):
             continue  # the U.S. Constitution has its own finder
         if squash(m["state"]) not in states:
@@ -245,7 +292,9 @@ def _constitutions(text: str, taken: list[tuple[int, int]], ctx: RuleContext) ->
         hits = []
         if m["part"] == "art" and roman_to_int(m["num"].rstrip("ABCDEFGH")) is None:
             hits.append(_err("state_const", f"'{m['num']}' is not an article number"))
-        found.append(_cite("constitution", m, hits=hits))
+        sec = f", {m['kind']} {m['sec']}" if m["sec"] else ""
+        canonical = f"{states[squash(m['state'])]} Const. {m['part']}. {m['num']}{sec}"
+        found.append(_cite("constitution", m, normalized=canonical, hits=hits))
     return found
 
 
@@ -288,14 +337,18 @@ def _fed_rules(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> lis
     matches += [(m, squash(_SET_WORDS[squash(m["set"])])) for m in _FED_RULE_WORDS.finditer(text)]
     for m, key in matches:
         name, spec = table[key]
-        num = int(m["num"])
-        hits = []
-        if not spec["min"] <= num <= spec["max"]:
-            hits.append(
-                _err("fed_rule", f"Fed. R. {name} has rules {spec['min']}-{spec['max']}, not {num}")
-            )
-        normalized = f"Fed. R. {name} {num}{m['dot'] or ''}{m['sub']}"
-        found.append(_cite("rule", m, normalized=normalized, hits=hits))
+        designator = m["num"] + m["tail"]
+        normalized = f"Fed. R. {name} {designator}{m['sub']}"
+        shape = shape_hit("federal_rule", designator, normalized, ctx.rules)
+        hits = [shape] if shape else []
+        if shape is None:
+            hit = range_hit("fed_rule", spec, int(m["num"]), f"Fed. R. {name} has rules "
+                            f"{spec['min']}-{spec['max']}", low=spec["min"], high=spec["max"],
+                            cited_year=int(m["year"]) if m["year"] else None)
+            hits += [hit] if hit else []
+        end = m.end("sub")
+        cite = RegexCite("rule", text[m.start():end], (m.start(), end), normalized, hits)
+        found.append(cite)
     return found
 
 

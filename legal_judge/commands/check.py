@@ -160,6 +160,21 @@ def _rollup(reports: list[tuple[str, CitationReport]]) -> None:
         console.print(f"  items whose citation_quality is forced to 0: {len(forcing)}")
 
 
+def _about(as_json: bool) -> None:
+    """What the offline verdicts rest on: versions, and each table's date and source."""
+    from legal_judge.checks.about import checker_about
+
+    info = checker_about()
+    if as_json:
+        click.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        return
+    console.print(f"checker: {escape(info['checker_version'])}")
+    console.print(f"rules: {escape(info['rules_file'])} (version {info['rules_version']})")
+    rows = [[Text(t["table"]), Text(t["as_of"]), Text(t["source"])] for t in info["tables"]]
+    print_table(console, "tables the offline rules use", [Col("table", keep=True),
+                Col("as of", keep=True), Col("source")], rows)
+
+
 @click.command(short_help="Check the legal citations in an answer; exit 1 if any is invalid.")
 @click.argument(
     "file", required=False, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
@@ -178,6 +193,8 @@ def _rollup(reports: list[tuple[str, CitationReport]]) -> None:
     help="Also look case citations up in CourtListener (needs COURTLISTENER_TOKEN).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
+@click.option("--about", is_flag=True,
+              help="Print the checker's version and the date and source of every table it uses.")
 @click.option(
     "--today",
     type=click.DateTime(["%Y-%m-%d"]),
@@ -192,9 +209,13 @@ def check(
     dataset: Path | None,
     use_lookup: bool,
     as_json: bool,
+    about: bool,
     today: datetime | None,
 ) -> None:
     """Check the legal citations in an answer; exit 1 if any is invalid, mismatched or not found."""
+    if about:
+        _about(as_json)
+        return
     inputs = _inputs(file, text, dataset)
     lookup: CitationLookup | None = None
     if use_lookup:

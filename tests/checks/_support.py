@@ -23,6 +23,13 @@ MATA_TEXT = (
     "Estate of Durden v. KLM Royal Dutch Airlines, 2017 WL 2418825 (Ga. Ct. App. June 5, 2017); "
     "Miller v. United Airlines, Inc., 174 F.3d 366 (2d Cir. 1999)."
 )
+# The same six citations under other party names: well-formed fakes that offline knowledge of
+# known fabrications (issue 32) does not recognise, so only a lookup can catch them.
+LOOKALIKE_TEXT = (
+    MATA_TEXT.replace("Varghese", "Okafor").replace("Shaboon", "Haddad")
+    .replace("Petersen", "Lindqvist").replace("Martinez", "Alvarado")
+    .replace("Durden", "Whitcombe").replace("Miller", "Pruitt")
+)
 MATA_CITES = [
     "925 F.3d 1339",
     "2013 IL App (1st) 111279-U",

@@ -35,8 +35,6 @@ ERRORS = [
     ("future_congress", "See Pub. L. No. 131-45."),
     ("us_const", "U.S. Const. amend. XXVIII."),
     ("us_const", "U.S. Const. art. IX."),
-    ("fed_rule", "Fed. R. Civ. P. 99."),
-    ("fed_rule", "Fed. R. Evid. 1200."),
     # Issue 19: anchors from real citations make a year outside the volume's years impossible.
     ("volume_year", "K v. L, 347 U.S. 483 (1964)."),
     ("volume_year", "M v. N, 516 F.3d 217 (2d Cir. 1996)."),
@@ -55,6 +53,10 @@ def test_error_rules_make_the_citation_invalid(rule: str, text: str) -> None:
 
 
 WARNINGS = [
+    # Issue 32: the federal rules grow by rulemaking (Rule 87 was added in 2023), so a rule
+    # beyond the table is suspicious, not invalid.
+    ("fed_rule", "Fed. R. Civ. P. 99."),
+    ("fed_rule", "Fed. R. Evid. 1200."),
     # Issue 19: a reporter in no database is suspicious, not invalid (reporters-db is not
     # complete), and a page beyond any volume's length is a heuristic.
     ("unknown_reporter", "Smith v. Jones, 12 Foo. Rptr. 345 (2d Cir. 2001)."),
@@ -85,7 +87,7 @@ VALID_NEIGHBOURS = [
     "Fed. R. Civ. P. 86.",
     "Fed. R. Evid. 702.",
     "K v. L, 2019 WL 4639462 (Tex. App. Sept. 25, 2019).",
-    "Shaboon v. Egyptair, 2013 IL App (1st) 111279-U.",
+    "Haddad v. Egyptair, 2013 IL App (1st) 111279-U.",
     "People v. X, 2012 IL App (4th) 110590.",
 ]
 

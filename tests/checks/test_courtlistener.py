@@ -17,8 +17,8 @@ from legal_judge.checks.courtlistener import (
 from legal_judge.errors import AuthError, MissingKeyError, RateLimitError
 
 from ._support import (
+    LOOKALIKE_TEXT,
     MATA_CITES,
-    MATA_TEXT,
     NOW,
     TODAY,
     FakeClock,
@@ -107,7 +107,7 @@ def test_400_unknown_reporter_stays_unverifiable(fake_clock: FakeClock) -> None:
 def test_404_on_covered_reporter_is_not_found(fake_clock: FakeClock) -> None:
     lookup = _client(_recorded("lookup_404_not_found.json", []), fake_clock)
     report = check_citations(
-        "Varghese v. China Southern Airlines Co., 925 F.3d 1339 (11th Cir. 2019).",
+        "Okafor v. China Southern Airlines Co., 925 F.3d 1339 (11th Cir. 2019).",
         today=TODAY,
         lookup=lookup,
     )
@@ -247,11 +247,12 @@ def test_names_match_is_lenient_but_not_blind() -> None:
 
 
 def test_mata_fabrications_with_lookup_force_zero(fake_clock: FakeClock) -> None:
+    # Mata's citations under other names: offline, only a lookup tells them from real cases.
     table = load_fixture("mata_lookup.json")["entries"]
     seen: list[str] = []
     lookup = _client(entries_handler(table, seen), fake_clock)
-    offline = check_citations(MATA_TEXT, today=TODAY)
-    online = check_citations(MATA_TEXT, today=TODAY, lookup=lookup)
+    offline = check_citations(LOOKALIKE_TEXT, today=TODAY)
+    online = check_citations(LOOKALIKE_TEXT, today=TODAY, lookup=lookup)
     assert offline.forces_zero is False
     statuses = {f.normalized: f.status for f in online.findings}
     assert list(statuses) == MATA_CITES

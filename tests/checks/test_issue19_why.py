@@ -78,10 +78,10 @@ def test_star_page_marker_takes_no_year_and_is_not_a_citation() -> None:
 
 def test_varghese_and_brown_print_differently_offline() -> None:
     report = check_citations(
-        "Varghese v. China Southern Airlines Co., 925 F.3d 1339 (11th Cir. 2019). "
+        "Okafor v. China Southern Airlines Co., 925 F.3d 1339 (11th Cir. 2019). "
         "Brown v. Board of Education, 347 U.S. 483 (1954).", today=TODAY)
     varghese, brown = report.findings
-    assert varghese.case_name == "Varghese v. China Southern Airlines Co."
+    assert varghese.case_name == "Okafor v. China Southern Airlines Co."
     assert brown.case_name == "Brown v. Board of Education"
     assert (varghese.year, brown.year) == (2019, 1954)
     assert varghese.court_name and "Eleventh Circuit" in varghese.court_name

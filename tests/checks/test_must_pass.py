@@ -9,7 +9,7 @@ import pytest
 
 from legal_judge.checks.citations import check_citations
 
-from ._support import MATA_CITES, MATA_TEXT, TODAY
+from ._support import LOOKALIKE_TEXT, MATA_CITES, MATA_TEXT, TODAY
 
 REAL = [
     "Marbury v. Madison, 5 U.S. (1 Cranch) 137 (1803).",
@@ -79,8 +79,18 @@ def test_real_opinion_has_no_invalid_findings() -> None:
     assert report.forces_zero is False
 
 
-def test_mata_fabrications_are_unverifiable_offline() -> None:
+def test_mata_fabrications_are_invalid_offline_as_known_fabrications() -> None:
+    # Issue 32: the six fakes a court exposed are known offline, with the order named.
     report = check_citations(MATA_TEXT, today=TODAY)
+    assert [f.normalized for f in report.findings] == MATA_CITES
+    assert {f.status for f in report.findings} == {"invalid"}
+    assert all("identified as fabricated in Mata v. Avianca, Inc., 678 F. Supp. 3d 443 "
+               "(S.D.N.Y. 2023)" in f.reasons[-1].message for f in report.findings)
+    assert report.forces_zero is True
+
+
+def test_well_formed_fakes_not_yet_exposed_are_unverifiable_offline() -> None:
+    report = check_citations(LOOKALIKE_TEXT, today=TODAY)
     assert [f.normalized for f in report.findings] == MATA_CITES
     assert {f.status for f in report.findings} == {"unverifiable"}
     assert report.forces_zero is False

@@ -1,8 +1,8 @@
 """The year and court of a case citation come from its own parenthetical, never the next one's.
 
 eyecite attaches the next parenthetical to a citation that has none ("See 123 U.S. 99999 and
-Varghese v. China Southern Airlines Co., 925 F.3d 1339 (11th Cir. 2019)": its `extra` is
-"and Varghese v. China Southern Airlines Co., 925 F.3d 1339"). A parenthetical with another
+Okafor v. China Southern Airlines Co., 925 F.3d 1339 (11th Cir. 2019)": its `extra` is
+"and Okafor v. China Southern Airlines Co., 925 F.3d 1339"). A parenthetical with another
 citation between it and this one belongs to that citation, unless that citation is a parallel
 citation of this one (separated only by a comma and pin cites, sharing one parenthetical).
 """
@@ -13,7 +13,7 @@ from legal_judge.checks.citations import check_citations
 
 from ._support import TODAY
 
-VARGHESE = "Varghese v. China Southern Airlines Co."
+OKAFOR = "Okafor v. China Southern Airlines Co."
 
 
 def _by_cite(text: str) -> dict[str, object]:
@@ -21,16 +21,16 @@ def _by_cite(text: str) -> dict[str, object]:
 
 
 def test_a_bare_citation_does_not_take_the_next_citations_year_and_court() -> None:
-    text = f"See 123 U.S. 99999 and {VARGHESE}, 925 F.3d 1339 (11th Cir. 2019)."
+    text = f"See 123 U.S. 99999 and {OKAFOR}, 925 F.3d 1339 (11th Cir. 2019)."
     report = check_citations(text, today=TODAY)
-    bare, varghese = report.findings
+    bare, okafor = report.findings
     assert (bare.normalized, bare.year, bare.court) == ("123 U.S. 99999", None, None)
     # Only the true reason: the page is beyond any U.S. volume (not "reports only the Supreme
     # Court, not 11th Cir." nor "cannot hold a 2019 decision").
     assert bare.status == "suspicious"
     assert [h.rule for h in bare.reasons] == ["page_ceiling"]
     assert not report.forces_zero
-    assert (varghese.year, varghese.court, varghese.case_name) == (2019, "ca11", VARGHESE)
+    assert (okafor.year, okafor.court, okafor.case_name) == (2019, "ca11", OKAFOR)
 
 
 def test_subsequent_history_keeps_its_parenthetical_to_itself() -> None:
@@ -71,10 +71,10 @@ def test_two_cases_in_one_sentence_are_not_parallel() -> None:
 
 def test_the_sample_answers_string_cite_keeps_each_year() -> None:
     # The bundled sample item us-fed-003: the Illinois neutral cite showed "D.D.C., 2012".
-    text = ("The court followed Shaboon v. Egyptair, 2013 IL App (1st) 111279-U, and Petersen "
+    text = ("The court followed Haddad v. Egyptair, 2013 IL App (1st) 111279-U, and Lindqvist "
             "v. Iran Air, 905 F. Supp. 2d 121 (D.D.C. 2012), which reached the same result.")
     found = _by_cite(text)
-    shaboon, petersen = found["2013 IL App (1st) 111279-U"], found["905 F. Supp. 2d 121"]
-    assert (shaboon.year, shaboon.court, shaboon.case_name) == (None, None, "Shaboon v. Egyptair")
-    assert (petersen.year, petersen.court, petersen.case_name) == (2012, "dcd",
-                                                                   "Petersen v. Iran Air")
+    haddad, lindqvist = found["2013 IL App (1st) 111279-U"], found["905 F. Supp. 2d 121"]
+    assert (haddad.year, haddad.court, haddad.case_name) == (None, None, "Haddad v. Egyptair")
+    assert (lindqvist.year, lindqvist.court, lindqvist.case_name) == (2012, "dcd",
+                                                                   "Lindqvist v. Iran Air")

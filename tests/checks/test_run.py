@@ -8,7 +8,7 @@ from legal_judge.checks.courtlistener import CourtListenerLookup
 from legal_judge.checks.run import run_checks
 from legal_judge.models import BenchmarkItem
 
-from ._support import MATA_TEXT, NOW, TODAY, FakeClock, entries_handler, load_fixture
+from ._support import LOOKALIKE_TEXT, NOW, TODAY, FakeClock, entries_handler, load_fixture
 
 
 def _item(response: str, **kw: object) -> BenchmarkItem:
@@ -84,8 +84,8 @@ def test_mata_forces_zero_only_with_lookup() -> None:
         sleep=clock.sleep,
         now=lambda: NOW,
     )
-    offline = run_checks(_item(MATA_TEXT), today=TODAY)
-    online = run_checks(_item(MATA_TEXT), today=TODAY, lookup=lookup)
+    offline = run_checks(_item(LOOKALIKE_TEXT), today=TODAY)
+    online = run_checks(_item(LOOKALIKE_TEXT), today=TODAY, lookup=lookup)
     assert offline.forces_citation_zero is False
     assert online.forces_citation_zero is True
     assert online.citations.counts["not_found"] == 5 and online.citations.counts["mismatch"] == 1
@@ -102,7 +102,7 @@ def test_lookup_failure_falls_back_to_offline() -> None:
         now=lambda: NOW,
         max_retries=1,
     )
-    r = run_checks(_item(MATA_TEXT), today=TODAY, lookup=lookup)
+    r = run_checks(_item(LOOKALIKE_TEXT), today=TODAY, lookup=lookup)
     assert r.lookup_error is not None and "503" in r.lookup_error
     assert r.citations.lookup_used is False
     assert r.forces_citation_zero is False

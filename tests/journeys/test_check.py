@@ -79,7 +79,7 @@ def test_check_a_string_cite_gives_each_citation_its_own_court_year_and_name(
     # A bare citation borrowed the next citation's "(11th Cir. 2019)": it was invalid, with the
     # false reasons "U.S. reports only the Supreme Court, not 11th Cir." and "cannot hold a
     # 2019 decision", and exited 1. Only the true reason remains: the impossible page.
-    step = journey("check", "--text", "See 123 U.S. 99999 and Varghese v. China Southern "
+    step = journey("check", "--text", "See 123 U.S. 99999 and Okafor v. China Southern "
                    "Airlines Co., 925 F.3d 1339 (11th Cir. 2019).", *TODAY)
     assert "suspicious 1, unverifiable 1" in step.out and "invalid" not in step.out
     assert "forces citation_quality" not in step.out
@@ -87,7 +87,7 @@ def test_check_a_string_cite_gives_each_citation_its_own_court_year_and_name(
     assert bare == ["suspicious case", "123 U.S. 99999 Supreme Court of the United States",
                     "page 99,999 is far beyond any U.S. volume (none runs near 2,500 pages)"]
     # Its name was missing.
-    assert varghese[1].startswith("Varghese v. China Southern Airlines Co. 925 F.3d 1339")
+    assert varghese[1].startswith("Okafor v. China Southern Airlines Co. 925 F.3d 1339")
 
     # Two cases of one sentence: the New York row showed "Brown v. Board of Education".
     step = journey("check", "--json", "--text", "Under 42 U.S.C. § 2000e-2(a)(1) and Brown v. "
@@ -115,3 +115,46 @@ def test_check_a_string_cite_gives_each_citation_its_own_court_year_and_name(
     assert (petersen["year"], petersen["case_name"]) == (2012, "Petersen v. Iran Air")
     seidman = items["us-ca-003"][0]
     assert seidman["case_name"] == "BDO Seidman v. Hirshberg"  # was "Seidman v. Hirshberg*"
+
+
+def test_check_the_forms_lawyers_write_and_the_fakes_they_must_not_trust(
+        journey: Journey) -> None:
+    # Issue 32. Prose, shorthand and foreign forms were invisible ("no citations found").
+    step = journey("check", "--json", "--text", "Under California Labor Code section 2802 and "
+                   "section 1983 of title 42, see 28 U.S.C. 1332, 40 CFR 60.5, 14 Ill. Adm. Code "
+                   "200.116, Ill. S. Ct. R. 106, US Const amend XIV, Ill Const art I, § 2 and "
+                   "Donoghue v Stevenson [1932] AC 562. Section 5 of the contract and Title VII "
+                   "are not citations.", *TODAY)
+    found = [(f["kind"], f["normalized"]) for f in json.loads(step.out)["findings"]]
+    assert found == [
+        ("statute", "Cal. Lab. Code § 2802"), ("statute", "42 U.S.C. § 1983"),
+        ("statute", "28 U.S.C. § 1332"), ("regulation", "40 C.F.R. § 60.5"),
+        ("admin_code", "Ill. Admin. Code tit. 14, § 200.116"), ("court_rule", "Ill. S. Ct. R. 106"),
+        ("constitution", "U.S. Const. amend. XIV"), ("constitution", "Ill. Const. art. I, § 2"),
+        ("uk_report", "[1932] AC 562")]
+
+    # A fake designator was cut down to a real section ("42 U.S.C. § 1397"): now it is
+    # suspicious, shown whole, and exits 0 (a warning is no fabrication by itself).
+    step = journey("check", "--text", "See 42 U.S.C. § 1397.99n–1 and U.S. Const. amend. 2-A.",
+                   *TODAY)
+    assert "suspicious 2" in step.out and "invalid" not in step.out
+    flat = " ".join(step.out.split())
+    assert "1397.99n–1" in flat and "amend. 2-A" in flat and "cannot be one" in flat
+
+    # The 2023 emergency rules were invalid ("has rules 1-86, not 87") and exited 1.
+    step = journey("check", "--text", "Fed. R. Civ. P. 87, Fed. R. Crim. P. 62 and Fed. R. "
+                   "Bankr. P. 9038 apply in a rules emergency.", *TODAY)
+    assert "unverifiable 3" in step.out and "invalid" not in step.out
+    step = journey("check", "--about", *TODAY)
+    assert "citation_rules.v3.yaml" in step.out and "2025-12-01" in step.out
+
+    # eu-002 of the bundled sample (GDPR Article 183(2); the GDPR has 99 articles) passed offline;
+    # Mata's fabrications are known offline, with the order that exposed them.
+    step = journey("check", "--dataset", str(SAMPLE), "--json", *TODAY, expect=1)
+    items = {item["id"]: item for item in json.loads(step.out)}
+    [article] = [f for f in items["eu-002"]["findings"] if f["kind"] == "eu_article"]
+    assert (article["status"], article["normalized"]) == ("invalid", "Article 183(2) GDPR")
+    assert items["eu-002"]["forces_zero"] is True
+    varghese = next(f for f in items["us-fed-003"]["findings"] if f["text"] == "925 F.3d 1339")
+    assert varghese["status"] == "invalid"
+    assert "identified as fabricated in Mata v. Avianca" in varghese["reasons"][-1]["message"]
