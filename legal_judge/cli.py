@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "legal_judge.commands.report",
     "legal_judge.commands.batches",
     "legal_judge.commands.policy",
+    "legal_judge.commands.rules",
 )
 
 # Command name -> (module, short help). Modules are imported only when one of their commands runs,
@@ -67,6 +68,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
                "Check the setup: versions, keys (never printed), store, ensemble, Langfuse."),
     "policy": ("legal_judge.commands.policy",
                "The gate policy: every threshold the release, audit and run gates apply."),
+    "rules": ("legal_judge.commands.rules",
+              "The answer rules: each rule-based finding and its effect (cap, fail, review, info)."),
     "batches": ("legal_judge.commands.batches",
                 "Provider batch jobs of `run --batch` runs and `audit run --batch` audits."),
 }

@@ -189,13 +189,14 @@ def apply_correction(correction: Correction, rubric: str, judge_id: str, score: 
 
 
 def _pinned(correction: Correction, overrides: list[str]) -> set[str]:
-    """Rubrics a rule-based override fixed (e.g. Rule 1's citation_quality = 0): never corrected."""
+    """Rubrics a rule-based override capped (e.g. Rule 1's citation_quality = 0): never corrected."""
     if not overrides:
         return set()
-    rset, _ = rubric_specs(correction.rubric_set)
-    # The ensemble records an override as "<override name>: <reason> (<detail>)".
-    names = {text.split(":", 1)[0].strip() for text in overrides}
-    return {o.set.rubric for o in rset.overrides if o.name in names}
+    from legal_judge.benchmark.answer_rules import capped_rubrics
+
+    # The ensemble records an override as "<rule>: <reason> (<detail>)"; the answer-rules table
+    # says which rubrics that rule caps.
+    return capped_rubrics(overrides)
 
 
 def _corrected(scores: dict[str, float], correction: Correction, judge_id: str,

@@ -228,7 +228,8 @@ def _overrides(data: ReportData) -> Section:
     inconclusive = [[i, str(data.extra["results"].get(i, {}).get("reason") or "")]
                     for i in data.report["inconclusive"]]
     return Section("Overrides and inconclusive items", [
-        Table("Citation overrides (rule 1: citation_quality forced to 0)", ["item", "override"], rows),
+        Table("Rule overrides (answer rules: a capped score, a forced fail; the judges' own "
+              "figures stay in raw_scores and the votes)", ["item", "override"], rows),
         Table("Inconclusive items", ["item", "reason"], inconclusive),
     ], "overrides")
 
