@@ -23,6 +23,7 @@ __all__ = ["cli", "main"]
 # Each module defines COMMANDS: list[click.Command]; one module per area, one owner each.
 COMMAND_MODULES = (
     "legal_judge.commands.core",
+    "legal_judge.commands.judging",
     "legal_judge.commands.compare",
     "legal_judge.commands.runs",
     "legal_judge.commands.check",
@@ -41,7 +42,8 @@ COMMAND_MODULES = (
 # this table matches the commands the modules really define.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("legal_judge.commands.core", "Check a benchmark dataset without running anything."),
-    "judge": ("legal_judge.commands.core", "Judge one item with one judge and print the verdict."),
+    "judge": ("legal_judge.commands.judging",
+              "Judge one answer as `run` does (checks, judges, rules) and print the decision."),
     "run": ("legal_judge.commands.core",
             "Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble."),
     "demo": ("legal_judge.commands.core",
