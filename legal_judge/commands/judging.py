@@ -59,7 +59,7 @@ def _config(spec: str | None, ensemble: str | None) -> Any:
     if ensemble is not None:
         return load_ensemble_config(ensemble)
     # One judge is an ensemble of one: the quorum is that judge.
-    return EnsembleConfig(name=f"judge {spec}", judges=[JudgeConfig(spec=spec)], quorum=1)
+    return EnsembleConfig(name=f"judge {spec}", judges=[JudgeConfig(spec=str(spec))], quorum=1)
 
 
 def _render(judged: Any) -> None:
