@@ -106,8 +106,33 @@ def test_an_answer_that_hedges_and_analyses_is_not_capped() -> None:
     assert not any(o.startswith("hedging_only") for o in r.overrides)
 
 
+#: The bundled sample's hedging-only answers (metadata answer_kind); before issue 29 the detector
+#: found only gb-ews-005 and fr-003 ("consult a Lebanese labour lawyer", "speaking with your HR
+#: department or an employment attorney" and "depends on many factors" slipped through).
+SAMPLE_HEDGING_ONLY = ("us-fed-006", "us-ca-007", "us-ny-005", "gb-ews-005", "fr-003", "lb-002")
+HEDGES_AND_ANALYSES = (
+    "It depends on many factors, but probably not in federal court. Federal courts hear a state-law "
+    "contract claim between citizens of different states only under diversity jurisdiction, 28 "
+    "U.S.C. § 1332, and the amount in controversy must exceed $75,000. Florida and New York "
+    "parties are diverse, but your $50,000 claim is below the threshold, so you would file in "
+    "state court, for example where the company does business or where the contract was "
+    "performed. You should consult a licensed attorney about which state court is best.")
+
+
+def test_the_detector_fires_on_hedging_only_and_not_on_hedging_with_analysis() -> None:
+    items = load_dataset(sample_dataset_path())
+    fired = {i.id for i in items if detect_hedging_only(i.response).hedging_only}
+    assert set(SAMPLE_HEDGING_ONLY) <= fired
+    kinds = {i.id: i.metadata.get("answer_kind") for i in items}
+    # Besides them only an over-refusal that also sends the user to a lawyer (us-fed-010).
+    assert {kinds[i] for i in fired - set(SAMPLE_HEDGING_ONLY)} <= {"refusal"}
+    assert all(kinds[i] != "correct" for i in fired)
+    hedged = detect_hedging_only(HEDGES_AND_ANALYSES)
+    assert hedged.evidence and not hedged.hedging_only
+
+
 def test_the_samples_hedging_only_answers_are_capped() -> None:
-    for item_id in ("gb-ews-005", "fr-003"):
+    for item_id in SAMPLE_HEDGING_ONLY:
         checks, _ = run_item_checks(sample(item_id))
         r = decide([verdict("gpt", overall="pass", completeness=3)] * 3, checks)
         assert r.overall == "fail", item_id
