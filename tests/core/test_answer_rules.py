@@ -175,3 +175,25 @@ def test_rules_json_lists_every_kind_with_its_effect() -> None:
     assert by_kind["citation_invalid"]["effect"] == "cap"
     assert by_kind["mean_vote_split"]["effect"] == "review"
     assert set(by_kind) == set(FINDING_SOURCES) | set(DECISION_KINDS)
+
+
+def test_capped_scores_keep_the_judges_figures_in_langfuse_and_the_export() -> None:
+    from datetime import UTC, datetime
+
+    from legal_judge.sync.plan import ensemble_scores
+
+    item = sample("us-fed-002").model_copy(update={"response": HEDGE_ONLY})
+    checks, _ = run_item_checks(item)
+    r = decide([verdict("gpt", overall="pass", legal_soundness=2, completeness=2)] * 3,
+               checks).model_dump()
+    plans = {p.name: p for p in ensemble_scores("t", r, datetime.now(UTC), set())}
+    completeness = plans["completeness"]
+    assert completeness.value == 0.0 and completeness.metadata is not None
+    assert completeness.metadata["judged_value"] == 2.0
+    assert completeness.metadata["score_kind"] == "capped by an answer rule"
+    overall = plans["overall"]
+    assert overall.value == 0.0 and overall.metadata is not None
+    assert overall.metadata["judged_overall"] == "pass"
+    assert overall.comment == "rule 4: hedging without substantive analysis"
+    untouched = plans["citation_quality"]
+    assert untouched.metadata is not None and "judged_value" not in untouched.metadata
