@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from legal_judge.dataset import sample_dataset_path
+
 from .conftest import Journey
 
 HEDGE_ONLY = "You should consult a lawyer. I cannot give legal advice on this question."
