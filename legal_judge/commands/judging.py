@@ -99,7 +99,7 @@ def _render(judged: Any) -> None:
                   f"{votes.get('pass', 0):.2f} / fail {votes.get('fail', 0):.2f}"
                   + (f"  reason: {result.reason}" if result.reason else ""))
     for v in verdicts:
-        console.print(Text(f"judge {v.judge} ({v.judge_id}): {v.status}"
+        console.print(Text(f"judge {v.judge} (judge_id {v.judge_id}): {v.status}"
                            + (f", {v.overall}" if v.overall else "") + f"  cached: {v.cached}"
                            + (f"  reason: {v.reason}" if v.reason else "")), soft_wrap=True)
 
