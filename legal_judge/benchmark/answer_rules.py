@@ -90,10 +90,17 @@ def rules_table() -> list[dict[str, Any]]:
     return [{**r.model_dump(), "source": sources.get(r.kind, "")} for r in answer_rules()]
 
 
-def capped_rubrics(overrides: list[str]) -> set[str]:
-    """Rubrics a stored result's overrides capped (named ``"<rule>: ..."``): never recalibrated."""
+def capped_rubrics(overrides: list[str]) -> dict[str, float]:
+    """The caps a stored result's overrides applied (named ``"<rule>: ..."``), per rubric (the
+    lowest when two rules cap one rubric): a calibrated score is capped again, so a rule holds
+    whatever the calibration (rule 1's citation_quality = 0 stays 0)."""
     names = {text.split(":", 1)[0].strip() for text in overrides}
-    return {rubric for r in answer_rules() if r.rule in names for rubric in r.caps}
+    caps: dict[str, float] = {}
+    for row in answer_rules():
+        if row.rule in names:
+            for rubric, cap in row.caps.items():
+                caps[rubric] = min(cap, caps.get(rubric, cap))
+    return caps
 
 
 @dataclass
