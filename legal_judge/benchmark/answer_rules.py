@@ -28,7 +28,8 @@ from legal_judge.checks.findings import Finding, item_findings
 from legal_judge.errors import ConfigError
 
 __all__ = ["ANSWER_RULES_PATH", "DECISION_KINDS", "AnswerRule", "RulesOutcome",
-           "answer_rules", "apply_answer_rules", "capped_rubrics", "rules_table"]
+           "answer_rules", "apply_answer_rules", "capped_rubrics", "check_rubric_set",
+           "rules_table"]
 
 ANSWER_RULES_PATH = Path(__file__).resolve().parent.parent / "data" / "answer_rules.v1.toml"
 
@@ -115,8 +116,12 @@ class RulesOutcome:
     findings: list[Finding] = field(default_factory=list)
 
 
-def _check_rubric_set(rubric_set: RubricSet) -> None:
-    """A rubric set's own overrides must be rows of the table (else they would do nothing)."""
+def check_rubric_set(rubric_set: RubricSet) -> None:
+    """A rubric set's own overrides must be rows of the table (else they would do nothing).
+
+    Raises:
+        ConfigError: ``rubric-override-unknown``, naming the override and the table.
+    """
     rows = {r.rule: r for r in answer_rules()}
     for o in rubric_set.overrides:
         row = rows.get(o.name)
@@ -215,7 +220,7 @@ def apply_answer_rules(checks: dict[str, Any] | None, *, scores: dict[str, float
     Raises:
         ConfigError: a finding kind without a row, or a rubric set override the table lacks.
     """
-    _check_rubric_set(rubric_set)
+    check_rubric_set(rubric_set)
     rows = {r.kind: r for r in answer_rules()}
     out = RulesOutcome(scores=dict(scores), overall=overall)
     found = item_findings(checks)

@@ -197,3 +197,19 @@ def test_capped_scores_keep_the_judges_figures_in_langfuse_and_the_export() -> N
     assert overall.comment == "rule 4: hedging without substantive analysis"
     untouched = plans["citation_quality"]
     assert untouched.metadata is not None and "judged_value" not in untouched.metadata
+
+
+def test_a_rubric_set_override_the_table_lacks_is_refused_not_ignored() -> None:
+    import pytest
+
+    from legal_judge.assets.rubrics import Override, OverrideSet
+    from legal_judge.errors import ConfigError
+
+    base = load_assets().rubric_set()
+    odd = base.model_copy(update={"overrides": [Override(
+        name="plain_language_floor", when_check="citations_force_zero",
+        set=OverrideSet(rubric="completeness", score=1), reason="ours")]})
+    with pytest.raises(ConfigError, match="would change nothing") as refused:
+        aggregate("item", [verdict("gpt", overall="pass")] * 3, SLOTS, sut_family=None,
+                  policy=EnsemblePolicy(), rubric_set=odd, severity=["clean"], checks={})
+    assert "legal-judge rules" in str(refused.value)
