@@ -23,6 +23,7 @@ __all__ = ["cli", "main"]
 # Each module defines COMMANDS: list[click.Command]; one module per area, one owner each.
 COMMAND_MODULES = (
     "legal_judge.commands.core",
+    "legal_judge.commands.judging",
     "legal_judge.commands.compare",
     "legal_judge.commands.runs",
     "legal_judge.commands.check",
@@ -33,6 +34,7 @@ COMMAND_MODULES = (
     "legal_judge.commands.report",
     "legal_judge.commands.batches",
     "legal_judge.commands.policy",
+    "legal_judge.commands.rules",
 )
 
 # Command name -> (module, short help). Modules are imported only when one of their commands runs,
@@ -40,7 +42,8 @@ COMMAND_MODULES = (
 # this table matches the commands the modules really define.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("legal_judge.commands.core", "Check a benchmark dataset without running anything."),
-    "judge": ("legal_judge.commands.core", "Judge one item with one judge and print the verdict."),
+    "judge": ("legal_judge.commands.judging",
+              "Judge one answer as `run` does (checks, judges, rules) and print the decision."),
     "run": ("legal_judge.commands.core",
             "Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble."),
     "demo": ("legal_judge.commands.core",
@@ -67,6 +70,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
                "Check the setup: versions, keys (never printed), store, ensemble, Langfuse."),
     "policy": ("legal_judge.commands.policy",
                "The gate policy: every threshold the release, audit and run gates apply."),
+    "rules": ("legal_judge.commands.rules",
+              "The answer rules: each rule-based finding and its effect (cap, fail, review, info)."),
     "batches": ("legal_judge.commands.batches",
                 "Provider batch jobs of `run --batch` runs and `audit run --batch` audits."),
 }

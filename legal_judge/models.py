@@ -137,6 +137,8 @@ class EnsembleResult(_Strict):
     raw_scores: dict[str, float] = Field(default_factory=dict)
     hallucination: HallucinationResult | None = None
     overall: Overall | None = None
+    raw_overall: Overall | None = None  # the judges' weighted vote, before a rule forced a fail
+    rule_fail_reasons: list[str] = Field(default_factory=list)  # the rules that forced a fail
     weights: list[JudgeWeight] = Field(default_factory=list)
     votes: dict[str, float] = Field(default_factory=dict)
     valid_judges: int = 0

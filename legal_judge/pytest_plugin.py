@@ -10,8 +10,9 @@ ini options, and imports nothing heavy until a test uses them::
     @pytest.mark.legal_judge_audited(judge="default")
     def test_release_gate(legal_judge): ...
 
-``assert_judged`` judges the answer with the ensemble (a one-item run: cached, stored, synced as any
-run) and fails the test with each judge's scores and rationales and the rule that failed. An
+``assert_judged`` judges the answer with the ensemble exactly as ``run`` decides an item (checks,
+judges, answer rules, aggregation; cached, but stored as a run only with ``save=True``) and fails
+the test with each judge's scores and rationales and the rule that failed. An
 INCONCLUSIVE ensemble (too few valid verdicts) always fails: nothing is green that nobody judged.
 The marker fails the test when the judge's latest audit does not pass ``audit gate``: the same
 check (:func:`legal_judge.audit.gate_report`) under the same policy (``legal_judge_policy``, else
@@ -64,7 +65,8 @@ def _failed_rules(judged: JudgedAnswer, *, rubrics: Sequence[str] | None,
     result = judged.result
     # A "failed" run (its one item not scored) still has the item's result and its reason.
     if judged.status not in ("completed", "failed") or result is None:
-        return [f"the run {judged.run_id} ended {judged.status}: nothing was judged"]
+        return [f"the judgment ({judged.run_id or 'not saved'}) ended {judged.status}: "
+                "nothing was judged"]
     if result.status != "ok":
         return [f"INCONCLUSIVE: {result.reason}"]
     rules = []
@@ -97,6 +99,7 @@ def _explain(judged: JudgedAnswer, rules: list[str], rubrics: Sequence[str] | No
             f"{k} {v:.2f}" for k, v in sorted(shown.items()))
             + (f"; hallucination {result.hallucination}" if result.hallucination else ""))
         lines += [f"  override: {o}" for o in result.overrides]
+        lines += [f"  rule: {r}" for r in result.rule_fail_reasons]
     for v in judged.verdicts:
         head = f"judge {v.judge} ({v.judge_id}): {v.status}" + (f", {v.overall}" if v.overall else "")
         if v.rule_fail_reasons:
@@ -111,14 +114,16 @@ def _explain(judged: JudgedAnswer, rules: list[str], rubrics: Sequence[str] | No
         if v.hallucination:
             lines.append(f"    hallucination {v.hallucination}: "
                          f"{_short(v.rationales.get('hallucination', ''))}")
-    lines.append(f"stored as run {judged.run_id} (legal-judge runs show {judged.run_id})")
+    lines.append(f"stored as run {judged.run_id} (legal-judge runs show {judged.run_id})"
+                 if judged.run_id else "not stored (assert_judged(..., save=True) stores it)")
     return "\n".join(lines)
 
 
 def assert_judged(prompt: str, response: str, *, ensemble: str = "default",
                   rubrics: Sequence[str] | None = None,
                   min_scores: Mapping[str, float] | None = None, must_pass: bool = True,
-                  jurisdiction: str | None = None, item_id: str | None = None) -> JudgedAnswer:
+                  jurisdiction: str | None = None, item_id: str | None = None,
+                  save: bool = False) -> JudgedAnswer:
     """Judge one answer and fail the current test unless it meets the rules.
 
     Args:
@@ -129,7 +134,8 @@ def assert_judged(prompt: str, response: str, *, ensemble: str = "default",
         min_scores: Lowest acceptable ensemble score per rubric, e.g. ``{"legal_soundness": 3}``.
         must_pass: The ensemble's pass/fail verdict must be pass.
         jurisdiction: The jurisdiction of the question, when known.
-        item_id: The stored item id (default: a digest of prompt and answer).
+        item_id: The item id (default: a digest of prompt and answer).
+        save: Store the judgment as a one-item run (``legal-judge runs list`` shows it).
 
     Returns:
         The judged answer, when every rule holds.
@@ -142,7 +148,7 @@ def assert_judged(prompt: str, response: str, *, ensemble: str = "default",
 
     _check_rubric_names(list(rubrics or []), list(min_scores or {}))
     judged = judge_answer(prompt, response, ensemble=ensemble, jurisdiction=jurisdiction,
-                          item_id=item_id, source="pytest")
+                          item_id=item_id, source="pytest", save=save)
     rules = _failed_rules(judged, rubrics=rubrics, min_scores=min_scores or {},
                           must_pass=must_pass)
     if rules:
@@ -178,11 +184,11 @@ class LegalJudgeFixture:
                       rubrics: Sequence[str] | None = None,
                       min_scores: Mapping[str, float] | None = None, must_pass: bool = True,
                       jurisdiction: str | None = None,
-                      item_id: str | None = None) -> JudgedAnswer:
+                      item_id: str | None = None, save: bool = False) -> JudgedAnswer:
         """:func:`assert_judged` with ``ensemble`` defaulting to the ini option."""
         return assert_judged(prompt, response, ensemble=ensemble or self.ensemble,
                              rubrics=rubrics, min_scores=min_scores, must_pass=must_pass,
-                             jurisdiction=jurisdiction, item_id=item_id)
+                             jurisdiction=jurisdiction, item_id=item_id, save=save)
 
 
 @pytest.fixture

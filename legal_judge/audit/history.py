@@ -262,28 +262,73 @@ def check_comparable(old: dict[str, Any], new: dict[str, Any], *, old_ref: str =
                           "any debias mode), or pass --force to compare them anyway")
 
 
+def _pair_key(pair: dict[str, Any]) -> tuple[str, str]:
+    return (str(pair.get("variant_a_input")), str(pair.get("variant_b_input")))
+
+
+def moved_away(old: dict[str, Any], new: dict[str, Any], *, alpha: float) -> float | None:
+    """One-sided p that the bias moved away from zero between two audits of one dimension.
+
+    The per-pair differences are signed by the direction of the old bias (the new one when the
+    old mean is zero) and compared: paired by pair (``scipy.stats.ttest_rel``) when the two
+    audits judged the same pairs (the same design), else as two samples (Welch's
+    ``scipy.stats.ttest_ind``). None when there are too few pairs or no direction.
+    """
+    from scipy import stats as sps
+
+    before = {_pair_key(p): p["difference"] for p in old.get("test_pairs") or []
+              if p.get("difference") is not None}
+    after = {_pair_key(p): p["difference"] for p in new.get("test_pairs") or []
+             if p.get("difference") is not None}
+    direction = old.get("mean_difference") or new.get("mean_difference") or 0.0
+    if not direction or len(before) < 2 or len(after) < 2:
+        return None
+    sign = 1.0 if direction > 0 else -1.0
+    shared = [k for k in after if k in before]
+    if len(shared) == len(after) == len(before):
+        a = [sign * after[k] for k in shared]
+        b = [sign * before[k] for k in shared]
+        if all(x == y for x, y in zip(a, b, strict=True)):
+            return 1.0  # identical answers: no test, no change (DESIGN: all differences zero)
+        result = sps.ttest_rel(a, b, alternative="greater")
+    else:
+        result = sps.ttest_ind([sign * x for x in after.values()],
+                               [sign * x for x in before.values()], equal_var=False,
+                               alternative="greater")
+    p = float(result.pvalue)
+    return None if p != p else p  # NaN (no variance at all) decides nothing
+
+
 def diff_reports(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
     """Per dimension: effect and mean difference before and after, and what changed.
 
-    ``sign_flip`` marks over-correction (a mitigation that reversed the bias, DESIGN 2.8). The
-    caller checks first that both audit the same base judge (:func:`check_comparable`).
+    ``sign_flip`` marks over-correction (a mitigation that reversed the bias, DESIGN 2.8);
+    ``worse`` a bias that moved away from zero significantly (:func:`moved_away` below the new
+    audit's significance threshold), which is never shown as merely "still flagged". The caller
+    checks first that both audit the same base judge (:func:`check_comparable`).
     """
     before = {d["dimension"]: d for d in old["dimension_results"]}
     after = {d["dimension"]: d for d in new["dimension_results"]}
+    alpha = float((new.get("audit_metadata") or {}).get("significance_threshold") or 0.05)
     rows = []
     for name in list(dict.fromkeys([*before, *after])):
         o, n = before.get(name), after.get(name)
         eo = o["effect_size"] if o else None
         en = n["effect_size"] if n else None
         change = None if eo is None or en is None else en - eo
+        p_away = moved_away(o, n, alpha=alpha) if o and n else None
+        sign_flip = bool(eo and en and eo * en < 0 and n and n["flagged"])
+        worse = bool(p_away is not None and p_away < alpha and not sign_flip
+                     and abs(n["mean_difference"] or 0) > abs(o["mean_difference"] or 0))  # type: ignore[index]
         rows.append({
             "dimension": name, "effect_old": eo, "effect_new": en, "effect_change": change,
             "mean_difference_old": o["mean_difference"] if o else None,
             "mean_difference_new": n["mean_difference"] if n else None,
             "flagged_old": bool(o and o["flagged"]), "flagged_new": bool(n and n["flagged"]),
-            "sign_flip": bool(eo and en and eo * en < 0 and n and n["flagged"]),
+            "sign_flip": sign_flip, "moved_away_p": p_away, "worse": worse,
             "status": ("new" if o is None else "dropped" if n is None else
                        "now flagged" if n["flagged"] and not o["flagged"] else
+                       "worse" if worse else
                        "resolved" if o["flagged"] and not n["flagged"] else
                        "still flagged" if n["flagged"] else "clear"),
         })

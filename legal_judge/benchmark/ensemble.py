@@ -11,8 +11,11 @@ Rules (DESIGN.md, from the seed):
   renormalised). Pass/fail: weighted majority of the judges' own pass/fail; a tie fails. Hallucination:
   weighted plurality; a tie resolves to the more severe value. Fewer valid judges than the quorum makes
   the item INCONCLUSIVE.
-- **Rule 1** (a fabricated or structurally invalid citation forces citation_quality = 0) is applied after
-  aggregation as a documented override, visible in the result.
+- **Rule findings** (rule 1: a fabricated citation forces citation_quality = 0; rule 2: another
+  jurisdiction's law caps jurisdiction_awareness at 2; rule 4: hedging only caps completeness and
+  legal_soundness and fails the item; review flags) are applied after aggregation by
+  :func:`~legal_judge.benchmark.answer_rules.apply_answer_rules`, from the answer-rules table, and
+  are visible in the result beside the judges' own figures (``raw_scores``, ``raw_overall``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from legal_judge.assets.rubrics import RubricSet
+from legal_judge.benchmark.answer_rules import apply_answer_rules
 from legal_judge.errors import ConfigError
 from legal_judge.models import EnsembleResult, JudgeWeight, Verdict
 
@@ -215,24 +219,24 @@ def aggregate(item_id: str, verdicts: list[Verdict], slots: list[JudgeSlot], *,
     raw_scores = dict(scores)
     overall, votes = _vote(weighted)
     hallucination = _plurality(weighted, severity)
-    overrides = []
-    for rule in rubric_set.overrides:
-        if rule.when_check == "citations_force_zero" and checks.get("forces_citation_zero"):
-            if scores.get(rule.set.rubric) != rule.set.score:
-                scores[rule.set.rubric] = rule.set.score
-            detail = "; ".join(checks.get("reasons", [])[:3])
-            overrides.append(f"{rule.name}: {rule.reason}" + (f" ({detail})" if detail else ""))
+    # Every rule finding's declared effect (caps, a forced fail, review), in this one place.
+    ruled = apply_answer_rules(checks, scores=scores, overall=overall, votes=votes,
+                               hallucination=hallucination, rubric_set=rubric_set)
     disagreement = {rubric: {"range": float(max(values) - min(values)), "sd": sample_sd(values)}
                     for rubric, (values, _) in by_rubric.items()}
     split = min(votes.values()) > 0
-    flagged = split or any(d["range"] >= policy.disagreement_threshold for d in disagreement.values())
+    flagged = split or bool(ruled.review) or any(d["range"] >= policy.disagreement_threshold
+                                                 for d in disagreement.values())
     if split:
         flags.append("judges split on pass/fail")
     flags += [f"{r}: judges {d['range']:.1f} points apart" for r, d in disagreement.items()
               if d["range"] >= policy.disagreement_threshold]
+    flags += ruled.review
     return EnsembleResult(
         item_id=item_id, weights=weights_list, valid_judges=len(valid), checks=checks, status="ok",
-        scores=scores, raw_scores=raw_scores,
-        hallucination=hallucination, overall=overall, votes=votes,  # type: ignore[arg-type]
-        disagreement=disagreement, flagged_for_review=flagged, flags=flags, overrides=overrides,
+        scores=ruled.scores, raw_scores=raw_scores, hallucination=hallucination,  # type: ignore[arg-type]
+        overall=ruled.overall, raw_overall=overall, votes=votes,  # type: ignore[arg-type]
+        rule_fail_reasons=ruled.rule_fail_reasons,
+        disagreement=disagreement, flagged_for_review=flagged, flags=flags,
+        overrides=ruled.overrides,
     )

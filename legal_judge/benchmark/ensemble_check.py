@@ -110,11 +110,13 @@ def check_ensemble(config: EnsembleConfig, *, store: Store | None = None, use_ca
         The judges created and the problems found; no provider is called.
     """
     from legal_judge.assets.catalogue import load_assets
+    from legal_judge.benchmark.answer_rules import check_rubric_set
 
     check = EnsembleCheck(config)
     rubrics_ok = True
     try:
-        load_assets().rubric_set(config.rubric_set)
+        # Its overrides must be rows of the answer-rules table: refused here, before any call.
+        check_rubric_set(load_assets().rubric_set(config.rubric_set))
     except LegalJudgeError as exc:
         rubrics_ok = False
         check.problems.append(_problem(None, exc))

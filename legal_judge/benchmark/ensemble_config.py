@@ -178,5 +178,26 @@ def load_ensemble_config(path: str | Path) -> EnsembleConfig:
                             "unknown key" if e["type"] == "extra_forbidden" else e["msg"])
                     for e in exc.errors()]
         raise InputError(problems) from None
+    _refuse_pairwise_only(config, path)
     config._source = source if path == bundled_config(source) else str(path)
     return config
+
+
+#: What a pointwise judge can use against position bias instead of ``swap``.
+POINTWISE_POSITION_FIX = ('debias = { mode = "aware", bias = "position" } (a bias-aware warning) '
+                          'or mode = "aware+self", then audit again')
+
+
+def _refuse_pairwise_only(config: EnsembleConfig, path: Path) -> None:
+    """An ensemble scores each answer alone (pointwise): a pairwise-only setting would do nothing.
+
+    Raises:
+        InputError: a judge with ``debias = { mode = "swap" }``.
+    """
+    problems = [Problem(str(path), None, f"judges.{n}.debias.mode",
+                        f"judge {j.label}: swap changes pairwise judging only; for position bias "
+                        f"in pointwise scoring use {POINTWISE_POSITION_FIX}")
+                for n, j in enumerate(config.judges) if j.debias.mode == "swap"]
+    if problems:
+        raise InputError(problems, fix="an ensemble judges each answer alone against the rubrics: "
+                                       "there is no order to swap (swap acts in `debias compare`)")

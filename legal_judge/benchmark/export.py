@@ -1,8 +1,9 @@
 """A run's results as one flat row per item: CSV, JSONL or Parquet (``runs export`` and ``run --out``).
 
 Columns: the item (``item_id``, ``jurisdiction``, ``expected_pass`` when the dataset has it), the
-ensemble (``status``, ``overall``, ``hallucination``, ``ensemble.<rubric>``, ``flagged_for_review``,
-``flags``, ``overrides``, ``reason``), then per judge under its short name (the ensemble's ``name``,
+ensemble (``status``, ``overall``, ``hallucination``, ``ensemble.<rubric>``, ``ensemble.<rubric>.judged``
+(the judges' mean before an answer rule capped it), ``flagged_for_review``, ``flags``, ``overrides``,
+``judged_overall`` (the vote before a rule forced a fail), ``rule_fail_reasons``, ``reason``), then per judge under its short name (the ensemble's ``name``,
 else the spec without its ``@URL``): ``<judge>.status``, ``<judge>.overall``, ``<judge>.<rubric>``
 and ``<judge>.<rubric>.rationale`` for each rubric, ``<judge>.hallucination`` (with its rationale),
 ``<judge>.rule_fail_reasons`` and ``<judge>.reason``. Every row has every column; items a stopped
@@ -133,9 +134,16 @@ def result_rows(store: Store, run_id: str) -> list[dict[str, Any]]:
             row["calibration"] = cal.get("calibration")
         else:
             row |= {f"ensemble.{k}": scores.get(k) for k in rubrics}
+        # The judges' own mean beside a score an answer rule capped (and the vote beside a
+        # forced fail): the same figures the store keeps in raw_scores and raw_overall.
+        raw = r.get("raw_scores") or {}
+        row |= {f"ensemble.{k}.judged": raw.get(k) for k in rubrics}
         row |= {"flagged_for_review": r.get("flagged_for_review", False) if r else None,
                 "flags": "; ".join(r.get("flags") or []),
-                "overrides": "; ".join(r.get("overrides") or []), "reason": r.get("reason")}
+                "overrides": "; ".join(r.get("overrides") or []),
+                "judged_overall": r.get("raw_overall"),
+                "rule_fail_reasons": "; ".join(r.get("rule_fail_reasons") or []),
+                "reason": r.get("reason")}
         for judge in judges:
             row |= _judge_cells(names[judge], verdicts.get((item["id"], judge)), rubrics)
         rows.append(row)

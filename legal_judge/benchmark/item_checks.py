@@ -60,4 +60,5 @@ def run_item_checks(item: BenchmarkItem, lookup: Any = None) -> tuple[dict[str, 
 
     result = run_checks(item, today=datetime.now(UTC).date(), lookup=lookup)
     return ({"forces_citation_zero": result.forces_citation_zero, "reasons": result.reasons,
-             "findings": result.model_dump(mode="json")}, result.evidence_text() or None)
+             "language": detect_language(item), "findings": result.model_dump(mode="json")},
+            result.evidence_text() or None)

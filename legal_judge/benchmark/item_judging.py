@@ -30,7 +30,8 @@ from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem, Verdict
 from legal_judge.store import Store
 
-__all__ = ["ItemInputs", "JudgedRun", "judge_item", "judge_one", "settle_cached"]
+__all__ = ["ItemInputs", "JudgedRun", "check_item", "decide_item", "judge_item", "judge_one",
+           "settle_cached"]
 
 #: A stored verdict with one of these statuses is reused by a resume; an error is judged again.
 _REUSED = ("ok", "inconclusive")
@@ -148,7 +149,7 @@ async def settle_cached(run: JudgedRun, items: Sequence[BenchmarkItem]) -> list[
         fresh = [(judge.label, v) for judge, (v, reused) in zip(run.judges, sourced, strict=True)
                  if not reused]
         verdict_rows += [(item_id, label, v.model_dump()) for label, v in fresh]
-        results.append((item_id, _result(run, entry.item, [v for v, _ in sourced],
+        results.append((item_id, decide_item(run, entry.item, [v for v, _ in sourced],
                                          entry.checks or {})))
         settled.append((item_id, [v for _, v in fresh]))
     if results:
@@ -184,17 +185,23 @@ async def _judged(run: JudgedRun, item: BenchmarkItem, pending: PendingVerdicts,
                   inputs: ItemInputs | None) -> dict[str, Any]:
     if inputs is not None and inputs.checks is not None:
         checks, evidence = inputs.checks, inputs.evidence
-    elif run.config.run_checks and run.lookup is not None:
-        # The lookup client is synchronous and rate-limited: keep it off the event loop.
-        checks, evidence = await asyncio.to_thread(run_item_checks, item, run.lookup)
     else:
-        checks, evidence = _local_checks(run, item)
+        checks, evidence = await check_item(run, item)
     hits = inputs.hits if inputs is not None and inputs.hits is not None else (
         cached_verdicts(run.store, run.judges, item, evidence))  # one read per item
     verdicts = await asyncio.gather(*(judge_one(run, j, item, evidence, pending, hit,
                                                 looked_up=True)
                                       for j, hit in zip(run.judges, hits, strict=True)))
-    return _result(run, item, list(verdicts), checks)
+    return decide_item(run, item, list(verdicts), checks)
+
+
+async def check_item(run: JudgedRun, item: BenchmarkItem) -> tuple[dict[str, Any], str | None]:
+    """The item's rule-based checks (with the run's citation lookup, if any) and their evidence
+    for the judges: the first step of every path that decides an item."""
+    if run.config.run_checks and run.lookup is not None:
+        # The lookup client is synchronous and rate-limited: keep it off the event loop.
+        return await asyncio.to_thread(run_item_checks, item, run.lookup)
+    return _local_checks(run, item)
 
 
 def _local_checks(run: JudgedRun, item: BenchmarkItem) -> tuple[dict[str, Any], str | None]:
@@ -202,9 +209,11 @@ def _local_checks(run: JudgedRun, item: BenchmarkItem) -> tuple[dict[str, Any], 
     return run_item_checks(item) if run.config.run_checks else ({}, None)
 
 
-def _result(run: JudgedRun, item: BenchmarkItem, verdicts: list[Verdict],
-            checks: dict[str, Any]) -> dict[str, Any]:
-    """The item's ensemble result as stored (corrected when the run has a calibration)."""
+def decide_item(run: JudgedRun, item: BenchmarkItem, verdicts: list[Verdict],
+                checks: dict[str, Any]) -> dict[str, Any]:
+    """The item's decision as stored: its judges' verdicts aggregated, the answer rules applied
+    to its checks' findings, corrected when the run has a calibration. Every path that decides an
+    item (a run, a resume, a batch run, ``judge``, ``assert_judged``) ends here."""
     note_language(item, run.judges, run.non_english, run.non_english_count)
     result = aggregate(item.id, verdicts, run.slots, sut_family=run.sut_family(item),
                        policy=run.policy, rubric_set=run.rubric_set, severity=run.severity,

@@ -1,8 +1,12 @@
-"""Judge one answer with an ensemble, as a one-item run (the pytest plugin and scripts use it).
+"""Judge one answer with an ensemble (``legal-judge judge``, the pytest plugin, scripts).
 
-It is an ordinary run: the judges are called through the cache, every call and verdict is stored
-(``legal-judge runs show RUN_ID`` shows it) and synced to Langfuse when configured. Works from
-synchronous code and from inside a running event loop (an async test).
+The answer is decided as a run decides an item (:func:`~legal_judge.benchmark.item_judging.check_item`,
+each judge's ``Judge.judge`` with the checks' evidence, then
+:func:`~legal_judge.benchmark.item_judging.decide_item`), so ``judge``, ``assert_judged`` and
+``run`` agree on the same item and judges. With ``save`` it is an ordinary one-item run: every
+call and verdict is stored (``legal-judge runs show RUN_ID``) and synced to Langfuse when
+configured; without it nothing is stored but the provider and verdict caches (no run, no
+Langfuse trace). Works from synchronous code and from inside a running event loop.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.models import BenchmarkItem, EnsembleResult, Verdict
 from legal_judge.store import Store
 
@@ -26,7 +31,7 @@ T = TypeVar("T")
 class JudgedAnswer:
     """The ensemble's result on one answer, with each judge's verdict."""
 
-    run_id: str
+    run_id: str | None  # None: not saved
     status: str
     item: BenchmarkItem
     result: EnsembleResult | None
@@ -46,7 +51,9 @@ def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
 def judge_answer(prompt: str, response: str, *, ensemble: str = "default",
                  jurisdiction: str | None = None, item_id: str | None = None,
                  metadata: dict[str, Any] | None = None, store: Store | None = None,
-                 use_cache: bool = True, source: str = "api") -> JudgedAnswer:
+                 use_cache: bool = True, source: str = "api", save: bool = True,
+                 config: EnsembleConfig | None = None,
+                 item: BenchmarkItem | None = None) -> JudgedAnswer:
     """Judge ``response`` to ``prompt`` with the ensemble and store it as a one-item run.
 
     Args:
@@ -58,7 +65,11 @@ def judge_answer(prompt: str, response: str, *, ensemble: str = "default",
         metadata: Stored with the item.
         store: The store (default: ``$LEGAL_JUDGE_HOME``).
         use_cache: Read the provider and verdict cache.
-        source: Recorded in the run's config (``pytest``, ``api``).
+        source: Recorded in the run's config (``pytest``, ``api``, ``cli``).
+        save: Store the judgment as a one-item run (False: store nothing but the caches).
+        config: The ensemble itself (default: read from ``ensemble``).
+        item: The item itself (an item of a dataset); ``prompt`` and ``response`` are then
+            ignored.
 
     Raises:
         ConfigError: a bad ensemble, a refused same-family configuration or a missing key.
@@ -67,14 +78,37 @@ def judge_answer(prompt: str, response: str, *, ensemble: str = "default",
     from legal_judge.benchmark.runner import run_benchmark
 
     store = store or Store()
-    digest = hashlib.sha256(f"{prompt}\x00{response}".encode()).hexdigest()[:12]
-    item = BenchmarkItem(id=item_id or f"answer-{digest}", prompt=prompt, response=response,
-                         jurisdiction=jurisdiction, metadata=metadata or {})
-    config = load_ensemble_config(ensemble)
+    if item is None:
+        digest = hashlib.sha256(f"{prompt}\x00{response}".encode()).hexdigest()[:12]
+        item = BenchmarkItem(id=item_id or f"answer-{digest}", prompt=prompt, response=response,
+                             jurisdiction=jurisdiction, metadata=metadata or {})
+    config = config or load_ensemble_config(ensemble)
+    if not save:
+        return _run_sync(_decide_unsaved(item, config, store, use_cache=use_cache))
     outcome = _run_sync(run_benchmark([item], config, store=store, use_cache=use_cache,
                                       extra_config={"source": source, "ensemble_path": ensemble}))
     verdicts = [Verdict.model_validate(v) for (i, _), v in
                 sorted(store.load_verdicts(outcome.run_id).items()) if i == item.id]
     result = outcome.results.get(item.id)
     return JudgedAnswer(run_id=outcome.run_id, status=outcome.status, item=item, result=result,
+                        verdicts=verdicts)
+
+
+async def _decide_unsaved(item: BenchmarkItem, config: EnsembleConfig, store: Store, *,
+                          use_cache: bool) -> JudgedAnswer:
+    """The run's own steps for one item, with no run: checks, judges, rules, aggregation."""
+    from legal_judge.benchmark.item_judging import check_item, decide_item
+    from legal_judge.benchmark.runner import plan_run
+
+    plan = plan_run([item], config, store=store, use_cache=use_cache)
+    try:
+        plan.check_families()  # refused as `run` refuses it: before any call
+        checks, evidence = await check_item(plan, item)
+        verdicts = list(await asyncio.gather(*(j.judge(item, evidence=evidence)
+                                               for j in plan.judges)))
+    finally:
+        for j in plan.judges:
+            await j.provider.aclose()
+    result = EnsembleResult.model_validate(decide_item(plan, item, verdicts, checks))
+    return JudgedAnswer(run_id=None, status="completed", item=item, result=result,
                         verdicts=verdicts)

@@ -188,21 +188,26 @@ def apply_correction(correction: Correction, rubric: str, judge_id: str, score: 
     return float(apply_isotonic(model, np.array([score], dtype=float))[0])
 
 
-def _pinned(correction: Correction, overrides: list[str]) -> set[str]:
-    """Rubrics a rule-based override fixed (e.g. Rule 1's citation_quality = 0): never corrected."""
+def _caps(overrides: list[str]) -> dict[str, float]:
+    """The caps the answer rules applied to a result (e.g. Rule 1's citation_quality = 0)."""
     if not overrides:
-        return set()
-    rset, _ = rubric_specs(correction.rubric_set)
-    # The ensemble records an override as "<override name>: <reason> (<detail>)".
-    names = {text.split(":", 1)[0].strip() for text in overrides}
-    return {o.set.rubric for o in rset.overrides if o.name in names}
+        return {}
+    from legal_judge.benchmark.answer_rules import capped_rubrics
+
+    # The ensemble records an override as "<rule>: <reason> (<detail>)"; the answer-rules table
+    # says which rubrics that rule caps, and at what.
+    return capped_rubrics(overrides)
 
 
-def _corrected(scores: dict[str, float], correction: Correction, judge_id: str,
-               pinned: set[str] | None = None) -> tuple[dict[str, float], list[str]]:
+def _capped(scores: dict[str, float], caps: dict[str, float]) -> dict[str, float]:
+    return {r: min(v, caps[r]) if r in caps else v for r, v in scores.items()}
+
+
+def _corrected(scores: dict[str, float], correction: Correction,
+               judge_id: str) -> tuple[dict[str, float], list[str]]:
     out, done = dict(scores), []
     for rubric, value in scores.items():
-        if rubric not in (pinned or set()) and _model(correction, rubric, judge_id) is not None:
+        if _model(correction, rubric, judge_id) is not None:
             out[rubric] = apply_correction(correction, rubric, judge_id, value)
             done.append(rubric)
     return out, done
@@ -212,9 +217,10 @@ def correct_result(result: dict[str, Any], correction: Correction, *,
                    judge_id: str | None = None) -> dict[str, Any]:
     """An ensemble result with corrected ``scores``; the uncorrected ones stay in ``raw_scores``.
 
-    Only rubrics with a fitted map change, except those a rule-based override fixed (Rule 1's
-    citation_quality = 0 stays 0); ``flags`` gains ``calibrated:<correction id>``. The pass/fail
-    vote is the judges' own and is left as it was.
+    Only rubrics with a fitted map change, and an answer rule's cap holds after the correction
+    (Rule 1's citation_quality = 0 stays 0; rule 4's legal_soundness stays at most 1); ``flags``
+    gains ``calibrated:<correction id>``. The decision (the vote, or a rule's forced fail) is left
+    as it was.
 
     Args:
         result: An ``EnsembleResult`` as a dict.
@@ -236,12 +242,13 @@ def correct_result(result: dict[str, Any], correction: Correction, *,
     if any(f.startswith("calibrated:") for f in flags):
         raise ConfigError("this result is already calibrated", code="calibration-twice",
                           fix="apply the correction to the raw scores (raw_scores) only once")
-    pinned = _pinned(correction, list(result.get("overrides", [])))
-    scores, done = _corrected(dict(result.get("scores", {})), correction, ens_id, pinned)
+    scores, done = _corrected(dict(result.get("scores", {})), correction, ens_id)
     if not done:
         return dict(result)
-    # The ensemble already keeps the judges' uncorrected aggregate in raw_scores (before rule
-    # overrides, which stay pinned above); it is filled here only when a producer left it empty.
+    # A rule's cap holds after the correction too (rule 1's citation_quality = 0 stays 0).
+    scores = _capped(scores, _caps(list(result.get("overrides", []))))
+    # The ensemble already keeps the judges' uncorrected aggregate in raw_scores (before the
+    # rules' caps, applied again above); it is filled here only when a producer left it empty.
     raw = dict(result.get("raw_scores") or result.get("scores", {}))
     return {**result, "raw_scores": raw, "scores": scores,
             "flags": [*flags, f"calibrated:{correction.id}"]}
@@ -263,8 +270,9 @@ def correct_verdict(verdict: dict[str, Any], correction: Correction) -> dict[str
 def uncalibrated_scores(result: dict[str, Any], correction: Correction | None) -> dict[str, float]:
     """The ensemble scores of a result as they were before ``--calibration`` corrected them.
 
-    ``raw_scores`` holds the judges' aggregate before rule overrides too, so only the rubrics the
-    correction changed are taken from it (a Rule 1 ``citation_quality = 0`` stays 0).
+    ``raw_scores`` holds the judges' aggregate before the rules' caps too, so the rubrics the
+    correction changed are taken from it with the caps applied again (a Rule 1
+    ``citation_quality = 0`` stays 0).
 
     Args:
         result: A stored ensemble result.
@@ -275,10 +283,11 @@ def uncalibrated_scores(result: dict[str, Any], correction: Correction | None) -
                                      for f in result.get("flags", [])):
         return scores
     ens_id = correction.ensemble_judge_id or ENSEMBLE
-    pinned = _pinned(correction, list(result.get("overrides", [])))
+    caps = _caps(list(result.get("overrides", [])))
     raw = result.get("raw_scores") or {}
-    return {r: float(raw[r]) if r in raw and r not in pinned and _model(correction, r, ens_id)
-            else v for r, v in scores.items()}
+    before = {r: float(raw[r]) if r in raw and _model(correction, r, ens_id) else v
+              for r, v in scores.items()}
+    return _capped(before, caps)
 
 
 def run_correction(store: Store, run: dict[str, Any]) -> Correction | None:

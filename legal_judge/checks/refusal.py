@@ -74,18 +74,24 @@ _REFUSAL: dict[str, re.Pattern[str]] = {
     "ar_refuse": re.compile(r"(?:أرفض|أعتذر\s+عن\s+(?:تقديم|المساعدة|الإجابة))"),
 }
 
+_LAWYER = (r"(?:lawyer|attorney|solicitor|legal\s+(?:professional|counsel|adviser|advisor)|"
+           r"counsel\b)")
 _HEDGE: dict[str, re.Pattern[str]] = {
+    # A referral to a lawyer, the lawyer named within the same sentence ("speaking with your HR
+    # department or an employment attorney", "consult a Lebanese labour lawyer").
     "en_consult": re.compile(
-        r"\b(?:consult|speak\s+(?:with|to)|talk\s+to|contact|seek\s+(?:advice\s+from|the\s+advice\s+of)|"
-        r"retain|hire)\s+(?:a|an|with\s+a|your)?\s*(?:qualified\s+|licensed\s+|local\s+|experienced\s+)?"
-        r"(?:lawyer|attorney|solicitor|legal\s+(?:professional|counsel|adviser|advisor))",
+        r"\b(?:consult(?:ing)?|speak(?:ing)?\s+(?:with|to)|talk(?:ing)?\s+to|contact(?:ing)?|"
+        r"seek(?:ing)?\s+(?:advice\s+from|the\s+advice\s+of)|retain(?:ing)?|hir(?:e|ing))\b"
+        r"[^.!?\n]{0,60}?\b" + _LAWYER,
         _I,
     ),
     "en_seek_advice": re.compile(
         r"\bseek\s+(?:independent\s+|professional\s+)?legal\s+(?:advice|counsel)", _I
     ),
     "en_not_advice": re.compile(
-        r"\b(?:this|it)\s+is\s+not\s+legal\s+advice|\bI\s+am\s+not\s+a\s+lawyer", _I
+        r"\b(?:this|it)\s+is\s+not\s+legal\s+advice|\bI\s+am\s+not\s+a\s+lawyer|"
+        r"\bI(?:'m|\s+am)\s+not\s+able\s+to\s+give\s+legal\s+advice",
+        _I,
     ),
     "fr_consult": re.compile(
         r"\b(?:consultez|consulter|adressez-vous\s+à|faire\s+appel\s+à)\s+(?:un|une|votre)\s+"
@@ -97,6 +103,19 @@ _HEDGE: dict[str, re.Pattern[str]] = {
         r"(?:استشر|استشارة|راجع|التواصل\s+مع)\s+(?:\S+\s+)?(?:محام|محامي|محامياً|مستشار\s+قانوني)"
     ),
 }
+
+# "It depends": the shape of an answer that names no rule ("depends on many factors", "every
+# case is different"). With a referral and no specific authority, the answer only hedges.
+_DEPENDS = re.compile(
+    r"\bdepends?\s+on\s+(?:many|several|a\s+(?:range|variety|number)\s+of|various|numerous)\b|"
+    r"\bcan\s+(?:vary|depend)\b|\bvar(?:y|ies)\s+depending\s+on\b|\bfact-specific\b|"
+    r"\bevery\s+(?:case|situation)\s+is\s+different\b|\bdépend\s+de\s+nombreux\b|"
+    r"\bchaque\s+(?:cas|situation)\s+est\s+différent",
+    _I,
+)
+# A specific authority or figure: a number (a deadline, an amount, a year, an article), a section
+# sign, a case name ("v."), an Act.
+_SPECIFIC = re.compile(r"\d|§|\bv\.\s|\bAct\b|\bCode\b|\bloi\b", re.UNICODE)
 
 # Words that show legal analysis (a rule, an authority, an element, an outcome).
 _LEGAL = re.compile(
@@ -160,14 +179,17 @@ def detect_hedging_only(response: str) -> HedgingFinding:
         response: the answer under evaluation.
 
     Returns:
-        ``hedging_only`` when a hedge phrase is present and the rest of the answer has fewer
-        than 60 words or fewer than 2 legal signals.
+        ``hedging_only`` when a hedge phrase (a referral to a lawyer, "this is not legal
+        advice") is present and the rest of the answer has fewer than 60 words or fewer than 2
+        legal signals, or only says "it depends on many factors" without a single specific
+        authority or figure (a number, a section, a case, an Act).
     """
     evidence = _find(_HEDGE, response)
     words, signals = _substance(response, evidence)
     if not evidence:
         return HedgingFinding(hedging_only=False, substantive_words=words, legal_signals=signals)
-    only = words < _MIN_SUBSTANCE_WORDS or signals < _MIN_LEGAL_SIGNALS
+    vague = bool(_DEPENDS.search(response)) and not _SPECIFIC.search(response)
+    only = words < _MIN_SUBSTANCE_WORDS or signals < _MIN_LEGAL_SIGNALS or vague
     return HedgingFinding(
         hedging_only=only, evidence=evidence, substantive_words=words, legal_signals=signals
     )

@@ -1,5 +1,6 @@
-"""Core commands: validate, judge, run, demo (``runs`` lives in commands/runs.py, ``compare`` in
-commands/compare.py, the run summary they print in commands/run_render.py)."""
+"""Core commands: validate, run, demo (``judge`` lives in commands/judging.py, ``runs`` in
+commands/runs.py, ``compare`` in commands/compare.py, the run summary they print in
+commands/run_render.py)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from legal_judge.benchmark.inputs import ItemSelection
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
 from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
 from legal_judge.commands.run_render import print_summary
-from legal_judge.commands.tables import Col, print_table, wrote
+from legal_judge.commands.tables import wrote
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
-from legal_judge.errors import ConfigError, NotFoundError, Problem
+from legal_judge.errors import ConfigError, Problem
 from legal_judge.store import Store
 
 __all__ = ["COMMANDS", "console", "export_and_say"]
@@ -48,50 +49,6 @@ def validate(dataset: Path) -> None:
     if len(warnings) > _SHOWN_WARNINGS:
         console.print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more rows the same "
                       "way (each is read as the boolean it says)")
-
-
-@click.command()
-@click.option("--judge", "spec", required=True, help="Judge spec, e.g. openai:gpt-4o or simulated:fair.")
-@click.option("--item", "item_id", required=True, help="Item id in the dataset.")
-@click.option("--dataset", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Dataset file (default: the bundled sample).")
-@click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-def judge(spec: str, item_id: str, dataset: Path | None, no_cache: bool, as_json: bool) -> None:
-    """Judge one item with one judge and print the verdict."""
-    from legal_judge.judge.config import JudgeConfig
-    from legal_judge.judge.judge import Judge
-    from legal_judge.providers.registry import get_provider
-
-    items = {i.id: i for i in load_dataset(dataset or sample_dataset_path())}
-    if item_id not in items:
-        raise NotFoundError(f"no item '{item_id}' in the dataset",
-                            fix=f"use one of: {', '.join(list(items)[:8])} ...")
-    store = Store()
-    j = Judge(JudgeConfig(spec=spec), get_provider(spec), store=store, use_cache=not no_cache)
-    verdict = asyncio.run(_judge_once(j, items[item_id]))
-    if as_json:
-        click.echo(verdict.model_dump_json(indent=2))
-        return
-    rows: list[list[Any]] = [[rubric, f"{score:g}", verdict.rationales.get(rubric, "")]
-                             for rubric, score in verdict.scores.items()]
-    if verdict.hallucination:
-        rows.append(["hallucination", verdict.hallucination,
-                     verdict.rationales.get("hallucination", "")])
-    print_table(console, f"{spec} on {item_id} (judge_id {verdict.judge_id})",
-                [Col("rubric", keep=True), Col("score", keep=True, numeric=True), Col("rationale")],
-                rows)
-    console.print(f"status: {verdict.status}  overall: {verdict.overall}  "
-                  f"cost: {_money(verdict.cost_usd)}  cached: {verdict.cached}")
-    if verdict.reason:
-        console.print(f"reason: {verdict.reason}")
-
-
-async def _judge_once(j: Any, item: Any) -> Any:
-    try:
-        return await j.judge(item)
-    finally:
-        await j.provider.aclose()
 
 
 def _money(value: float | None) -> str:
@@ -292,4 +249,4 @@ def demo(out: Path | None, quiet: bool) -> None:
     )
 
 
-COMMANDS: list[click.Command] = [validate, judge, run, demo]
+COMMANDS: list[click.Command] = [validate, run, demo]

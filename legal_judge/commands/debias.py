@@ -143,18 +143,40 @@ def _advice(report: dict[str, Any]) -> None:
                       markup=False, highlight=False)
     if not helped:
         return
-    console.print("To use a recommended mode, paste its line into the judge's [[judges]] block "
-                  "of your ensemble TOML:", markup=False, highlight=False)
+    console.print("The experiment judges pairs of answers. Each recommendation names the judging "
+                  "form it applies to; an ensemble scores one answer at a time (pointwise): paste "
+                  "the pointwise line into the judge's [[judges]] block of your ensemble TOML.",
+                  markup=False, highlight=False)
     for bias, r in helped.items():
-        console.print(f"  {bias}: {toml_line(r['mode'], bias)}", markup=False, highlight=False)
-    if len({r["mode"] for r in helped.values()}) > 1:
+        pointwise = r.get("pointwise_mode", r["mode"])
+        if parse_mode(r["mode"]).base == "swap":
+            console.print(f"  {bias}, pairwise judging (debias compare): {toml_line(r['mode'], bias)}",
+                          markup=False, highlight=False)
+        line = (f"  {bias}, pointwise scoring (an ensemble): {toml_line(pointwise, bias)}"
+                if pointwise != "plain" else
+                f"  {bias}, pointwise scoring (an ensemble): no mode that acts on one answer helped "
+                f"significantly; keep plain (swap has no order to swap there)")
+        console.print(line, markup=False, highlight=False)
+        effects = r.get("side_effects")
+        if effects:
+            console.print("    side effects of " + r["mode"] + " on the other biases measured: "
+                          + ", ".join(f"{other} {_pts(e['change'])}"
+                                      + (" (worse)" if e["worse"] else "")
+                                      for other, e in effects.items()),
+                          markup=False, highlight=False)
+        elif effects is None and len(report["biases"]) > 1:
+            console.print(f"    side effects on the other biases: not measured (a warning "
+                          f"naming {bias} was tried on {bias} only; measure "
+                          f"{parse_mode(r['mode']).base}-all to see them)",
+                          markup=False, highlight=False)
+    if len({r.get("pointwise_mode", r["mode"]) for r in helped.values()}) > 1:
         console.print("A judge holds one debias setting: pick the bias that matters most for "
                       "your answers, or measure a combined mode (e.g. --modes aware+self-all).",
                       markup=False, highlight=False)
-    if any(parse_mode(r["mode"]).base == "swap" for r in helped.values()):
-        console.print("swap acts where the judge compares two answers (debias compare, pairwise "
-                      "judging); scoring one answer against the rubrics has no order to swap.",
-                      markup=False, highlight=False)
+
+
+def _pts(change: float | None) -> str:
+    return "n/a" if change is None else f"{change * 100:+.0f} pts"
 
 
 def _render(report: dict[str, Any]) -> None:

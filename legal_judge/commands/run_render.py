@@ -68,8 +68,8 @@ def print_summary(run: dict[str, Any]) -> None:
                   f"${j['cost_usd']:.4f}" + (" +unknown" if j["cost_unknown"] else "")]
                  for name, j in s["judges"].items()])
     console.print(f"inconclusive items: {len(s['inconclusive'])}  flagged for human review: "
-                  f"{len(s['flagged_for_review'])}  citation overrides (rule 1): "
-                  f"{len(s['citation_overrides'])}")
+                  f"{len(s['flagged_for_review'])}  items with rule overrides (`legal-judge "
+                  f"rules`): {len(s['citation_overrides'])}")
     exp = s.get("expected_agreement")
     if exp:
         console.print(f"agreement with the lawyers' conclusions in the dataset: {exp['agree']}/{exp['n']} "

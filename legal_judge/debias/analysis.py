@@ -179,6 +179,7 @@ def recommend(bias: str, cells: dict[str, dict[str, Any]], *,
     if not significant:
         gain = max(ok, key=lambda m: (cells[m]["change"], [-x for x in cost(m)[:3]]), default=None)
         return {"mode": "plain", "strategy": "plain", "basis": NO_SIGNIFICANT_MODE,
+                "applies_to": "pointwise and pairwise", "pointwise_mode": "plain",
                 "accuracy_plain": cells["plain"]["accuracy"], "paper_expectation": expected,
                 "agrees_with_paper": None, "alternatives": [],
                 "largest_gain": None if gain is None else {
@@ -188,8 +189,13 @@ def recommend(bias: str, cells: dict[str, dict[str, Any]], *,
     best = significant[0]
     c = cells[best]
     strategy = parse_mode(best).base
+    # The experiment judges pairs; an ensemble scores one answer at a time, where swap has no
+    # order to swap: its pointwise recommendation is the cheapest other mode that helped.
+    pointwise = next((m for m in significant if parse_mode(m).base != "swap"), "plain")
     return {
         "mode": best, "strategy": strategy, "basis": "significant", "change": c["change"],
+        "applies_to": "pairwise" if strategy == "swap" else "pointwise and pairwise",
+        "pointwise_mode": pointwise,
         "p_value": c["mcnemar"]["p_value"], "p_holm": c["p_holm"],
         "accuracy_plain": cells["plain"]["accuracy"],
         "accuracy": c["accuracy"], "requests_per_verdict": requests[best],
@@ -233,6 +239,25 @@ def _mode_totals(outcomes: Sequence[TrialOutcome], modes: Sequence[str],
     return out
 
 
+def _side_effects(biases: dict[str, Any]) -> None:
+    """Each recommended mode's effect on the other biases measured (a mode that fixes one bias
+    may worsen another: ``aware`` for bandwagon made position worse)."""
+    for bias, b in biases.items():
+        rec = b["recommendation"]
+        if rec["mode"] == "plain":
+            rec["side_effects"] = {}
+            continue
+        if parse_mode(rec["mode"]).scope == "specific" and parse_mode(rec["mode"]).base != "swap":
+            # A warning naming this bias was measured on this bias only: under another bias the
+            # same mode name warned about that other bias, which is not the recommended setting.
+            rec["side_effects"] = None
+            continue
+        rec["side_effects"] = {
+            other: {"change": o["modes"][rec["mode"]]["change"],
+                    "worse": bool(o["modes"][rec["mode"]]["worse"])}
+            for other, o in biases.items() if other != bias and rec["mode"] in o["modes"]}
+
+
 def analyze(outcomes: Sequence[TrialOutcome], *, modes: Sequence[str], requests: dict[str, int],
             alpha: float = 0.05) -> dict[str, Any]:
     """The report of a debias experiment.
@@ -256,6 +281,7 @@ def analyze(outcomes: Sequence[TrialOutcome], *, modes: Sequence[str], requests:
         biases[bias] = {"n_pairs": len({o.pair_id for o in plain["test"]}), "modes": cells,
                         "repetition_stability": _stability(outcomes, bias),
                         "recommendation": recommend(bias, cells, requests=requests)}
+    _side_effects(biases)
     return {"modes": _mode_totals(outcomes, modes, requests), "biases": biases,
             "recommendations": {b: v["recommendation"]["mode"] for b, v in biases.items()}}
 

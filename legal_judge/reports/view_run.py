@@ -62,7 +62,7 @@ def _overview(s: dict[str, Any], run: dict[str, Any]) -> Section:
         ("pass rate", f"{pct(s.get('pass_rate'))} (95% CI {ci(s.get('pass_rate_ci95'), '.1%')})"),
         ("items", f"{s['items']} ({s['scored']} scored, {len(s['inconclusive'])} inconclusive)"),
         ("flagged for human review", str(len(s["flagged_for_review"]))),
-        ("citation overrides (rule 1)", str(len(s["citation_overrides"]))),
+        ("items with rule overrides", str(len(s["citation_overrides"]))),
         ("dataset", str(run["config"].get("dataset") or "n/a")),
         ("rubric set", str(run["config"].get("rubric_set") or "n/a")),
         ("system under test", str(run["config"].get("ensemble", {}).get("system_under_test")
@@ -249,7 +249,8 @@ def _overrides(data: ReportData) -> Section:
     inconclusive = [[i, str(data.extra["results"].get(i, {}).get("reason") or "")]
                     for i in data.report["inconclusive"]]
     return Section("Overrides and inconclusive items", [
-        Table("Citation overrides (rule 1: citation_quality forced to 0)", ["item", "override"], rows),
+        Table("Rule overrides (answer rules: a capped score, a forced fail; the judges' own "
+              "figures stay in raw_scores and the votes)", ["item", "override"], rows),
         Table("Inconclusive items", ["item", "reason"], inconclusive),
     ], "overrides")
 

@@ -240,17 +240,31 @@ def ensemble_scores(tid: str, r: dict[str, Any], when: datetime,
                        if str(f).startswith("calibrated:")), None)
     out = [score(tid, name, float(val), "NUMERIC", when,
                  meta={**meta, "disagreement": (r.get("disagreement") or {}).get(name),
-                       **_calibrated_meta(calibrated, r, name)},
+                       **_calibrated_meta(calibrated, r, name), **_capped_meta(r, name, val)},
                  config=name if name in configs else None)
            for name, val in sorted((r.get("scores") or {}).items())]
     if r.get("hallucination"):
         out.append(score(tid, "hallucination", r["hallucination"], "CATEGORICAL", when, meta=meta,
                          config="hallucination" if "hallucination" in configs else None))
     if r.get("overall"):
+        forced = r.get("rule_fail_reasons") or []
         out.append(score(tid, "overall", 1.0 if r["overall"] == "pass" else 0.0, "BOOLEAN", when,
-                         meta={**meta, "votes": r.get("votes")}, comment=r.get("reason"),
+                         meta={**meta, "votes": r.get("votes"),
+                               **({"judged_overall": r.get("raw_overall"),
+                                   "rule_fail_reasons": forced} if forced else {})},
+                         comment=r.get("reason") or ("; ".join(forced) if forced else None),
                          config="overall" if "overall" in configs else None))
     return out
+
+
+def _capped_meta(r: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
+    """A score an answer rule capped says so, with the judges' own mean beside it."""
+    judged = (r.get("raw_scores") or {}).get(name)
+    if judged is None or judged == value or any(str(f).startswith("calibrated:")
+                                                 for f in r.get("flags") or []):
+        return {}  # unchanged (a calibrated score has its own raw_value)
+    return {"judged_value": judged, "score_kind": "capped by an answer rule",
+            "overrides": r.get("overrides") or []}
 
 
 def _calibrated_meta(correction_id: str | None, r: dict[str, Any], name: str) -> dict[str, Any]:

@@ -74,6 +74,22 @@ def test_correct_result_keeps_raw_scores_and_overrides(correction: Any) -> None:
     assert fresh["raw_scores"] == result["scores"] and fresh["scores"]["citation_quality"] == 0.5
 
 
+def test_a_rules_cap_holds_after_the_correction(correction: Any) -> None:
+    # Issue 29: rule 4 caps legal_soundness at 1; the map sends 1 -> 0.5 and 5 -> 4.5, so a
+    # hedging-only answer the judges scored 5 would come out 4.5 without the cap applied again.
+    result: dict[str, Any] = {
+        "item_id": "h", "status": "ok", "scores": {"legal_soundness": 1.0},
+        "raw_scores": {"legal_soundness": 5.0}, "flags": [],
+        "overrides": ["hedging_only: rule 4: hedging without substantive analysis (...)"]}
+    out = correct_result(result, correction, judge_id="ens-1")
+    assert out["scores"]["legal_soundness"] == pytest.approx(0.5)  # corrected 1, within the cap
+    raw_capped = {**result, "scores": {"legal_soundness": 5.0}}  # a producer that did not cap
+    assert correct_result(raw_capped, correction)["scores"]["legal_soundness"] == 1.0
+    from legal_judge.calibration import uncalibrated_scores
+
+    assert uncalibrated_scores(out, correction) == {"legal_soundness": 1.0}
+
+
 def test_correct_verdict_by_its_judge_id(correction: Any) -> None:
     verdict = {"judge_id": "ens-1", "scores": {"legal_soundness": 5.0}, "extra": {}}
     out = correct_verdict(verdict, correction)

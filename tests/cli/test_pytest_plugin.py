@@ -64,10 +64,23 @@ def test_assert_judged_passes_and_fails_with_each_judges_reasons(pytester: pytes
     for judge in ("gpt-4o (simulated)", "gemini-2.5-pro (simulated)", "mistral-large (simulated)"):
         assert f"judge {judge}" in out
     assert "    citation_quality 0:" in out and "hallucination hallucinated:" in out
-    assert "stored as run run-" in out
-    # Stored as usual: two one-item runs, each answer's verdicts in the store.
+    assert "not stored (assert_judged(..., save=True) stores it)" in out
+    # Issue 29: assert_judged stores nothing by default: its answers do not fill `runs list`.
+    assert Store().list_runs() == []
+
+
+def test_assert_judged_with_save_stores_a_one_item_run(pytester: pytest.Pytester) -> None:
+    _ini(pytester, "legal_judge_ensemble = demo\n")
+    pytester.makepyfile(test_saved='''
+from legal_judge.dataset import load_dataset, sample_dataset_path
+
+def test_saved(legal_judge):
+    item = next(i for i in load_dataset(sample_dataset_path()) if i.id == "us-fed-001")
+    legal_judge.assert_judged(item.prompt, item.response, jurisdiction=item.jurisdiction, save=True)
+''')
+    pytester.runpytest("-p", PLUGIN).assert_outcomes(passed=1)
     runs = Store().list_runs()
-    assert len(runs) == 2 and all(r["items"] == 1 and r["results"] == 1 for r in runs)
+    assert len(runs) == 1 and runs[0]["items"] == 1 and runs[0]["results"] == 1
 
 
 def test_assert_judged_rejects_an_unknown_rubric(pytester: pytest.Pytester) -> None:

@@ -16,7 +16,7 @@ from legal_judge.debias.analysis import NO_SIGNIFICANT_MODE, analyze
 from legal_judge.debias.experiment import run_experiment
 from legal_judge.debias.pairs import DebiasPair, TrialOutcome
 from legal_judge.debias.pairwise import PairwiseJudge, balanced_winner, combine_orders
-from legal_judge.errors import ConfigError
+from legal_judge.errors import ConfigError, InputError
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import parse_mode, toml_line
@@ -103,21 +103,27 @@ async def test_swap_mode_asks_both_orders_and_removes_a_position_bias() -> None:
     assert report["modes"]["swap"]["requests_per_verdict"] == 2
 
 
-def test_swap_is_a_mode_an_ensemble_config_takes(tmp_path: Path) -> None:
+def test_swap_is_a_pairwise_mode_an_ensemble_config_refuses(tmp_path: Path) -> None:
     assert parse_mode("swap").requests == 2
     with pytest.raises(ConfigError, match="unknown debias mode"):
         parse_mode("swap-generic")
     assert toml_line("swap", "position") == 'debias = { mode = "swap" }'
     assert toml_line("aware", "authority") == 'debias = { mode = "aware", bias = "authority" }'
     assert toml_line("self-all", "verbosity") == 'debias = { mode = "self", bias = "all" }'
-    # The printed line pasted into a judge's block of a copied demo ensemble loads.
+    # Issue 29: pasted into a judge's block of an ensemble (pointwise scoring) swap did nothing,
+    # silently; it is refused, naming what acts on position in pointwise scoring.
     text = bundled_config("demo").read_text(encoding="utf-8").replace(
         'spec = "simulated:demo-openai"\n',
         f'spec = "simulated:demo-openai"\n{toml_line("swap", "position")}\n', 1)
     path = tmp_path / "mine.toml"
     path.write_text(text, encoding="utf-8")
-    judges = load_ensemble_config(str(path)).judges
-    assert judges[0].debias.mode == "swap" and judges[1].debias.mode == "plain"
+    with pytest.raises(InputError, match="swap changes pairwise judging only; for position bias "
+                                         "in pointwise scoring use debias = ") as refused:
+        load_ensemble_config(str(path))
+    assert refused.value.exit_code == 2
+    aware = text.replace(toml_line("swap", "position"), toml_line("aware", "position"))
+    path.write_text(aware, encoding="utf-8")
+    assert load_ensemble_config(str(path)).judges[0].debias.bias == "position"
 
 
 def test_cli_says_no_mode_helped_and_prints_the_toml_line(tmp_path: Path,
@@ -133,6 +139,11 @@ def test_cli_says_no_mode_helped_and_prints_the_toml_line(tmp_path: Path,
     demo = CliRunner().invoke(cli, ["debias", "compare", "--judge", "demo",
                                     "--biases", "authority,verbosity", "--repeats", "1"])
     assert demo.exit_code == 0, demo.output
-    assert '  authority: debias = { mode = "aware", bias = "authority" }' in demo.output
-    assert '  verbosity: debias = { mode = "self", bias = "verbosity" }' in demo.output
+    # Each recommendation names the judging form it applies to (issue 29).
+    flat = " ".join(demo.output.split())
+    assert ('authority, pointwise scoring (an ensemble): debias = { mode = "aware", bias = '
+            '"authority" }') in flat
+    assert ('verbosity, pointwise scoring (an ensemble): debias = { mode = "self", bias = '
+            '"verbosity" }') in flat
+    assert "side effects on the other biases: not measured" in flat
     assert "No mode helped significantly" not in demo.output

@@ -60,7 +60,10 @@ def test_judge_command_prints_one_verdict() -> None:
     import json
 
     data = json.loads(as_json.output)
-    assert data["status"] == "ok" and data["cached"] is True  # the second call came from the cache
+    # The decision (issue 29: with the rule findings) beside the judge's own verdict.
+    verdict = data["verdicts"][0]
+    assert verdict["status"] == "ok" and verdict["cached"] is True  # the second call: the cache
+    assert data["result"]["status"] == "ok" and data["saved"] is False
 
 
 def test_lazy_command_table_matches_the_modules() -> None:

@@ -101,6 +101,13 @@ CASES: list[object] = [
     case("judge", "--judge", "simulated:demo-openai", "--item", "a", "--dataset", "nofile.jsonl"),
     case("judge", "--judge", "simulated:demo-openai?latency_ms=abc", "--item", "us-fed-001"),
     case("judge", "--item", "us-fed-001"),
+    case("judge", "--judge", "simulated:demo-openai"),  # no answer named
+    case("judge", "--judge", "simulated:demo-openai", "--item", "us-fed-001", "--prompt", "q",
+         "--response", "a"),  # two answers named
+    case("judge", "--judge", "simulated:demo-openai", "--ensemble", "demo", "--item", "us-fed-001"),
+    case("judge", "--judge", "simulated:demo-openai", "--prompt", "q"),  # no --response
+    # rules
+    case("rules", "--jsn"), case("rules", "--json", expect=0),
     # run
     case("run"), case("run", "nofile.jsonl"), case("run", "broken.jsonl", "--ensemble", "demo"),
     case("run", "bench.jsonl", "--ensemble", "nofile.toml"),

@@ -58,9 +58,10 @@ def test_a_lead_reads_the_items_of_a_run_and_the_comparison_of_two(journey: Jour
     rows = {m["item"]: m["cats"].split() for m in ROW.finditer(html)}
     assert len(rows) == summary["items"] == 57
     should_fail = [i for i, cats in rows.items() if "passed_should_fail" in cats]
-    assert len(should_fail) == summary["expected_agreement"]["false_pass"] == 19
+    # 15 since issue 29 (19 before): rule 4 fails four hedging-only answers the lawyers fail.
+    assert len(should_fail) == summary["expected_agreement"]["false_pass"] == 15
     assert 'data-filter="passed_should_fail"' in html and 'Passed but should fail <span ' \
-        'class="count">19</span>' in html
+        'class="count">15</span>' in html
 
     # Defect: compare, the release gate, had no report at all.
     journey("run", str(candidate_dataset(journey.cwd)), "--ensemble", "demo", "--quiet")
