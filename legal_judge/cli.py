@@ -71,7 +71,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "policy": ("legal_judge.commands.policy",
                "The gate policy: every threshold the release, audit and run gates apply."),
     "rules": ("legal_judge.commands.rules",
-              "The answer rules: each rule-based finding and its effect (cap, fail, review, info)."),
+              "Each rule-based finding and its effect on a decision (cap, fail, review, info)."),
     "batches": ("legal_judge.commands.batches",
                 "Provider batch jobs of `run --batch` runs and `audit run --batch` audits."),
 }

@@ -17,7 +17,7 @@ console = Console()
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
 def rules(as_json: bool) -> None:
-    """The answer rules: each rule-based finding and its effect (cap, fail, review, info)."""
+    """Each rule-based finding and its effect on a decision (cap, fail, review, info)."""
     from legal_judge.benchmark.answer_rules import ANSWER_RULES_PATH, rules_table
 
     rows = rules_table()
