@@ -12,11 +12,12 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from legal_judge.calibration.data import ENSEMBLE
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.schema import CalibrationReport, Correction, CvFigures, IsotonicMap
-from legal_judge.errors import ConfigError, NotFoundError
+from legal_judge.errors import ConfigError, NotFoundError, StoreError
 from legal_judge.stats import IsotonicModel, apply_isotonic, fit_isotonic
 from legal_judge.store import Store, utcnow
 
@@ -44,12 +45,22 @@ def load_calibration(store: Store, calibration_id: str) -> CalibrationReport:
 
     Raises:
         NotFoundError: no such calibration.
+        StoreError: the stored report is not a calibration report this version can read (an
+            older or partial report): every caller gets a named error, never a raw
+            ValidationError (the sync parked a whole run for it).
     """
     report = store.calibrations.report(calibration_id)
     if report is None:
         raise NotFoundError(f"no calibration '{calibration_id}' in {store.path}",
                             fix="`legal-judge calibrate history` lists the calibrations")
-    return CalibrationReport.model_validate(report)
+    try:
+        return CalibrationReport.model_validate(report)
+    except ValidationError as exc:
+        raise StoreError(f"calibration '{calibration_id}' in {store.path} cannot be read as a "
+                         f"calibration report ({exc.error_count()} field(s) missing or invalid)",
+                         code="calibration-unreadable",
+                         fix="recompute it: legal-judge calibrate compare with its scores and "
+                             "labels") from None
 
 
 def load_correction(store: Store, correction_id: str) -> Correction:

@@ -36,7 +36,10 @@ def test_tour_verdicts_with_reasons(tour: Any, invoke: Any) -> None:
     ref = kappa_ci([p["judge_score"] for p in hp], [p["human_score"] for p in hp],
                    weights="quadratic", labels=[0.0, 1.0, 2.0])
     assert hall["kappa_quadratic"] == pytest.approx(ref.kappa) and ref.kappa is not None
-    assert ref.kappa < 0.2 and hall["raw_agreement"] > ref.kappa  # raw agreement overstates it
+    # Since issue 32 the judges catch us-fed-003 (Mata's fakes are known offline): kappa rose from
+    # about 0.02 to 0.21, still far below the floor and not distinguishable from chance.
+    assert ref.kappa < report["min_kappa"] and ref.ci[0] < 0 < ref.ci[1]
+    assert hall["raw_agreement"] > ref.kappa + 0.3  # raw agreement overstates it
 
     ls = _row(report, "legal_soundness")
     assert ls["verdict"] == "recalibrate" and "loa" in [r["code"] for r in ls["reasons"]]

@@ -1,4 +1,9 @@
-"""Rule 1 in the ensemble: Mata v. Avianca fabrications force citation_quality = 0 only when verified."""
+"""Rule 1 in the ensemble: a well-formed fake citation forces citation_quality = 0 only when verified.
+
+The fakes are Mata v. Avianca's citations under other party names (as ``LOOKALIKE_TEXT`` in
+tests/checks/_support.py): under their own names they are known fabrications since issue 32,
+`invalid` offline, and never sent to the lookup.
+"""
 
 from __future__ import annotations
 
@@ -21,9 +26,18 @@ from legal_judge.store import Store
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "checks"))
 from _support import entries_handler, load_fixture  # noqa: E402
 
+_LOOKALIKE = {"Varghese": "Okafor", "Shaboon": "Haddad", "Petersen": "Lindqvist"}
 
-def _mata_item() -> list:  # type: ignore[type-arg]
-    return [i for i in load_dataset(sample_dataset_path()) if i.id == "us-fed-003"]
+
+def _mata_item(*, lookalike: bool = True) -> list:  # type: ignore[type-arg]
+    [item] = [i for i in load_dataset(sample_dataset_path()) if i.id == "us-fed-003"]
+    if not lookalike:
+        return [item]
+    response = item.response
+    for real, other in _LOOKALIKE.items():
+        assert real in response
+        response = response.replace(real, other)
+    return [item.model_copy(update={"response": response})]
 
 
 def test_offline_the_fabrications_are_unverifiable_and_not_forced() -> None:
@@ -32,6 +46,14 @@ def test_offline_the_fabrications_are_unverifiable_and_not_forced() -> None:
     assert r.checks["forces_citation_zero"] is False and r.overrides == []
     statuses = {f["status"] for f in r.checks["findings"]["citations"]["findings"]}
     assert statuses == {"unverifiable"}
+
+
+def test_offline_the_known_fabrications_under_their_own_names_are_forced() -> None:
+    out = asyncio.run(run_benchmark(_mata_item(lookalike=False), load_ensemble_config("demo"),
+                                    store=Store()))
+    r = out.results["us-fed-003"]
+    assert r.checks["forces_citation_zero"] is True and r.scores["citation_quality"] == 0
+    assert r.overrides and "925 F.3d 1339" in r.overrides[0]
 
 
 def test_with_the_lookup_the_ensemble_forces_zero_with_the_reason() -> None:
