@@ -22,7 +22,10 @@ from .conftest import Journey
 
 HEDGE = "You should consult a lawyer. I cannot give legal advice on this question."
 HEDGED = ("us-fed-001", "us-fed-002", "us-fed-009", "us-ca-001", "us-ca-002", "us-ny-001")
-FLIPPED = ["us-ca-001", "us-ca-002", "us-fed-001", "us-fed-009", "us-ny-001"]
+# Since issue 29 (rule 4) every hedging-only answer fails, us-fed-002 included; the release also
+# cuts us-ny-002 to its first sentence: its rubrics drop and it still passes (a drop, no flip).
+SHORTENED = {"us-ny-002": "Generally six years, under CPLR 213(2)."}
+FLIPPED = ["us-ca-001", "us-ca-002", "us-fed-001", "us-fed-002", "us-fed-009", "us-ny-001"]
 ENDPOINTS = ("pass_rate", "citation_quality", "completeness", "jurisdiction_awareness",
              "language_quality", "legal_soundness")
 
@@ -34,6 +37,9 @@ def _write(path: Path, *, hedge: bool, critical: tuple[str, ...] = ()) -> str:
         if hedge and row["id"] in HEDGED:
             assert row["metadata"]["answer_kind"] == "correct"
             row["response"] = HEDGE
+        if hedge and row["id"] in SHORTENED:
+            assert row["response"].startswith(SHORTENED[row["id"]])
+            row["response"] = SHORTENED[row["id"]]
         if row["id"] in critical:
             row["critical"] = True
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -67,37 +73,38 @@ def test_a_hedging_release_fails_and_an_unchanged_one_passes(journey: Journey) -
     assert said.count("non-inferior │") == len(ENDPOINTS)
     assert "release gate: PASS: non-inferior" in said
 
-    # The hedge release: exit 1, the pass rate cannot tell with its margin, the flips listed.
+    # The hedge release: exit 1, the pass rate shown worse than its margin (six one-way flips
+    # since issue 29's rule 4; five before, which could only "cannot tell"), the flips listed.
     gate = journey("compare", "r1", "r4", "--fail-on-regression", "--summary-md", "s.md",
                    "--junit", "j.xml", expect=1)
     said = _flat(gate.out)
-    assert "│ pass_rate │ -0.088 │ -0.169..-0.038 │ -0.05 │ cannot tell │" in said
-    assert ("pass_rate: cannot tell: the lower bound -0.169 is below -0.05; the observed "
-            "difference -0.088 is itself beyond the margin") in said
-    assert "legal_soundness: cannot tell: the lower bound -0.680 is below -0.25" in said
-    assert "items passed in A and failed in B (5): " + ", ".join(FLIPPED) in said
-    assert "release gate: FAIL: cannot tell" in said
-    assert "release gate: cannot tell: pass_rate" in _flat(gate.err)
+    assert "│ pass_rate │ -0.105 │ -0.191..-0.055 │ -0.05 │ REGRESSED │" in said
+    assert ("pass_rate: regressed: the one-sided 95% upper bound -0.055 is below -0.05: shown "
+            "worse than the margin") in said
+    assert "legal_soundness: cannot tell: the lower bound -0.688 is below -0.25" in said
+    assert "items passed in A and failed in B (6): " + ", ".join(FLIPPED) in said
+    assert "release gate: FAIL: regressed" in said
+    assert "release gate: regressed: pass_rate" in _flat(gate.err)
     summary = (journey.cwd / "s.md").read_text(encoding="utf-8")
     assert summary.startswith("### FAILED: legal-judge compare r4 vs r1")
     assert "**passed in A, failed in B:** " + ", ".join(FLIPPED) in summary
     assert "**policy.release.pass_rate_margin:** 0.05" in summary
-    assert "| FAIL | pass rate | cannot tell: B-A -0.088" in summary
+    assert "| FAIL | pass rate | regressed: B-A -0.105" in summary
     cases, props = _junit(journey.cwd / "j.xml")
     assert props["policy.release.rubric_margin"] == "0.25"
     assert "margin -0.05" in (cases["pass rate"].find("failure").get("message") or "")
     assert cases["flip guard (max_flips 0)"].find("failure") is None
 
-    # The HTML report: the same decision and policy; every regressed item, us-fed-002 included
-    # (its rubrics collapsed, it still passes: today's "No item regressed." under REGRESSION).
+    # The HTML report: the same decision and policy; every regressed item, us-ny-002 included
+    # (its rubrics dropped, it still passes: once "No item regressed." under REGRESSION).
     journey("report", "r1", "r4", "--html", "c.html")
     html = (journey.cwd / "c.html").read_text(encoding="utf-8")
-    assert "RELEASE GATE FAILED: cannot tell" in html and "No item regressed." not in html
+    assert "RELEASE GATE FAILED: regressed" in html and "No item regressed." not in html
     assert "policy: bundled default (sha256 " in html
     regressed = html.split('id="regressed"', 1)[1].split("<section", 1)[0]
-    for item in HEDGED:
+    for item in (*HEDGED, *SHORTENED):
         assert f"<h3>{item}</h3>" in regressed
-    assert "rubric drop, no flip" in regressed
+    assert "rubric drop, no flip" in regressed.split("us-ny-002", 1)[1].split("</tr>", 1)[0]
 
     # An explicit override loosens the pass-rate margin, and says so everywhere.
     loose = journey("compare", "r1", "r4", "--override", "pass_rate_margin=0.2", "--json",

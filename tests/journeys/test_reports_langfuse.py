@@ -58,10 +58,12 @@ def test_a_lead_reads_the_items_of_a_run_and_the_comparison_of_two(journey: Jour
     rows = {m["item"]: m["cats"].split() for m in ROW.finditer(html)}
     assert len(rows) == summary["items"] == 57
     should_fail = [i for i, cats in rows.items() if "passed_should_fail" in cats]
-    # 15 since issue 29 (19 before): rule 4 fails four hedging-only answers the lawyers fail.
-    assert len(should_fail) == summary["expected_agreement"]["false_pass"] == 15
+    # 13 since issues 29 and 32 (19 before): rule 4 fails four hedging-only answers the lawyers
+    # fail, and the citation checker overrides eu-002 (GDPR art. 183) and us-fed-003 (a known
+    # fabrication) to fail.
+    assert len(should_fail) == summary["expected_agreement"]["false_pass"] == 13
     assert 'data-filter="passed_should_fail"' in html and 'Passed but should fail <span ' \
-        'class="count">15</span>' in html
+        'class="count">13</span>' in html
 
     # Defect: compare, the release gate, had no report at all.
     journey("run", str(candidate_dataset(journey.cwd)), "--ensemble", "demo", "--quiet")

@@ -47,8 +47,10 @@ def test_item_lists_agree_with_the_run_summary(demo_home: Any) -> None:
         return sorted(o.item_id for o in outcomes if cat in o.categories)
 
     exp = summary["expected_agreement"]
-    # 19 before issue 29; rule 4 now fails four hedging-only answers the lawyers fail.
-    assert len(ids("passed_should_fail")) == exp["false_pass"] == 15
+    # 13 since issues 29 and 32 (19 before): rule 4 fails four hedging-only answers the lawyers
+    # fail, and the citation checker overrides eu-002 (GDPR art. 183) and us-fed-003 (a known
+    # fabrication) to fail.
+    assert len(ids("passed_should_fail")) == exp["false_pass"] == 13
     assert len(ids("failed_should_pass")) == exp["false_fail"]
     assert len(ids("failed")) == round(summary["scored"] * (1 - summary["pass_rate"]))
     assert ids("overridden") == sorted(summary["citation_overrides"])
@@ -71,7 +73,7 @@ def test_run_report_lists_every_item_with_its_lists(demo_home: Any, tmp_path: Pa
     should_fail = [i for i, cats in rows.items() if "passed_should_fail" in cats.split()]
     assert sorted(should_fail) == sorted(o.item_id for o in outcomes
                                          if "passed_should_fail" in o.categories)
-    assert len(should_fail) == 15
+    assert len(should_fail) == 13
     for key, label in (("failed", "Failed"), ("passed_should_fail", "Passed but should fail"),
                        ("split", "Judges split"), ("overridden", "Overridden"),
                        ("inconclusive", "Inconclusive")):
@@ -112,7 +114,7 @@ def test_markdown_lists_items_and_details_the_flagged(demo_home: Any) -> None:
     md = render_markdown(doc)
     table = doc.item_tables()[0]
     assert isinstance(table, ItemTable) and len(table.rows) == summary["items"]
-    assert "Passed but should fail: 15" in md
+    assert "Passed but should fail: 13" in md
     for row in table.rows:
         assert f"| {row.item_id} |" in md
     for item_id in summary["flagged_for_review"]:
