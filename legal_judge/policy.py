@@ -8,9 +8,8 @@ may ship?", and the thresholds behind that answer live in one place. The bundled
 A command-line flag may **tighten** a setting (a lower significance, a smaller margin); a flag that
 would loosen one is refused (exit 2) with the two ways to do it on purpose: a policy file (reviewed
 like code) or ``--override KEY=VALUE``. An override is recorded in :class:`PolicyInForce` and shown
-wherever the decision appears (terminal, JSON, JUnit properties, step summary, HTML).
-
-Every gate prints :meth:`PolicyInForce.line`: the file, its sha256 and any overrides.
+wherever the decision appears (terminal, JSON, JUnit properties, step summary, HTML). Every gate
+prints :meth:`PolicyInForce.line`: the file, its sha256 and any overrides.
 """
 
 from __future__ import annotations
@@ -92,9 +91,9 @@ class Policy(_Section):
 
 
 # Which way is stricter, per key ("section.key"). "lower": a smaller value is stricter; "higher":
-# a larger one; "false": False is stricter; "superset": a list that covers more is stricter
-# ("all" covers everything); "severity": a lower severity; "choice": a mode, not a threshold (a
-# flag may set it; it is printed all the same).
+# a larger one; "false"/"true": that value is stricter; "superset": a list that covers more is
+# stricter ("all" covers everything); "severity": a lower severity; "choice": a mode, not a
+# threshold (a flag may set it; it is printed all the same).
 _DIRECTION: dict[str, str] = {
     "release.pass_rate_margin": "lower", "release.rubric_margin": "lower",
     "release.confidence": "higher", "release.min_items": "higher", "release.max_flips": "lower",
@@ -107,7 +106,9 @@ _DIRECTION: dict[str, str] = {
     "certification.allow_simulated": "false",
     "run.max_inconclusive_share": "lower",
     "calibration.max_age_days": "lower", "calibration.min_labels": "higher",
-    "validation.agreement_margin": "lower", "validation.mae_margin": "lower", "validation.alpha": "lower", "validation.min_kappa": "higher", "validation.min_labelled_items": "higher",
+    "validation.agreement_margin": "lower", "validation.mae_margin": "lower",
+    "validation.alpha": "lower", "validation.min_kappa": "higher",
+    "validation.min_labelled_items": "higher", "validation.require_of_record": "true",
 }
 
 
@@ -125,8 +126,9 @@ def _loosens(key: str, policy_value: Any, value: Any) -> bool:
         return bool(value > policy_value)
     if how == "higher":
         return bool(value < policy_value)
-    if how == "false":
-        return bool(value) and not policy_value
+    if how in ("false", "true"):
+        strict = how == "true"
+        return bool(policy_value) == strict and bool(value) != strict
     if how == "fail-first":
         return value == "pass" and policy_value == "fail"
     if how == "severity":
@@ -158,9 +160,7 @@ class Override:
 def _show(value: Any) -> str:
     if isinstance(value, tuple | list):
         return "[" + ", ".join(str(v) for v in value) + "]"
-    if isinstance(value, bool):
-        return str(value).lower()
-    return str(value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 @dataclass(frozen=True)

@@ -21,3 +21,4 @@ class ValidationPolicy(BaseModel):
     alpha: float = Field(default=0.05, gt=0, lt=1)
     min_kappa: float = Field(default=0.4, ge=-1, le=1)
     min_labelled_items: int = Field(default=20, ge=2)
+    require_of_record: bool = False

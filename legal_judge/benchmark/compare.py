@@ -171,8 +171,13 @@ def _use_corrected(store: Store, meta_a: dict[str, Any], meta_b: dict[str, Any])
 
 
 def _gate(report: dict[str, Any], endpoints: list[dict[str, Any]], guard: dict[str, Any],
-          policy: ReleasePolicy) -> dict[str, Any]:
+          policy: ReleasePolicy, requirements: list[dict[str, Any]]) -> dict[str, Any]:
     verdict = release_verdict(endpoints, guard, policy=policy)
+    # A requirement (e.g. a validation of record) is met only on positive evidence; an unmet one
+    # fails the release whatever the endpoints say, and is named beside the regressions.
+    unmet = [r["name"] for r in requirements if not r["met"]]
+    verdict.update(requirements=requirements, unmet=unmet,
+                   passed=verdict["passed"] and not unmet)
     report.update(release={**verdict, "endpoints": endpoints, "flip_guard": guard},
                   release_policy=policy.model_dump(mode="json"),
                   regressions=verdict["regressed"], cannot_tell=verdict["cannot_tell"],
@@ -183,7 +188,8 @@ def _gate(report: dict[str, Any], endpoints: list[dict[str, Any]], guard: dict[s
 
 def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy | None = None,
                  alpha: float = 0.05, method: str = "auto", corrected: bool = False,
-                 threshold: float | None = None, min_items: int | None = None) -> dict[str, Any]:
+                 threshold: float | None = None, min_items: int | None = None,
+                 require_validation: bool = False) -> dict[str, Any]:
     """Compare run B against baseline run A on their common scored items: the release decision.
 
     Args:
@@ -196,6 +202,8 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
         method: ``auto``, ``t-test`` or ``wilcoxon``: the rubric test and so its bounds.
         corrected: Compare the judge-error-corrected figures of both runs instead of the raw
             scores (refused when a run has none).
+        require_validation: The policy's ``[validation] require_of_record``: every judge of run
+            B must have a validation of record that lets it gate, or the release fails.
         threshold: Deprecated alias of ``rubric_margin`` (library callers).
         min_items: Overrides the policy's ``min_items`` (library callers).
 
@@ -215,13 +223,14 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
                     if res_a[i]["status"] == "ok" and res_b[i]["status"] == "ok")
     flipped = [i for i in common if res_a[i]["overall"] == "pass" and res_b[i]["overall"] == "fail"]
     guard = flip_guard(flipped, _critical_ids(store, run_a, run_b), policy=pol)
+    requirements = [_validation(store, meta_b, require_validation)]
     fallback = pol.use_corrected and not corrected and not _use_corrected(store, meta_a, meta_b)
     if corrected or (pol.use_corrected and not fallback):
         from legal_judge.benchmark.compare_corrected import compare_corrected
 
         report = compare_corrected(store, meta_a, meta_b, policy=pol, alpha=alpha)
         report["regressed_items"] = flipped
-        return _gate(report, report.pop("endpoints"), guard, pol)
+        return _gate(report, report.pop("endpoints"), guard, pol, requirements)
     if not common:
         raise ConfigError(f"runs {run_a} and {run_b} have no scored item in common",
                           code="compare-no-overlap", fix="compare two runs over the same dataset")
@@ -247,7 +256,14 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
         "notes": notes, "alpha": alpha, "method": method, "correction": "holm",
         "rubrics": rubrics, "regressed_items": flipped, "pass_rate": pass_rate,
     }
-    return _gate(report, [_endpoint_row(e) for e in endpoints], guard, pol)
+    return _gate(report, [_endpoint_row(e) for e in endpoints], guard, pol, requirements)
+
+
+def _validation(store: Store, run: dict[str, Any], required: bool) -> dict[str, Any]:
+    """The ``[validation] require_of_record`` requirement on run B's judges."""
+    from legal_judge.calibration import validation_requirement
+
+    return validation_requirement(store, _judge_ids(run), required=required)
 
 
 def _endpoint_row(e: dict[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from legal_judge.calibration.data import (
 from legal_judge.calibration.estimates import estimate_run
 from legal_judge.calibration.history import calibration_history
 from legal_judge.calibration.labels import Label, import_labels, load_labels
+from legal_judge.calibration.of_record import validation_requirement
 from legal_judge.calibration.pinned import (
     choose_estimate,
     corrected_means,
@@ -86,5 +87,6 @@ __all__ = [
     "save_calibration",
     "shown_estimate",
     "uncalibrated_scores",
+    "validation_requirement",
     "write_template",
 ]

@@ -6,7 +6,9 @@
   (``judge_system.v<N+1>.j2``) in a folder of its own: the bundled prompts are never edited, and
   the candidate has its own judge_id (the template's sha256 is part of it).
 - **rubric clarification**: the lawyers' comments on the judge's errors gathered per rubric into a
-  "lawyers' notes" block, written to a file for a person to edit; never applied silently.
+  "lawyers' notes" block, written to a file for a person to edit; never applied silently. To tell
+  that person whether the draft helps, ``calibrate align`` also cross-validates it as drafted (the
+  versioned include ``prompts/judge_notes.v1.j2``, built per fold from the other folds' notes).
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from legal_judge.assets.catalogue import Assets, asset_root, load_assets
 from legal_judge.calibration.validation_data import JudgeScores, LawyerSet
 from legal_judge.sync.prompts import JUDGE_TEMPLATE
 
-__all__ = ["EXAMPLES_TEMPLATE", "CandidatePrompt", "build_candidate", "choose_examples",
-           "lawyers_notes", "render_examples"]
+__all__ = ["EXAMPLES_TEMPLATE", "NOTES_TEMPLATE", "CandidatePrompt", "LawyerNote",
+           "build_candidate", "choose_examples", "gather_notes", "lawyers_notes",
+           "render_examples", "render_notes"]
 
 EXAMPLES_TEMPLATE = "judge_examples"
+NOTES_TEMPLATE = "judge_notes"
 _ERRORS = {"fp": "the judge passed an answer the lawyers failed",
            "ff": "the judge failed an answer the lawyers passed",
            "score": "the judge's scores were far from the lawyers'"}
@@ -113,26 +117,53 @@ def build_candidate(folder: Path, block: str, example_keys: list[str]) -> Candid
                            tuple(example_keys), block)
 
 
-def lawyers_notes(lawyers: LawyerSet, judge: JudgeScores, keys: list[str]) -> str:
-    """The lawyers' comments on the judge's errors, gathered per rubric (Markdown to edit)."""
-    lines = ["# Lawyers' notes (draft rubric clarification from calibrate align)", "",
-             "Gathered from the lawyers' comments on the items the judge got wrong. Edit before "
-             "use: nothing here is applied to a rubric automatically.", ""]
+@dataclass(frozen=True)
+class LawyerNote:
+    """A lawyer's comment on an item the judge scored wrongly under one rubric."""
+
+    item_id: str
+    judge: str
+    lawyers: str
+    comment: str
+    false_pass: bool
+
+
+def gather_notes(lawyers: LawyerSet, judge: JudgeScores,
+                 keys: list[str]) -> dict[str, list[LawyerNote]]:
+    """Per rubric, the lawyers' comments on the items of ``keys`` the judge got wrong (a
+    categorical score that differs, or a numeric one a point or more away)."""
+    out: dict[str, list[LawyerNote]] = {}
     for rubric, col in sorted(lawyers.humans.items()):
         if rubric == "overall":
             continue
-        notes = []
         for key in keys:
             value, human = judge.scores.get(rubric, {}).get(key), col.get(key)
             wrong = (value != human if isinstance(human, str) else
                      isinstance(value, float) and isinstance(human, float)
                      and abs(value - human) >= 1)
             if wrong and human is not None and lawyers.comments.get(key):
-                said = "—" if value is None else _show(value)
-                notes.append(f"- {lawyers.items[key].id} (judge {said}, lawyers {_show(human)}):"
-                             f" {lawyers.comments[key]}")
-        if notes:
-            lines += [f"## {rubric}", "", *notes, ""]
+                out.setdefault(rubric, []).append(LawyerNote(
+                    lawyers.items[key].id, "—" if value is None else _show(value),
+                    _show(human), lawyers.comments[key], _kind(lawyers, judge, key) == "fp"))
+    return out
+
+
+def lawyers_notes(lawyers: LawyerSet, judge: JudgeScores, keys: list[str]) -> str:
+    """The lawyers' comments on the judge's errors, gathered per rubric (Markdown to edit)."""
+    lines = ["# Lawyers' notes (draft rubric clarification from calibrate align)", "",
+             "Gathered from the lawyers' comments on the items the judge got wrong. Edit before "
+             "use: nothing here is applied to a rubric automatically.", ""]
+    for rubric, notes in gather_notes(lawyers, judge, keys).items():
+        lines += [f"## {rubric}", "",
+                  *(f"- {n.item_id} (judge {n.judge}, lawyers {n.lawyers}): {n.comment}"
+                    for n in notes), ""]
     if len(lines) == 4:
         lines.append("(no lawyer comment on an item the judge got wrong)")
     return "\n".join(lines) + "\n"
+
+
+def render_notes(assets: Assets, notes: dict[str, list[LawyerNote]]) -> str:
+    """The notes as a prompt block (the versioned ``judge_notes`` template); empty without any."""
+    if not notes:
+        return ""
+    return assets.template(NOTES_TEMPLATE).render(rubrics=sorted(notes.items())).strip()

@@ -9,12 +9,14 @@ require_of_record``) prints these reasons and fails.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 from legal_judge.calibration.validation_schema import ValidationReport
 from legal_judge.store import Store
 
-__all__ = ["judges_lacking_validation", "validation_of_record"]
+__all__ = ["judges_lacking_validation", "validation_of_record", "validation_requirement"]
 
 
 def validation_of_record(store: Store, judge_id: str) -> ValidationReport | None:
@@ -23,7 +25,7 @@ def validation_of_record(store: Store, judge_id: str) -> ValidationReport | None
     return ValidationReport.model_validate(data) if data is not None else None
 
 
-def judges_lacking_validation(store: Store, judge_ids: dict[str, str | None], *,
+def judges_lacking_validation(store: Store, judge_ids: Mapping[str, str | None], *,
                               now: datetime | None = None) -> dict[str, str]:
     """Each judge (label -> judge_id) without a usable validation of record, with the reason.
 
@@ -37,8 +39,7 @@ def judges_lacking_validation(store: Store, judge_ids: dict[str, str | None], *,
     for label, judge_id in sorted(judge_ids.items()):
         report = validation_of_record(store, judge_id) if judge_id else None
         if report is None:
-            out[label] = (f"no validation of record for judge_id {judge_id}: run `legal-judge "
-                          f"calibrate validate --calibration CAL --candidate ...`")
+            out[label] = f"no validation of record for judge_id {judge_id}"
         elif report.verdict in ("worse", "cannot tell") or not report.allowed.may_gate:
             out[label] = (f"its validation {report.validation_id} says {report.verdict} and it "
                           f"may gate on {', '.join(report.allowed.may_gate) or 'nothing'}")
@@ -47,3 +48,36 @@ def judges_lacking_validation(store: Store, judge_ids: dict[str, str | None], *,
             out[label] = (f"its validation {report.validation_id} rests on a calibration older "
                           f"than the policy allows (expired {report.allowed.expires_at[:10]})")
     return out
+
+
+def validation_requirement(store: Store, judge_ids: Mapping[str, str | None], *, required: bool,
+                           now: datetime | None = None) -> dict[str, Any]:
+    """The policy's ``[validation] require_of_record`` applied to an ensemble's judges.
+
+    A requirement, not an endpoint: it is met only on positive evidence (every judge has a usable
+    validation of record); when the policy does not require it, it is reported as not required.
+
+    Args:
+        store: The store holding the validations.
+        judge_ids: The judges of the ensemble by label (a run's ``config.judge_ids``).
+        required: Whether the policy requires it.
+        now: The time to compare expiry dates with (default: now, UTC).
+
+    Returns:
+        ``{"name", "required", "met", "lacking": {label: reason}, "reason"}``.
+    """
+    name = "validation of record"
+    if not required:
+        return {"name": name, "required": False, "met": True, "lacking": {},
+                "reason": "not required by the policy ([validation] require_of_record = false)"}
+    if not judge_ids:
+        return {"name": name, "required": True, "met": False, "lacking": {},
+                "reason": "the run records no judge ids, so no validation can be checked"}
+    lacking = judges_lacking_validation(store, judge_ids, now=now)
+    if lacking:
+        reason = (f"{len(lacking)} of {len(judge_ids)} judge(s) lack a usable validation of "
+                  "record: " + ", ".join(lacking))
+    else:
+        reason = f"all {len(judge_ids)} judge(s) have a validation of record that lets them gate"
+    return {"name": name, "required": True, "met": not lacking, "lacking": lacking,
+            "reason": reason}

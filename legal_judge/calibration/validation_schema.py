@@ -145,6 +145,10 @@ class CrossFit(_Strict):
     prompt_dir: str | None = None
     notes_file: str | None = None
     fold_items: list[list[str]] = Field(default_factory=list)
+    # The lawyers' notes draft, cross-validated as drafted (None: no note to test).
+    notes_count: int = 0
+    notes_cross_fitted_agreement: float | None = None
+    notes_cross_fitted_false_pass: float | None = None
 
 
 class ValidationReport(_Strict):

@@ -29,32 +29,60 @@ err_console = Console(stderr=True)
 @click.option("--all-judges", is_flag=True,
               help="Kept for scripts: an ensemble's judges are always all checked.")
 @click.option("--rubric", help="As given to audit run.")
-def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
+@click.option("--require-validation", is_flag=True, default=None,
+              help="Also require a validation of record for every judge (tightens the policy's "
+                   "[validation] require_of_record).")
+@policy_options
+def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None,
+               require_validation: bool | None, policy_file: Path | None,
+               overrides: tuple[str, ...]) -> None:
     """Exit 1 when a judge (its judge_id) has no audit that judged something.
 
     Every judge of an ensemble must be audited; an audit that stopped before any judge call
-    (INSUFFICIENT_DATA) does not count.
+    (INSUFFICIENT_DATA) does not count. With the policy's [validation] require_of_record, every
+    judge also needs a validation of record that lets it gate.
     """
     from legal_judge.audit.history import audit_coverage
     from legal_judge.audit.target import load_targets
+    from legal_judge.calibration import validation_requirement
 
     del all_judges  # an ensemble always needs every judge audited
+    policy = policy_in_force(policy_file, overrides,
+                             {"validation.require_of_record": require_validation})
     store = Store()
     targets = load_targets(judge_config, store=store, rubric=rubric, all_judges=True)
     coverage = audit_coverage(store, [(t.judge_id, t.label) for t in targets])
+    print_policy(console, policy, "validation")
     for c in coverage:
         mark = "[green]audited[/green]" if c.audit_id else "[red]missing[/red]"
         console.print(f"{mark} {c.label} ({c.judge_id}): {c.note}")
+    validation = validation_requirement(
+        store, {t.label: t.judge_id for t in targets},
+        required=policy.policy.validation.require_of_record)
+    if validation["required"]:
+        for label, why in validation["lacking"].items():
+            console.print(f"[red]unvalidated[/red] {label}: {why}", soft_wrap=True)
+        console.print(f"{validation['name']}: {'met' if validation['met'] else 'NOT MET'}: "
+                      f"{validation['reason']}", markup=False, highlight=False, soft_wrap=True)
     missing = [c for c in coverage if c.audit_id is None]
+    if not validation["met"] and not missing:
+        raise GateFailure(f"audit needed: {validation['reason']}",
+                          fix="validate each judge listed above with `legal-judge calibrate "
+                              "validate --calibration CAL --candidate JUDGE`, or set [validation] "
+                              "require_of_record = false in the policy file")
     if missing:
         fix = f"legal-judge audit run --judge {judge_config}"
         if len(targets) > 1:
             fix += " --all-judges"
         if rubric:
             fix += f" --rubric {rubric}"
+        also = "" if validation["met"] else f"; and {validation['reason']}"
+        if not validation["met"]:
+            fix += "; then validate each judge: legal-judge calibrate validate --calibration CAL " \
+                   "--candidate JUDGE"
         raise GateFailure(f"{len(missing)} of {len(coverage)} judge(s) have no audit that judged "
-                          f"something: {', '.join(f'{c.label} ({c.judge_id})' for c in missing)}",
-                          fix=fix)
+                          f"something: {', '.join(f'{c.label} ({c.judge_id})' for c in missing)}"
+                          + also, fix=fix)
 
 
 @click.command("gate")

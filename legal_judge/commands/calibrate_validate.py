@@ -157,6 +157,15 @@ def _print_cross_fit(report: ValidationReport, out: Console) -> None:
     out.print(f"false-pass rate: in-sample {_pct(cf.in_sample_false_pass)}, cross-fitted "
               f"{_pct(cf.cross_fitted_false_pass)}", soft_wrap=True, highlight=False)
     out.print(f"candidate prompt: {cf.prompt_dir}", soft_wrap=True, highlight=False, markup=False)
+    if cf.notes_count:
+        out.print(f"lawyers' notes as drafted ({cf.notes_count} note(s)), cross-fitted: agreement "
+                  f"{_pct(cf.notes_cross_fitted_agreement)}, false-pass rate "
+                  f"{_pct(cf.notes_cross_fitted_false_pass)} (incumbent "
+                  f"{_pct(cf.incumbent_agreement)}); edit them before use", soft_wrap=True,
+                  highlight=False, markup=False)
+    else:
+        out.print("lawyers' notes: no lawyer comment on an item the judge got wrong, nothing to "
+                  "cross-validate", soft_wrap=True, highlight=False, markup=False)
     out.print(f"lawyers' notes (a draft to edit, not applied): {cf.notes_file}", soft_wrap=True,
               highlight=False, markup=False)
 

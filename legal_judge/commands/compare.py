@@ -45,12 +45,16 @@ err_console = Console(stderr=True)
                    "calibration of the same judge); refused when a run has no correction.")
 @click.option("--fail-on-regression", is_flag=True,
               help="The release gate: exit 1 unless every endpoint is shown non-inferior.")
+@click.option("--require-validation", is_flag=True, default=None,
+              help="The release also needs a validation of record for every judge of RUN_B "
+                   "(tightens the policy's [validation] require_of_record).")
 @click.option("--json", "as_json", is_flag=True)
 @policy_options
 @ci_options
 def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | None,
                 min_items: int | None, method: str, corrected: bool, fail_on_regression: bool,
-                as_json: bool, policy_file: Path | None, overrides: tuple[str, ...],
+                require_validation: bool | None, as_json: bool, policy_file: Path | None,
+                overrides: tuple[str, ...],
                 junit: Path | None, summary_md: Path | None) -> None:
     """Paired comparison of two runs on the same items (RUN_B against baseline RUN_A).
 
@@ -67,10 +71,12 @@ def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | 
                           code="compare-options", fix="use --min-items 20 (the default)")
     out = err_console if as_json else console
     policy = release_policy_in_force(out, policy_file, overrides, threshold=threshold,
-                                     alpha=alpha, min_items=min_items)
+                                     alpha=alpha, min_items=min_items,
+                                     require_validation=require_validation)
     report = compare_runs(Store(), run_a, run_b, policy=policy.release,
                           alpha=0.05 if alpha is None else alpha, method=method,
-                          corrected=corrected)
+                          corrected=corrected,
+                          require_validation=policy.policy.validation.require_of_record)
     report["policy"] = policy.as_dict("release")
     if as_json:
         echo_json(report)
@@ -83,15 +89,23 @@ def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | 
     release = report["release"]
     if fail_on_regression and not release["passed"]:
         failing = release["regressed"] + ([] if release["cannot_tell_allowed"]
-                                          else release["cannot_tell"])
-        raise GateFailure(f"release gate: {release['decision']}: " + ", ".join(failing),
-                          fix="the release passes only when every endpoint is shown non-inferior; "
-                              "inspect the items listed above, or compare on more items")
+                                          else release["cannot_tell"]) + release["unmet"]
+        fixes = []
+        if len(failing) > len(release["unmet"]):
+            fixes.append("the release passes only when every endpoint is shown non-inferior; "
+                         "inspect the items listed above, or compare on more items")
+        if release["unmet"]:
+            fixes.append("the policy requires a validation of record for every judge: validate "
+                         "each judge listed above with `legal-judge calibrate validate "
+                         "--calibration CAL --candidate JUDGE`")
+        fix = "; ".join(fixes)
+        raise GateFailure(f"release gate: {release['decision']}: " + ", ".join(failing), fix=fix)
 
 
 def release_policy_in_force(out: Console, policy_file: Path | None, overrides: tuple[str, ...],
                             *, threshold: float | None, alpha: float | None,
-                            min_items: int | None = None) -> PolicyInForce:
+                            min_items: int | None = None,
+                            require_validation: bool | None = None) -> PolicyInForce:
     """The policy for a release decision: ``--threshold`` (deprecated alias of rubric_margin),
     ``--alpha`` (confidence 1 - alpha) and ``--min-items`` may only tighten it.
 
@@ -107,7 +121,8 @@ def release_policy_in_force(out: Console, policy_file: Path | None, overrides: t
     try:
         policy = policy_in_force(policy_file, overrides, {
             "release.rubric_margin": threshold, "release.min_items": min_items,
-            "release.confidence": None if alpha is None else round(1 - alpha, 12)})
+            "release.confidence": None if alpha is None else round(1 - alpha, 12),
+            "validation.require_of_record": require_validation})
     except ConfigError as exc:
         # Name the flag the user typed (--alpha sets confidence = 1 - alpha).
         flag = next((f"{name} {value:g}" for key, (name, value) in given.items()
@@ -168,6 +183,11 @@ def _print_release(report: dict[str, Any]) -> None:
                       + ", ".join(report["regressed_items"][:30])
                       + (" ..." if len(report["regressed_items"]) > 30 else ""),
                       markup=False, highlight=False, soft_wrap=True)
+    for req in release["requirements"]:
+        if req["required"]:
+            state = "met" if req["met"] else "NOT MET"
+            console.print(f"requirement {req['name']}: {state}: {req['reason']}", markup=False,
+                          highlight=False, soft_wrap=True)
     verdict = "PASS" if release["passed"] else "FAIL"
     allowed = " (cannot tell allowed by the policy)" if release["cannot_tell_allowed"] else ""
     console.print(f"release gate: {verdict}: {release['decision']}{allowed}", markup=False,

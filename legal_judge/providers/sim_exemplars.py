@@ -5,7 +5,8 @@ scores and the judge error each one illustrates. The simulator models two effect
 shows, so alignment has something to fix and something to overstate:
 
 - each exemplar of a false pass (the judge passed, the lawyers failed) removes a share of the
-  profile's ``leniency`` (``exemplar_fix`` per exemplar): a held-out improvement;
+  profile's ``leniency`` (``exemplar_fix`` per exemplar): a held-out improvement; a lawyers' note
+  on a false pass (``prompts/judge_notes.v1.j2``) carries the same mark and counts the same;
 - an answer that is itself one of the exemplars is scored as the lawyers scored it (the judge
   copies the example): an in-sample improvement only, which cross-fitting exposes.
 """
@@ -38,7 +39,7 @@ class Exemplars:
 
 def read_exemplars(system: str) -> Exemplars:
     """The exemplars of a system prompt (none when it has no lawyers' examples block)."""
-    if EXAMPLE_OPEN not in system:
+    if EXAMPLE_OPEN not in system and FALSE_PASS_MARK not in system:
         return Exemplars()
     scores = {}
     for answer, line in _BLOCK.findall(system):

@@ -191,6 +191,10 @@ def compare_suite(report: dict[str, Any], *, policy: PolicyInForce | None = None
                         guard["reason"] + (": " + ", ".join(guard["critical_flips"])
                                            if guard["critical_flips"] else ""),
                         f"passed in A, failed in B: {', '.join(flipped)}" if flipped else ""))
+    # A requirement of the policy (e.g. a validation of record) is a case only when required.
+    cases += [CiCase(f"requirement: {r['name']}", "passed" if r["met"] else "failed",
+                     r["reason"], "")
+              for r in release.get("requirements", []) if r["required"]]
     title = f"legal-judge compare {report['run_b']} vs {report['run_a']}"
     facts = [("baseline (A)", report["run_a"]), ("candidate (B)", report["run_b"]),
              ("paired items", str(report.get("n_items", "n/a"))),

@@ -110,7 +110,9 @@ def load_comparison_data(store: Store, run_a: str, run_b: str, *,
                               code="report-compare-kind",
                               fix="a comparison report takes two run ids: `legal-judge runs list`")
     result = compare_runs(store, run_a, run_b, policy=policy.release if policy else None,
-                          threshold=threshold, alpha=alpha)
+                          threshold=threshold, alpha=alpha,
+                          require_validation=bool(policy and
+                                                  policy.policy.validation.require_of_record))
     if policy is not None:
         result["policy"] = policy.as_dict("release")
     pairs = paired_outcomes(store, run_a, run_b)

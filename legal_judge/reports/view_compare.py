@@ -166,7 +166,7 @@ def _banners(v: ComparisonView, threshold: float, alpha: float) -> list[Note]:
 def _release_banners(v: ComparisonView, release: dict[str, Any],
                      extra: dict[str, Any]) -> list[Note]:
     out = [Note(w, "warning") for w in v.warnings]
-    failing = release["regressed"] + release["cannot_tell"]
+    failing = release["regressed"] + release["cannot_tell"] + release.get("unmet", [])
     if release["passed"]:
         allowed = (" (cannot tell on " + ", ".join(release["cannot_tell"]) + " allowed by the "
                    "policy)" if release["cannot_tell_allowed"] else "")
@@ -174,8 +174,12 @@ def _release_banners(v: ComparisonView, release: dict[str, Any],
                         "is shown not worse than its margin.", "ok"))
     else:
         out.append(Note(f"RELEASE GATE FAILED: {release['decision']}: " + ", ".join(failing)
-                        + ". The release passes only when every endpoint is shown non-inferior.",
-                        "danger"))
+                        + ". The release passes only when every endpoint is shown non-inferior"
+                        + (" and every requirement of the policy is met." if release.get("unmet")
+                           else "."), "danger"))
+    out += [Note(f"Requirement {r['name']}: {'met' if r['met'] else 'NOT MET'}: {r['reason']}",
+                 "ok" if r["met"] else "danger")
+            for r in release.get("requirements", []) if r["required"]]
     if extra.get("policy_line"):
         out.append(Note(str(extra["policy_line"]), "info"))
     out += [Note(line, "warning") for line in extra.get("override_lines") or []]

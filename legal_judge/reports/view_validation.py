@@ -86,11 +86,20 @@ def _cross_fit(r: dict[str, Any]) -> Section | None:
                     fmt(cf.get("cross_fitted_agreement")), fmt(cf.get("incumbent_agreement"))],
                    ["false-pass rate", fmt(cf.get("in_sample_false_pass")),
                     fmt(cf.get("cross_fitted_false_pass")), "see above"]])
+    notes = (Table("The lawyers' notes draft, applied as drafted and cross-validated (each fold's "
+                   "notes gathered from the other folds): does it help on answers it never saw?",
+                   ["figure", "notes, cross-fitted", "incumbent"],
+                   [["agreement", fmt(cf.get("notes_cross_fitted_agreement")),
+                     fmt(cf.get("incumbent_agreement"))],
+                    ["false-pass rate", fmt(cf.get("notes_cross_fitted_false_pass")),
+                     "see above"]])
+             if cf.get("notes_count") else None)
     facts = KeyValues([("method", f"{cf['method']}, k = {cf['k']} lawyers' examples"),
                        ("folds", f"{cf['folds']} (seed {cf['seed']}, stratified by pass/fail)"),
                        ("candidate prompt", str(cf.get("prompt_dir"))),
                        ("lawyers' notes (draft, not applied)", str(cf.get("notes_file")))])
-    return Section("Alignment: in-sample vs cross-fitted", [table, facts], "alignment")
+    blocks: list[Any] = [table, notes, facts] if notes is not None else [table, facts]
+    return Section("Alignment: in-sample vs cross-fitted", blocks, "alignment")
 
 
 def _uses(r: dict[str, Any]) -> Section:

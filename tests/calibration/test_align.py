@@ -110,3 +110,52 @@ def test_missing_unfit_and_expired_validations_are_named(store: Store, tmp_path:
     later = judges_lacking_validation(store, {"good": ids["good"]},
                                       now=datetime(2027, 4, 1, tzinfo=UTC))
     assert "expired 2027-03-20" in later["good"]
+
+
+def test_the_validation_requirement_is_met_only_on_positive_evidence(store: Store,
+                                                                     tmp_path: Path) -> None:
+    from legal_judge.calibration import validation_requirement
+
+    good = align_on(store, _lawyers(), "simulated:lenient", out=tmp_path / "a",
+                    policy=load_policy(), folds=5, k=4).report
+    when = datetime(2026, 12, 1, tzinfo=UTC)
+    judges = {"good": str(good.candidate.judge_id)}
+    met = validation_requirement(store, judges, required=True, now=when)
+    assert met["met"] and met["lacking"] == {} and "all 1 judge(s)" in met["reason"]
+    unmet = validation_requirement(store, {**judges, "new": "0123abcd"}, required=True, now=when)
+    assert not unmet["met"] and set(unmet["lacking"]) == {"new"}
+    assert unmet["reason"].endswith("lack a usable validation of record: new")
+    # A run that recorded no judge ids cannot show the evidence: not met, never a default green.
+    assert not validation_requirement(store, {}, required=True)["met"]
+    off = validation_requirement(store, {"new": "0123abcd"}, required=False)
+    assert off["met"] and not off["required"]
+
+
+def test_the_lawyers_notes_draft_is_cross_validated_without_leaking(store: Store,
+                                                                   tmp_path: Path) -> None:
+    lawyers = _lawyers()
+    for key in lawyers.keys:  # a comment naming its own item, so a leak would show
+        lawyers.comments[key] = f"note-on-{lawyers.items[key].id}: check the governing statute"
+    result = align_on(store, lawyers, "simulated:lenient", out=tmp_path / "out",
+                      policy=load_policy(), folds=5, k=4, seed=0)
+    cf = result.report.cross_fit
+    assert cf is not None and cf.notes_count > 0
+    assert len(result.notes_folds) == 5
+    for plan in result.notes_folds:
+        assert "## Lawyers' notes" in plan.system_prompt
+        for key in plan.eval_keys:  # no fold's notes come from an item it is scored on
+            assert f"note-on-{lawyers.items[key].id}:" not in plan.system_prompt, key
+    # The simulated lenient judge heeds notes on its false passes: fewer false passes held out.
+    assert cf.notes_cross_fitted_false_pass is not None
+    assert cf.notes_cross_fitted_agreement is not None and cf.incumbent_agreement is not None
+    assert cf.notes_cross_fitted_agreement > cf.incumbent_agreement
+    draft = result.notes_file.read_text("utf-8")
+    assert "Edit before use" in draft and "note-on-" in draft
+
+
+def test_without_comments_there_is_no_notes_figure(store: Store, tmp_path: Path) -> None:
+    result = align_on(store, _lawyers(), "simulated:lenient", out=tmp_path / "out",
+                      policy=load_policy(), folds=5, k=4, seed=0)
+    cf = result.report.cross_fit
+    assert cf is not None and cf.notes_count == 0 and cf.notes_cross_fitted_agreement is None
+    assert result.notes_folds == []

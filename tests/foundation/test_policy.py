@@ -53,6 +53,15 @@ def test_flags_tighten_but_never_loosen(tmp_path: Path) -> None:
         policy.with_settings({"release.on_cannot_tell": "pass"})
     # a None flag means "not given"
     assert policy.with_settings({"certification.significance": None}) is policy
+    # a requirement is stricter when true: requiring it is a tightening, dropping it a loosening
+    required = policy.with_settings({"validation.require_of_record": True})
+    assert required.policy.validation.require_of_record is True
+    (tmp_path / "strict.toml").write_text("[validation]\nrequire_of_record = true\n", "utf-8")
+    strict = load_policy(tmp_path / "strict.toml", cwd=tmp_path)
+    with pytest.raises(ConfigError):
+        strict.with_settings({"validation.require_of_record": False})
+    dropped = strict.with_settings(overrides=["require_of_record=false"])
+    assert [o.loosens for o in dropped.explicit()] == [True]
 
 
 def test_override_loosens_and_is_recorded(tmp_path: Path) -> None:

@@ -73,6 +73,25 @@ def test_a_hedging_release_fails_and_an_unchanged_one_passes(journey: Journey) -
     assert said.count("non-inferior │") == len(ENDPOINTS)
     assert "release gate: PASS: non-inferior" in said
 
+    # Issue 31: the policy can require a validation of record for every judge of the candidate
+    # run; the demo's judges have none, so the same comparison fails, naming each judge, and
+    # the JUnit carries the requirement as a failed case.
+    strict = journey("compare", "r1", "r2", "--fail-on-regression", "--require-validation",
+                     "--junit", "v.xml", expect=1)
+    said = _flat(strict.text)
+    assert "tightened by flags: validation.require_of_record=true" in said
+    assert ("requirement validation of record: NOT MET: 3 of 3 judge(s) lack a usable "
+            "validation of record") in said
+    assert "release gate: FAIL" in said and "calibrate validate --calibration CAL" in said
+    cases, _ = _junit(journey.cwd / "v.xml")
+    assert cases["requirement: validation of record"].find("failure") is not None
+    # The same requirement in `audit needed`: each judge is named with why it may not gate.
+    needed = journey("audit", "needed", "--judge", "demo", "--require-validation", expect=1)
+    said = _flat(needed.text)
+    assert said.count("unvalidated ") == 3 and "validation of record: NOT MET" in said
+    # Without the requirement the unchanged release still passes (the requirement is opt-in).
+    journey("compare", "r1", "r2", "--fail-on-regression")
+
     # The hedge release: exit 1, the pass rate shown worse than its margin (six one-way flips
     # since issue 29's rule 4; five before, which could only "cannot tell"), the flips listed.
     gate = journey("compare", "r1", "r4", "--fail-on-regression", "--summary-md", "s.md",
