@@ -176,6 +176,7 @@ def align_on(store: Store, lawyers: LawyerSet, spec: str, *, out: Path, policy: 
                      in_sample_agreement=_agreement(in_sample, lawyers),
                      cross_fitted_agreement=_agreement(crossed, lawyers),
                      incumbent_agreement=_agreement(baseline, lawyers),
+                     incumbent_false_pass=_false_pass(baseline, lawyers),
                      in_sample_false_pass=_false_pass(in_sample, lawyers),
                      cross_fitted_false_pass=_false_pass(crossed, lawyers),
                      prompt_dir=str(final.root), notes_file=str(notes),

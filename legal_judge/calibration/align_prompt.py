@@ -166,4 +166,12 @@ def render_notes(assets: Assets, notes: dict[str, list[LawyerNote]]) -> str:
     """The notes as a prompt block (the versioned ``judge_notes`` template); empty without any."""
     if not notes:
         return ""
-    return assets.template(NOTES_TEMPLATE).render(rubrics=sorted(notes.items())).strip()
+    # One line per distinct comment and rubric: lawyers often write one comment for many items,
+    # and a prompt that repeats it says nothing more (it would only cost tokens).
+    rubrics = []
+    for rubric, found in sorted(notes.items()):
+        distinct: dict[str, bool] = {}
+        for n in found:
+            distinct[n.comment] = distinct.get(n.comment, False) or n.false_pass
+        rubrics.append((rubric, [{"comment": c, "false_pass": fp} for c, fp in distinct.items()]))
+    return assets.template(NOTES_TEMPLATE).render(rubrics=rubrics).strip()

@@ -149,6 +149,7 @@ class CrossFit(_Strict):
     notes_count: int = 0
     notes_cross_fitted_agreement: float | None = None
     notes_cross_fitted_false_pass: float | None = None
+    incumbent_false_pass: float | None = None
 
 
 class ValidationReport(_Strict):

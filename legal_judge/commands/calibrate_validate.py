@@ -159,9 +159,10 @@ def _print_cross_fit(report: ValidationReport, out: Console) -> None:
     out.print(f"candidate prompt: {cf.prompt_dir}", soft_wrap=True, highlight=False, markup=False)
     if cf.notes_count:
         out.print(f"lawyers' notes as drafted ({cf.notes_count} note(s)), cross-fitted: agreement "
-                  f"{_pct(cf.notes_cross_fitted_agreement)}, false-pass rate "
+                  f"{_pct(cf.notes_cross_fitted_agreement)} (incumbent "
+                  f"{_pct(cf.incumbent_agreement)}), false-pass rate "
                   f"{_pct(cf.notes_cross_fitted_false_pass)} (incumbent "
-                  f"{_pct(cf.incumbent_agreement)}); edit them before use", soft_wrap=True,
+                  f"{_pct(cf.incumbent_false_pass)}); edit them before use", soft_wrap=True,
                   highlight=False, markup=False)
     else:
         out.print("lawyers' notes: no lawyer comment on an item the judge got wrong, nothing to "

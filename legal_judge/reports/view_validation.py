@@ -92,7 +92,7 @@ def _cross_fit(r: dict[str, Any]) -> Section | None:
                    [["agreement", fmt(cf.get("notes_cross_fitted_agreement")),
                      fmt(cf.get("incumbent_agreement"))],
                     ["false-pass rate", fmt(cf.get("notes_cross_fitted_false_pass")),
-                     "see above"]])
+                     fmt(cf.get("incumbent_false_pass"))]])
              if cf.get("notes_count") else None)
     facts = KeyValues([("method", f"{cf['method']}, k = {cf['k']} lawyers' examples"),
                        ("folds", f"{cf['folds']} (seed {cf['seed']}, stratified by pass/fail)"),
