@@ -101,12 +101,14 @@ def _forest(r: dict[str, Any]) -> Section:
         blocks.append(Chart(title, charts.forest_plot(
             rows, title=title, min_effect=float(r["audit_metadata"]["min_effect_size"]),
             margin=float(margin) if margin is not None else None),
-            "Left: mean score difference (variant with the attribute minus without) with its 95% CI; "
-            "the grey band is the noise floor (mean absolute change when the same variant is judged "
-            "twice); the green dotted lines are the equivalence margin: a dimension whose 90% CI "
-            "lies inside them has no bias larger than the margin. Right: effect size (Cohen's d_z "
-            "or rank-biserial r) against the minimum effect; grey ticks mark the smallest effect "
-            "the audit could detect. * = flagged."))
+            "Left: mean score difference (variant with the attribute minus without) with its 95% "
+            "CI, red when the dimension is flagged; a dimension's own CI and test decide, not the "
+            "noise floor. The green dotted lines are the equivalence margin: a dimension whose "
+            "90% CI lies inside them has no bias larger than the margin. The grey ticks under a "
+            "row are its noise floor (mean absolute change when the same variant is judged "
+            "twice), for scale only. Right: effect size (Cohen's d_z or rank-biserial r) against "
+            "the minimum effect; grey ticks mark the smallest effect the audit could detect. "
+            "* = flagged."))
     return Section("Forest plot", blocks or [Note("No dimension was audited.")], "forest")
 
 
