@@ -43,3 +43,43 @@ def test_simulated_run_traces_carry_simulated_sut_and_release(standin: LangfuseS
         assert json.loads(attrs[META + "system_under_test"]) == item.system_under_test
         assert json.loads(attrs[META + "release"]) == "v2.3.1"
         assert json.loads(attrs[META + "simulated"]) == "true"
+
+
+def _tags(st: Any, tid: str) -> set[str]:
+    tags = _trace_attrs(st, tid)[TAGS]
+    return set(json.loads(tags) if isinstance(tags, str) else tags)
+
+
+def test_simulated_audit_and_debias_traces_are_tagged_simulated(standin: LangfuseStandin,
+                                                                store: Store) -> None:
+    from legal_judge.audit import AuditSettings, load_targets, run_audit
+    from legal_judge.debias.experiment import run_experiment, save_experiment
+    from legal_judge.debias.pairs import load_pairs
+    from legal_judge.judge.config import JudgeConfig
+    from legal_judge.providers.registry import get_provider
+    from legal_judge.sync.plan import det_id
+    from legal_judge.sync.sink import get_sink
+
+    config = JudgeConfig(spec="simulated:demo-openai")
+    provider = get_provider(config.spec)
+
+    async def experiment() -> dict[str, Any]:
+        try:
+            return await run_experiment(config, [p for p in load_pairs() if p.bias == "position"],
+                                        provider=provider, modes=["plain", "aware"], repeats=1,
+                                        store=store)
+        finally:
+            await provider.aclose()
+
+    report = asyncio.run(experiment())
+    save_experiment(store, report)
+    target = load_targets("simulated:demo-openai", store=store)[0]
+    settings = AuditSettings(pairs=6, min_sample=5, noise_pairs=2, min_complete_pairs=5, seed=0,
+                             dimensions=["verbosity"], probe_pairs=6)
+    audit = asyncio.run(run_audit(target, load_dataset(sample_dataset_path()), settings,
+                                  store=store))
+    get_sink().flush(store, timeout_s=20)
+    st = standin.state
+    assert not st.rejected
+    assert {"debias", "simulated"} <= _tags(st, det_id(f"debias_experiment:{report['id']}"))
+    assert {"audit", "simulated"} <= _tags(st, det_id(f"audit:{audit.audit_id}"))
