@@ -4,6 +4,7 @@ headless Chromium (issue 33, Build 8)."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,16 @@ VISIBLE = ("Array.from(document.querySelectorAll('tr.entry'))"
            ".filter(r => r.offsetParent !== null).map(r => r.dataset.kind + ' ' + r.dataset.id)")
 
 
-def _site(folder: Path) -> Any:
+def _cli(*args: str, code: int = 0) -> Any:
     from legal_judge.cli import cli
 
-    res = CliRunner().invoke(cli, ["report", "--site", str(folder)], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert res.exit_code == code, res.output
     return res
+
+
+def _site(folder: Path) -> Any:
+    return _cli("report", "--site", str(folder))
 
 
 def _errors(b: Browser) -> list[str]:
@@ -55,7 +60,17 @@ def test_site_lists_the_store_newest_first(demo_home: Any, tmp_path: Path) -> No
 @pytest.mark.browser
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (`apt-get install -y "
                     "chromium`; .ci/run installs it)")
-def test_every_link_of_the_site_resolves_in_chromium(demo_home: Any, tmp_path: Path) -> None:
+def test_every_link_of_the_site_resolves_in_chromium(demo_store: Any, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # A copy of the demo store with a judge-change validation too (the session's store is shared).
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copy(demo_store.home / "store.sqlite3", home / "store.sqlite3")
+    monkeypatch.setenv("LEGAL_JUDGE_HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    _cli("calibrate", "validate", "--calibration", demo_store.calibration_ids[1], "--candidate",
+         "simulated:lenient", "--incumbent", "simulated:fair", code=1)  # 1: WORSE
+    demo_home = demo_store
     site = tmp_path / "site"
     _site(site)
     index = site / "index.html"
@@ -68,6 +83,8 @@ def test_every_link_of_the_site_resolves_in_chromium(demo_home: Any, tmp_path: P
         links = b.js(LINKS)
         every = b.js(VISIBLE)
         assert len(links) == len(every) > 6
+        assert {e.split()[0] for e in every} == {"run", "audit", "calibration", "validation",
+                                                 "debias"}
         b.screenshot(SCREENSHOTS / "site-index.png")
 
         # A filter: only the audits, then only one of them by its id.
@@ -96,5 +113,5 @@ def test_every_link_of_the_site_resolves_in_chromium(demo_home: Any, tmp_path: P
             back = b.js("document.querySelector('nav a').getAttribute('href')")
             assert (page.parent / back).resolve() == index.resolve()
             assert _errors(b) == [], (href, _errors(b))
-            if href.startswith("audits/"):
-                b.screenshot(SCREENSHOTS / "site-audit.png")
+            if href.startswith(("audits/", "validations/")):
+                b.screenshot(SCREENSHOTS / f"site-{href.split('/')[0]}.png")
