@@ -117,7 +117,8 @@ def test_a_lead_reads_the_reports_then_publishes_the_store(journey: Journey) -> 
 
     # Defect: the audit's grey noise band covered flagged effects ("within noise").
     journey("audit", "run", "--judge", "simulated:demo-openai", "--dimensions", "verbosity",
-            "--pairs", "10", "--noise-pairs", "2", expect=(0, 1))
+            "--pairs", "10", "--noise-pairs", "2", "--probes", "hedge_only", "--probe-pairs", "10",
+            expect=(0, 1))
     audit_id = journey.query("SELECT id FROM audits")[0][0]
     journey("report", audit_id, "--html", "audit.html")
     audit = (journey.cwd / "audit.html").read_text("utf-8")
