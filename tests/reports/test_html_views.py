@@ -94,7 +94,7 @@ def test_debias_overview_by_name_plain_first_in_points(demo_home: Any) -> None:
     assert "<dt>modes</dt><dd>plain, aware, self</dd>" in overview
     accuracy = _section(html, "accuracy")
     rows = re.findall(r"<tr><td>([a-z]+)</td><td>([a-z+-]+)</td>", accuracy)
-    first_mode = {}
+    first_mode: dict[str, str] = {}
     for bias, mode in rows:
         first_mode.setdefault(bias, mode)
     assert first_mode and set(first_mode.values()) == {"plain"}
