@@ -115,8 +115,18 @@ def _validations(store: Store) -> list[SiteEntry]:
 
 
 def _experiments(store: Store) -> list[SiteEntry]:
-    return [SiteEntry("debias", e["id"], e["created_at"], "stored", f"judge_id {e['judge_id']}")
-            for e in store.debias_experiments.recent(limit=MAX_PER_KIND)]
+    out = []
+    for e in store.debias_experiments.recent(limit=MAX_PER_KIND):
+        r = store.debias_experiments.report(e["id"]) or {}
+        chosen = ", ".join(f"{bias}: {mode}" for bias, mode in
+                           sorted((r.get("recommendations") or {}).items()))
+        bits = [f"judge {r.get('judge') or e['judge_id']}",
+                f"modes {', '.join((r.get('settings') or {}).get('modes') or [])}",
+                f"recommended {chosen or 'n/a'}"]
+        if r.get("simulated"):
+            bits.append("SIMULATED judge")
+        out.append(SiteEntry("debias", e["id"], e["created_at"], "stored", " · ".join(bits)))
+    return out
 
 
 _LISTERS: tuple[Callable[[Store], list[SiteEntry]], ...] = (

@@ -55,6 +55,10 @@ def test_site_lists_the_store_newest_first(demo_home: Any, tmp_path: Path) -> No
     assert re.search(r"https?://|//cdn|<link|src=", index) is None  # offline, self-contained
     kinds = {k for k, _, _ in rows}
     assert kinds == {"run", "audit", "calibration", "debias"}
+    # Each line says what it is: the experiment by its judge and what it recommends.
+    line = re.search(rf'data-id="{demo_home.debias_id}">(.*?)</tr>', index)
+    assert line and "judge simulated:demo-openai" in line[1] and "recommended authority: " in line[1]
+    assert "SIMULATED judge" in line[1]
 
 
 @pytest.mark.browser
