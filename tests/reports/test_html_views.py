@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from cdp_browser import CHROMIUM, Browser
 
-from legal_judge.reports import build_report, render_html
+from legal_judge.reports import build_report, render_html, render_markdown
 
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 HARM = "#b03a48"
@@ -59,6 +59,11 @@ def test_calibration_false_pass_cell_is_the_harmful_error(demo_home: Any) -> Non
     assert '<th scope="col" class="harmful">judge pass / lawyer fail</th>' in section
     assert f'<td class="num harmful">{false_passes}</td>' in section
     assert "td.harmful" in html  # styled
+    # Markdown has no colour: the column says it in words.
+    store = demo_home.store()
+    markdown = render_markdown(build_report(store, cal))
+    store.close()
+    assert "| judge pass / lawyer fail (harmful) |" in markdown
 
 
 def test_audit_noise_floor_never_covers_a_flagged_effect(demo_home: Any) -> None:
