@@ -43,6 +43,13 @@ def _titled(fig: Any, key: str, title: str) -> str:
     return to_svg(fig, key, title)
 
 
+def _single(fig: Any, ax: Any, key: str, title: str, *, grid: str) -> str:
+    """A one-panel chart's title, light grid lines along ``grid`` ("x" or "y") and SVG."""
+    ax.set_title(title)
+    ax.grid(axis=grid, alpha=0.3)
+    return to_svg(fig, key, title)
+
+
 def _interval(ax: Any, ci: Sequence[float | None] | None, y: float, color: str, *,
               gid: str | None = None) -> None:
     """A horizontal 95% CI at height ``y`` (nothing when a bound is missing)."""
@@ -74,9 +81,7 @@ def bar_with_ci(labels: Sequence[str], means: Sequence[float], cis: Sequence[Seq
         ax.set_xlabel(xlabel)
         if xlim:
             ax.set_xlim(*xlim)
-        ax.set_title(title)
-        ax.grid(axis="x", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="x")
 
 
 def deltas_with_ci(labels: Sequence[str], deltas: Sequence[float | None],
@@ -101,9 +106,7 @@ def deltas_with_ci(labels: Sequence[str], deltas: Sequence[float | None],
         ax.set_yticks(y, labels)
         ax.set_ylim(-0.7, len(labels) - 0.1)
         ax.set_xlabel("change in ensemble score, B - A (points, 95% CI)")
-        ax.set_title(title)
-        ax.grid(axis="x", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="x")
 
 
 def histograms(series: dict[str, Sequence[float]], *, title: str, bins: Sequence[float],
@@ -138,9 +141,7 @@ def judge_vs_ensemble(rubrics: Sequence[str], judges: dict[str, dict[str, float]
         ax.set_ylim(0, 5)
         ax.legend(fontsize=7, ncols=min(4, len(groups)), loc="upper center",
                   bbox_to_anchor=(0.5, -0.22), frameon=False)
-        ax.set_title(title)
-        ax.grid(axis="y", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="y")
 
 
 def strip_plot(series: dict[str, Sequence[float]], *, title: str, xlabel: str,
@@ -161,9 +162,7 @@ def strip_plot(series: dict[str, Sequence[float]], *, title: str, xlabel: str,
                         color="#b03a48", xytext=(3, 0), textcoords="offset points")
         ax.set_yticks(range(len(names))[::-1], names)
         ax.set_xlabel(xlabel)
-        ax.set_title(title)
-        ax.grid(axis="x", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="x")
 
 
 def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float,
@@ -356,9 +355,7 @@ def trend_lines(series: dict[str, list[tuple[str, float | None, Sequence[float] 
         ax.set_xticks(range(len(quarters)), quarters)
         ax.set_ylabel(ylabel)
         ax.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-        ax.set_title(title)
-        ax.grid(axis="y", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="y")
 
 
 def grouped_accuracy(biases: Sequence[str], modes: Sequence[str],
@@ -385,6 +382,4 @@ def grouped_accuracy(biases: Sequence[str], modes: Sequence[str],
         ax.set_ylabel("accuracy (95% CI)")
         ax.legend(fontsize=7, ncols=min(5, len(modes)), loc="upper center",
                   bbox_to_anchor=(0.5, -0.12), frameon=False)
-        ax.set_title(title)
-        ax.grid(axis="y", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="y")
