@@ -16,7 +16,8 @@ def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | No
                   run_id: str | None = None, no_cache: bool = False, out: Path | None = None,
                   quiet: bool = True, wait: bool = True, poll_interval_s: float = 30.0,
                   online_threshold: int = 20, store: Store | None = None,
-                  selection: ItemSelection | None = None) -> dict[str, Any]:
+                  selection: ItemSelection | None = None,
+                  release: str | None = None) -> dict[str, Any]:
     """Run (or resume) a batch run and return ``{"run": stored run row, "outcome": outcome}``.
 
     Args:
@@ -32,12 +33,14 @@ def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | No
         online_threshold: Retry rounds smaller than this are sent online.
         store: The store (default: the user's).
         selection: Which items of DATASET to judge (``--limit``, ``--sample``, ``--ids``).
+        release: The release this run judges (``run --release``), stored with the run.
 
     Raises:
         ConfigError: no dataset and no run to resume.
     """
     from legal_judge.batch.orchestrator import run_benchmark_batch
     from legal_judge.benchmark.inputs import resolve_inputs
+    from legal_judge.sync.plan_tags import RELEASE_KEY
 
     store = store or Store()
     inputs = resolve_inputs(store, str(dataset) if dataset is not None else None, ensemble,
@@ -46,6 +49,8 @@ def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | No
                              "ensemble_path": ensemble}
     if inputs.selection is not None:
         extra["selection"] = inputs.selection
+    if release is not None:
+        extra[RELEASE_KEY] = release
     progress = None if quiet else _printer()
     outcome = asyncio.run(run_benchmark_batch(
         inputs.items, inputs.config, store=store, run_id=resume or run_id, resume=bool(resume),

@@ -65,10 +65,12 @@ def _progress_bar() -> Progress:
 
 def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache: bool,
              run_id: str | None, quiet: bool, calibration: str | None = None,
-             lookup: bool = False, selection: ItemSelection | None = None) -> dict[str, Any]:
+             lookup: bool = False, selection: ItemSelection | None = None,
+             release: str | None = None) -> dict[str, Any]:
     from legal_judge.benchmark.inputs import resolve_inputs
     from legal_judge.benchmark.progress import RunProgress
     from legal_judge.benchmark.runner import execute_plan, plan_run
+    from legal_judge.sync.plan_tags import RELEASE_KEY
 
     store = Store()
     inputs = resolve_inputs(store, dataset, ensemble, resume=resume, selection=selection)
@@ -82,6 +84,8 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
                              "ensemble_path": ensemble}
     if inputs.selection is not None:
         extra["selection"] = inputs.selection
+    if release is not None:
+        extra[RELEASE_KEY] = release
     # The run is created, its items stored as the dataset is read again, before a bar is drawn.
     plan.start(extra_config=extra)
 
@@ -137,13 +141,16 @@ def export_and_say(store: Store, run_id: str, path: Path, *, fmt: str | None = N
 @click.option("--no-wait", is_flag=True,
               help="With --batch: submit, merge what has ended, and return; finish later with "
                    "--resume RUN_ID --batch.")
+@click.option("--release", default=None,
+              help="Name the release this run judges: stored with the run, and a tag and "
+                   "metadata on its Langfuse traces.")
 @ci_options
 @policy_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | None,
         no_cache: bool, out: Path | None, limit: int | None, sample: int | None,
         seed: int | None, ids: str | None, calibration: str | None, lookup: bool, batch: bool,
-        no_wait: bool, junit: Path | None, summary_md: Path | None,
+        no_wait: bool, release: str | None, junit: Path | None, summary_md: Path | None,
         policy_file: Path | None, overrides: tuple[str, ...], quiet: bool) -> None:
     """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble.
 
@@ -153,6 +160,7 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
     if no_wait and not batch:
         raise ConfigError("--no-wait needs --batch", code="batch-options",
                           fix="add --batch, or drop --no-wait")
+    release = _release_name(release, resume=resume)
     policy = policy_in_force(policy_file, overrides)  # a defect in it costs nothing yet
     selection = ItemSelection.from_options(limit=limit, sample=sample, seed=seed, ids=ids)
     if out is not None:
@@ -166,10 +174,12 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
         from legal_judge.batch.cli import run_batch_cli
 
         res = run_batch_cli(dataset, ensemble, resume=resume, run_id=run_id, no_cache=no_cache,
-                            quiet=quiet, wait=not no_wait, selection=selection)
+                            quiet=quiet, wait=not no_wait, selection=selection,
+                            release=release)
     else:
         res = _execute(dataset, ensemble, resume=resume, no_cache=no_cache, run_id=run_id,
-                       quiet=quiet, calibration=calibration, lookup=lookup, selection=selection)
+                       quiet=quiet, calibration=calibration, lookup=lookup, selection=selection,
+                       release=release)
     outcome = res["outcome"]
     print_summary(res["run"])
     gate = None
@@ -189,6 +199,27 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
     _end_unfinished(outcome, batch=batch)
     if gate is not None and not gate.passed:
         raise click.exceptions.Exit(1)  # stored and completed: the [run] gate failed
+
+
+#: Longest ``--release`` name (a Langfuse tag ``release:<name>`` stays readable in the UI).
+_MAX_RELEASE = 100
+
+
+def _release_name(release: str | None, *, resume: str | None) -> str | None:
+    """``--release`` checked before anything exists: a name, on a new run only."""
+    if release is None:
+        return None
+    name = release.strip()
+    if not name or len(name) > _MAX_RELEASE or any(c.isspace() for c in name):
+        raise ConfigError(f"--release {release!r} is not a release name",
+                          code="release-name",
+                          fix=f"give a name without spaces, at most {_MAX_RELEASE} characters "
+                              "(e.g. --release v2.3.1)")
+    if resume:
+        raise ConfigError("--release names a new run; a resumed run keeps the release it was "
+                          "started with", code="release-name",
+                          fix=f"drop --release to finish run {resume}")
+    return name
 
 
 def _end_unfinished(outcome: Any, *, batch: bool = False) -> None:

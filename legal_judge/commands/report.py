@@ -15,7 +15,11 @@ console = Console()
 
 
 @click.command("report", short_help="Write the report of a run, audit, calibration or debias experiment.")
-@click.argument("ids", metavar="ID [RUN_B]", nargs=-1, required=True)
+@click.argument("ids", metavar="ID [RUN_B]", nargs=-1)
+@click.option("--site", "site_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Instead of one report: write a static site of the whole store into this "
+                   "folder (an index of runs, audits, calibrations, validations and "
+                   "experiments, each linking its report; offline).")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write a self-contained HTML report (inline charts, no network, prints well).")
 @click.option("--md", "md_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -29,7 +33,7 @@ console = Console()
               help="With two runs: one-sided confidence 1 - ALPHA of the release bounds (may "
                    "only tighten the policy) and level of the descriptive tests (default 0.05).")
 @policy_options
-def report(ids: tuple[str, ...], html_path: Path | None, md_path: Path | None,
+def report(ids: tuple[str, ...], site_dir: Path | None, html_path: Path | None, md_path: Path | None,
            json_path: Path | None, threshold: float | None, alpha: float | None,
            policy_file: Path | None, overrides: tuple[str, ...]) -> None:
     """Write the report of a run, audit, calibration or debias experiment (kind found from ID),
@@ -39,6 +43,19 @@ def report(ids: tuple[str, ...], html_path: Path | None, md_path: Path | None,
     from legal_judge.reports import build_comparison_report, build_report, write_report
     from legal_judge.store import Store
 
+    if site_dir is not None:
+        if ids or html_path or md_path or json_path:
+            raise ConfigError("--site writes every report of the store; it takes no ID, --html, "
+                              "--md or --json", code="report-site",
+                              fix=f"legal-judge report --site {site_dir}, or legal-judge report "
+                                  "ID --html r.html for one report")
+        _write_site(site_dir)
+        return
+    if not ids:
+        raise ConfigError("report needs an ID (or --site DIR for the whole store)",
+                          code="report-ids",
+                          fix="legal-judge report ID --html r.html (`legal-judge runs list` "
+                              "shows ids), or legal-judge report --site site/")
     if len(ids) > 2:
         raise ConfigError(f"report takes one id or two run ids, not {len(ids)}",
                           code="report-ids",
@@ -63,6 +80,26 @@ def report(ids: tuple[str, ...], html_path: Path | None, md_path: Path | None,
                   soft_wrap=True, highlight=False, markup=False)
     for path in written:
         console.print(f"  wrote {path}", soft_wrap=True, highlight=False, markup=False)
+
+
+def _write_site(folder: Path) -> None:
+    from legal_judge.reports.site import write_site
+    from legal_judge.store import Store
+
+    store = Store()
+    try:
+        result = write_site(store, folder)
+    finally:
+        store.close()
+    missing = [e for e in result.entries if e.href is None]
+    console.print(f"site of {len(result.entries)} entries: {result.reports} reports written"
+                  + (f", {len(missing)} without a report (the index says why)" if missing else ""),
+                  soft_wrap=True, highlight=False, markup=False)
+    for e in missing:
+        console.print(f"  {e.kind} {e.id}: {e.problem}", soft_wrap=True, highlight=False,
+                      markup=False)
+    console.print(f"  wrote {result.index} (open it in a browser; it works offline)",
+                  soft_wrap=True, highlight=False, markup=False)
 
 
 @click.command("doctor", short_help="Check the setup: versions, keys (never printed), store, ensemble, Langfuse.")

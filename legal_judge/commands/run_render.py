@@ -11,6 +11,7 @@ from rich.text import Text
 
 from legal_judge.commands.tables import Col, ci_cell, print_table
 from legal_judge.config import store_path
+from legal_judge.sync.plan_tags import RELEASE_KEY
 
 __all__ = ["print_summary"]
 
@@ -44,6 +45,9 @@ def print_summary(run: dict[str, Any]) -> None:
         console.print(f"run {run['id']}: {run['status']} (no summary)", soft_wrap=True)
         return
     console.print(f"\n[bold]Run {run['id']}[/bold] — {run['status']}", soft_wrap=True)
+    release = run["config"].get(RELEASE_KEY)  # `run --release`: the release this run judged
+    if release:
+        console.print(f"release: {release}", markup=False, highlight=False)
     failure = (s.get("failure") or {}).get("reason")
     if failure:
         console.print(f"[red]failed:[/red] {escape(failure)}", soft_wrap=True, highlight=False)

@@ -74,13 +74,14 @@ def report_json(report: Report) -> dict[str, Any]:
 
 def write_report(report: Report, *, html: Path | str | None = None,
                  markdown: Path | str | None = None,
-                 json_path: Path | str | None = None) -> list[Path]:
-    """Write the requested forms; returns the paths written.
+                 json_path: Path | str | None = None, home: str | None = None) -> list[Path]:
+    """Write the requested forms; returns the paths written (``home``: the HTML page's link back
+    to a site's index).
 
     Raises:
         ConfigError: a file cannot be written (the fix names the folder).
     """
-    jobs = [(html, lambda: render_html(report)), (markdown, lambda: render_markdown(report)),
+    jobs = [(html, lambda: render_html(report, home=home)), (markdown, lambda: render_markdown(report)),
             (json_path, lambda: json.dumps(report_json(report), indent=2, ensure_ascii=False,
                                            default=str) + "\n")]
     written = []

@@ -32,6 +32,39 @@ __all__ = [
 ]
 
 
+#: The colour of the harmful error (a false pass) and of a flagged effect.
+HARM = PALETTE[5]
+
+
+def _titled(fig: Any, key: str, title: str) -> str:
+    """A multi-panel figure's bold title, tight layout and SVG (every grid chart ends so)."""
+    fig.suptitle(title, fontweight="bold")
+    fig.tight_layout()
+    return to_svg(fig, key, title)
+
+
+def _single(fig: Any, ax: Any, key: str, title: str, *, grid: str) -> str:
+    """A one-panel chart's title, light grid lines along ``grid`` ("x" or "y") and SVG."""
+    ax.set_title(title)
+    ax.grid(axis=grid, alpha=0.3)
+    return to_svg(fig, key, title)
+
+
+def _interval(ax: Any, ci: Sequence[float | None] | None, y: float, color: str, *,
+              gid: str | None = None) -> None:
+    """A horizontal 95% CI at height ``y`` (nothing when a bound is missing)."""
+    if ci is not None and all(finite(c) for c in ci):
+        ax.plot([ci[0], ci[1]], [y, y], color=color, lw=2, gid=gid)
+
+
+def _rows_axes(axes: Sequence[Any], y: Any, labels: Sequence[str]) -> None:
+    """Row labels on the first of side-by-side panels, the same rows and grid on every one."""
+    for i, ax in enumerate(axes):
+        ax.set_yticks(y, labels if i == 0 else [""] * len(labels))
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        ax.grid(axis="x", alpha=0.3)
+
+
 def bar_with_ci(labels: Sequence[str], means: Sequence[float], cis: Sequence[Sequence[float] | None],
                 *, title: str, xlabel: str, xlim: tuple[float, float] | None = None) -> str:
     """Horizontal points with 95% CI whiskers, one row per label (rubric means, pass rate)."""
@@ -40,8 +73,7 @@ def bar_with_ci(labels: Sequence[str], means: Sequence[float], cis: Sequence[Seq
         ax = axes[0][0]
         y = np.arange(len(labels))[::-1]
         for yi, m, ci in zip(y, means, cis, strict=True):
-            if ci is not None and all(finite(c) for c in ci):
-                ax.plot([ci[0], ci[1]], [yi, yi], color=PALETTE[0], lw=2)
+            _interval(ax, ci, yi, PALETTE[0])
             ax.plot([m], [yi], "o", color=PALETTE[0], ms=6)
             ax.annotate(f"{m:.2f}", (m, yi), xytext=(0, 7), textcoords="offset points",
                         ha="center", fontsize=8)
@@ -49,9 +81,7 @@ def bar_with_ci(labels: Sequence[str], means: Sequence[float], cis: Sequence[Seq
         ax.set_xlabel(xlabel)
         if xlim:
             ax.set_xlim(*xlim)
-        ax.set_title(title)
-        ax.grid(axis="x", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="x")
 
 
 def deltas_with_ci(labels: Sequence[str], deltas: Sequence[float | None],
@@ -63,9 +93,8 @@ def deltas_with_ci(labels: Sequence[str], deltas: Sequence[float | None],
         ax = axes[0][0]
         y = np.arange(len(labels))[::-1]
         for yi, d, ci, bad in zip(y, deltas, cis, flagged, strict=True):
-            color = PALETTE[5] if bad else PALETTE[0]
-            if ci is not None and all(finite(c) for c in ci):
-                ax.plot([ci[0], ci[1]], [yi, yi], color=color, lw=2)
+            color = HARM if bad else PALETTE[0]
+            _interval(ax, ci, yi, color)
             if finite(d):
                 ax.plot([d], [yi], "s", color=color, ms=6)
                 ax.annotate(f"{d:+.2f}", (d, yi), xytext=(0, 7), textcoords="offset points",
@@ -77,9 +106,7 @@ def deltas_with_ci(labels: Sequence[str], deltas: Sequence[float | None],
         ax.set_yticks(y, labels)
         ax.set_ylim(-0.7, len(labels) - 0.1)
         ax.set_xlabel("change in ensemble score, B - A (points, 95% CI)")
-        ax.set_title(title)
-        ax.grid(axis="x", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="x")
 
 
 def histograms(series: dict[str, Sequence[float]], *, title: str, bins: Sequence[float],
@@ -93,9 +120,7 @@ def histograms(series: dict[str, Sequence[float]], *, title: str, bins: Sequence
             ax.hist(values, bins=list(bins), color=PALETTE[i % len(PALETTE)], edgecolor="white")
             ax.set_title(f"{name} (n={len(values)})", fontsize=9)
             ax.set_xlabel(xlabel, fontsize=8)
-        fig.suptitle(title, fontweight="bold")
-        fig.tight_layout()
-        return to_svg(fig, key, title)
+        return _titled(fig, key, title)
 
 
 def judge_vs_ensemble(rubrics: Sequence[str], judges: dict[str, dict[str, float]],
@@ -116,9 +141,7 @@ def judge_vs_ensemble(rubrics: Sequence[str], judges: dict[str, dict[str, float]
         ax.set_ylim(0, 5)
         ax.legend(fontsize=7, ncols=min(4, len(groups)), loc="upper center",
                   bbox_to_anchor=(0.5, -0.22), frameon=False)
-        ax.set_title(title)
-        ax.grid(axis="y", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="y")
 
 
 def strip_plot(series: dict[str, Sequence[float]], *, title: str, xlabel: str,
@@ -139,16 +162,19 @@ def strip_plot(series: dict[str, Sequence[float]], *, title: str, xlabel: str,
                         color="#b03a48", xytext=(3, 0), textcoords="offset points")
         ax.set_yticks(range(len(names))[::-1], names)
         ax.set_xlabel(xlabel)
-        ax.set_title(title)
-        ax.grid(axis="x", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="x")
 
 
 def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float,
                 margin: float | None = None) -> str:
-    """Two panels per dimension row: mean difference with 95% CI against the noise floor band (and
-    the equivalence margin, green dotted, when given), and the effect size against +/- the minimum
-    effect (and the minimum detectable effect when known).
+    """Two panels per dimension row: the mean difference with its 95% CI against the equivalence
+    margin (green dotted, when given), and the effect size against +/- the minimum effect (and
+    the minimum detectable effect when known).
+
+    A dimension's own CI decides, so it is drawn over everything; the noise floor is only a pair
+    of small grey ticks under the row, never a band that could cover a flagged effect and read
+    as "within noise". SVG ids name the parts: ``<key>-ci-<i>``, ``<key>-noise-<i>``,
+    ``<key>-margin``.
 
     Each row: ``dimension``, ``mean``, ``ci`` (pair or None), ``noise`` (score units or None),
     ``effect``, ``effect_kind``, ``mde`` (or None), ``flagged``.
@@ -158,14 +184,12 @@ def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float
     with figure(key, 9.6, 0.5 * n + 1.6, ncols=2) as (fig, axes):
         left, right = axes[0][0], axes[0][1]
         y = np.arange(n)[::-1]
-        for yi, row in zip(y, rows, strict=True):
-            color = PALETTE[5] if row["flagged"] else PALETTE[0]
+        for i, (yi, row) in enumerate(zip(y, rows, strict=True)):
+            color = HARM if row["flagged"] else PALETTE[0]
             if finite(row.get("noise")):
-                left.add_patch(matplotlib.patches.Rectangle(
-                    (-row["noise"], yi - 0.3), 2 * row["noise"], 0.6, color="#bbbbbb", alpha=0.5,
-                    lw=0))
-            if row.get("ci") is not None:
-                left.plot(row["ci"], [yi, yi], color=color, lw=2)
+                left.plot([-row["noise"], row["noise"]], [yi - 0.32] * 2, "|", color="#888888",
+                          ms=6, gid=f"{key}-noise-{i}")
+            _interval(left, row.get("ci"), yi, color, gid=f"{key}-ci-{i}")
             if finite(row.get("mean")):
                 left.plot([row["mean"]], [yi], "s", color=color, ms=6)
             if finite(row.get("mde")):
@@ -176,25 +200,19 @@ def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float
         left.axvline(0, color="#333333", lw=0.8)
         right.axvline(0, color="#333333", lw=0.8)
         for sign in (-1, 1):
-            right.axvline(sign * min_effect, color="#b03a48", ls="--", lw=1)
+            right.axvline(sign * min_effect, color=HARM, ls="--", lw=1)
             if margin is not None:
-                left.axvline(sign * margin, color=PALETTE[2], ls=":", lw=1.4)
-        labels = [f"{r['dimension']}{' *' if r['flagged'] else ''}" for r in rows]
-        left.set_yticks(y, labels)
-        right.set_yticks(y, [""] * n)
-        left.set_ylim(-0.7, n - 0.3)
-        right.set_ylim(-0.7, n - 0.3)
+                left.axvline(sign * margin, color=PALETTE[2], ls=":", lw=1.6,
+                             gid=f"{key}-margin{'-lo' if sign < 0 else ''}")
+        _rows_axes((left, right), y, [f"{r['dimension']}{' *' if r['flagged'] else ''}"
+                                      for r in rows])
         left.set_title("mean difference A - B, 95% CI", fontsize=9)
-        left.set_xlabel("score points (grey band: noise floor" + (
-            f"; green: ±{margin:g} equivalence margin)" if margin is not None else ")"),
-            fontsize=8)
+        left.set_xlabel("score points (" + (f"green: ±{margin:g} equivalence margin; "
+                                            if margin is not None else "")
+                        + "grey ticks: noise floor)", fontsize=8)
         right.set_title("effect size", fontsize=9)
         right.set_xlabel(f"red: ±{min_effect:g} minimum effect; grey: detectable", fontsize=8)
-        left.grid(axis="x", alpha=0.3)
-        right.grid(axis="x", alpha=0.3)
-        fig.suptitle(title, fontweight="bold")
-        fig.tight_layout()
-        return to_svg(fig, key, title)
+        return _titled(fig, key, title)
 
 
 def probe_panel(rows: Sequence[dict[str, Any]], *, title: str, min_sensitivity: float,
@@ -211,33 +229,25 @@ def probe_panel(rows: Sequence[dict[str, Any]], *, title: str, min_sensitivity: 
         left, right = axes[0][0], axes[0][1]
         y = np.arange(n)[::-1]
         for yi, row in zip(y, rows, strict=True):
-            color = PALETTE[2] if row["passed"] else PALETTE[5]
-            if row.get("ci") is not None:
-                left.plot(row["ci"], [yi, yi], color=color, lw=2)
+            color = PALETTE[2] if row["passed"] else HARM
+            _interval(left, row.get("ci"), yi, color)
             if finite(row.get("drop")):
                 left.plot([row["drop"]], [yi], "s", color=color, ms=6)
-            if row.get("sens_ci") is not None:
-                right.plot(row["sens_ci"], [yi, yi], color=color, lw=2)
+            _interval(right, row.get("sens_ci"), yi, color)
             if finite(row.get("sensitivity")):
                 right.plot([row["sensitivity"]], [yi], "D", color=color, ms=6)
         left.axvline(0, color="#333333", lw=0.8)
         left.axvline(step, color="#777777", ls="--", lw=1)
-        right.axvline(min_sensitivity, color="#b03a48", ls="--", lw=1)
-        labels = [f"{r['probe']}{'' if r['passed'] else ' (fail)'}" for r in rows]
-        left.set_yticks(y, labels)
-        right.set_yticks(y, [""] * n)
-        for ax in (left, right):
-            ax.set_ylim(-0.7, n - 0.3)
-            ax.grid(axis="x", alpha=0.3)
+        right.axvline(min_sensitivity, color=HARM, ls="--", lw=1)
+        _rows_axes((left, right), y, [f"{r['probe']}{'' if r['passed'] else ' (fail)'}"
+                                      for r in rows])
         right.set_xlim(-0.02, 1.02)
         left.set_title("score drop, original - degraded, 95% CI", fontsize=9)
         left.set_xlabel(f"score points (grey: one scale step, {step:g})", fontsize=8)
         right.set_title("sensitivity (pairs that dropped a step)", fontsize=9)
         right.set_xlabel(f"share, Clopper-Pearson 95% CI (red: minimum {min_sensitivity:g})",
                          fontsize=8)
-        fig.suptitle(title, fontweight="bold")
-        fig.tight_layout()
-        return to_svg(fig, key, title)
+        return _titled(fig, key, title)
 
 
 def scatter_identity(panels: Mapping[str, tuple[Sequence[float], Sequence[float]]], *, title: str,
@@ -258,9 +268,7 @@ def scatter_identity(panels: Mapping[str, tuple[Sequence[float], Sequence[float]
             ax.set_title(f"{name} (n={human.size})", fontsize=9)
             ax.set_xlabel("lawyer", fontsize=8)
             ax.set_ylabel("judge", fontsize=8)
-        fig.suptitle(title, fontweight="bold")
-        fig.tight_layout()
-        return to_svg(fig, key, title)
+        return _titled(fig, key, title)
 
 
 def bland_altman(panels: Mapping[str, tuple[Sequence[float], Sequence[float]]], *, title: str) -> str:
@@ -288,14 +296,17 @@ def bland_altman(panels: Mapping[str, tuple[Sequence[float], Sequence[float]]], 
             ax.set_title(f"{name}", fontsize=9)
             ax.set_xlabel("mean of judge and lawyer", fontsize=8)
             ax.set_ylabel("judge - lawyer", fontsize=8)
-        fig.suptitle(title, fontweight="bold")
-        fig.tight_layout()
-        return to_svg(fig, key, title)
+        return _titled(fig, key, title)
 
 
 def confusion_matrix(cells: list[list[int]], *, title: str, rows: Sequence[str],
-                     cols: Sequence[str]) -> str:
-    """A 2x2 (or n x n) count matrix as a heat map with the counts written in."""
+                     cols: Sequence[str], harmful: tuple[int, int] | None = None) -> str:
+    """A 2x2 (or n x n) count matrix as a heat map with the counts written in.
+
+    ``harmful`` (row, column) is the cell of the harmful error (the judge passed what the
+    lawyers failed): it is drawn in red with a thick border and the word "harmful" (SVG id
+    ``<key>-harmful``), never in the agreement cells' blue.
+    """
     key = slug(title)
     data = np.asarray(cells, dtype=float)
     with figure(key, 3.4, 3.0) as (fig, axes):
@@ -303,11 +314,19 @@ def confusion_matrix(cells: list[list[int]], *, title: str, rows: Sequence[str],
         # pcolormesh stays vector in SVG (imshow would embed a raster image).
         ax.pcolormesh(np.arange(data.shape[1] + 1) - 0.5, np.arange(data.shape[0] + 1) - 0.5, data,
                       cmap="Blues", vmin=0, vmax=max(1.0, float(data.max())))
+        if harmful is not None:
+            hr, hc = harmful
+            ax.add_patch(matplotlib.patches.Rectangle(
+                (hc - 0.5, hr - 0.5), 1, 1, facecolor="#f6d5d9", edgecolor=HARM, lw=3,
+                gid=f"{key}-harmful"))
+            ax.text(hc, hr + 0.3, "harmful", ha="center", va="center", fontsize=8, color=HARM,
+                    fontweight="bold")
         ax.invert_yaxis()
         ax.set_aspect("equal")
         for (r, c), v in np.ndenumerate(data):
+            on_dark = v > data.max() / 2 and (r, c) != harmful
             ax.text(c, r, f"{int(v)}", ha="center", va="center", fontsize=12,
-                    color="white" if v > data.max() / 2 else "black")
+                    color=HARM if (r, c) == harmful else "white" if on_dark else "black")
         ax.set_xticks(range(len(cols)), cols)
         ax.set_yticks(range(len(rows)), rows)
         ax.set_title(title)
@@ -336,9 +355,7 @@ def trend_lines(series: dict[str, list[tuple[str, float | None, Sequence[float] 
         ax.set_xticks(range(len(quarters)), quarters)
         ax.set_ylabel(ylabel)
         ax.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-        ax.set_title(title)
-        ax.grid(axis="y", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="y")
 
 
 def grouped_accuracy(biases: Sequence[str], modes: Sequence[str],
@@ -365,6 +382,4 @@ def grouped_accuracy(biases: Sequence[str], modes: Sequence[str],
         ax.set_ylabel("accuracy (95% CI)")
         ax.legend(fontsize=7, ncols=min(5, len(modes)), loc="upper center",
                   bbox_to_anchor=(0.5, -0.12), frameon=False)
-        ax.set_title(title)
-        ax.grid(axis="y", alpha=0.3)
-        return to_svg(fig, key, title)
+        return _single(fig, ax, key, title, grid="y")

@@ -18,8 +18,15 @@ def escape_cell(text: str) -> str:
 _cell = escape_cell
 
 
+def _header(column: str, harmful: list[str]) -> str:
+    # Markdown has no colour: the harmful error's column says so in words.
+    return f"{_cell(column)} (harmful)" if column in harmful else _cell(column)
+
+
 def _table(b: dict[str, Any]) -> list[str]:
-    out = [f"**{b['caption']}**", "", "| " + " | ".join(_cell(c) for c in b["columns"]) + " |",
+    harmful = b.get("harmful") or []
+    out = [f"**{b['caption']}**", "",
+           "| " + " | ".join(_header(c, harmful) for c in b["columns"]) + " |",
            "|" + "|".join("---:" if c in b["numeric"] else "---" for c in b["columns"]) + "|"]
     out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in b["rows"]]
     if not b["rows"]:

@@ -25,6 +25,7 @@ __all__ = [
     "Text",
     "fmt",
     "pct",
+    "pts",
 ]
 
 Tone = Literal["info", "warning", "danger", "ok"]
@@ -49,13 +50,15 @@ class KeyValues:
 
 @dataclass
 class Table:
-    """A table of text cells; ``numeric`` names columns to right-align."""
+    """A table of text cells; ``numeric`` names columns to right-align, ``harmful`` the columns
+    that count the harmful error (a false pass), drawn in its colour."""
 
     caption: str
     columns: list[str]
     rows: list[list[str]]
     numeric: list[str] = field(default_factory=list)
     type: str = "table"
+    harmful: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -215,6 +218,12 @@ def fmt(value: Any, spec: str = ".2f", *, none: str = "n/a") -> str:
 def pct(value: float | None, *, none: str = "n/a") -> str:
     """A share as a percentage with one decimal."""
     return none if value is None else f"{value:.1%}"
+
+
+def pts(change: float | None, *, none: str = "n/a") -> str:
+    """A change between two shares in percentage points: ``+9.6 pts`` (never ``+9.6%``, which
+    would be a relative change)."""
+    return none if change is None else f"{change * 100:+.1f} pts"
 
 
 def ci(pair: Any, spec: str = ".2f") -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from legal_judge.reports import charts
@@ -85,14 +86,19 @@ def _dim_ext(r: dict[str, Any], name: str) -> dict[str, Any]:
     return dict(((r.get("extensions") or {}).get("dimensions") or {}).get(name) or {})
 
 
-def _forest(r: dict[str, Any]) -> Section:
-    rows = []
+def _dimension_rows(r: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any], Any]]:
+    """Each dimension's result, its extensions and its noise floor (mean absolute change)."""
     for d in r["dimension_results"]:
         ext = _dim_ext(r, d["dimension"])
-        noise = ext.get("noise_floor") or {}
+        yield d, ext, (ext.get("noise_floor") or {}).get("mean_abs_diff")
+
+
+def _forest(r: dict[str, Any]) -> Section:
+    rows = []
+    for d, ext, noise in _dimension_rows(r):
         mde = ext.get("minimum_detectable_effect") or {}
         rows.append({"dimension": d["dimension"], "mean": d["mean_difference"],
-                     "ci": d["confidence_interval_95"], "noise": noise.get("mean_abs_diff"),
+                     "ci": d["confidence_interval_95"], "noise": noise,
                      "effect": d["effect_size"], "mde": mde.get("d_z"), "flagged": d["flagged"]})
     blocks: list[Any] = []
     margin = (r.get("extensions") or {}).get("equivalence_margin")
@@ -101,12 +107,14 @@ def _forest(r: dict[str, Any]) -> Section:
         blocks.append(Chart(title, charts.forest_plot(
             rows, title=title, min_effect=float(r["audit_metadata"]["min_effect_size"]),
             margin=float(margin) if margin is not None else None),
-            "Left: mean score difference (variant with the attribute minus without) with its 95% CI; "
-            "the grey band is the noise floor (mean absolute change when the same variant is judged "
-            "twice); the green dotted lines are the equivalence margin: a dimension whose 90% CI "
-            "lies inside them has no bias larger than the margin. Right: effect size (Cohen's d_z "
-            "or rank-biserial r) against the minimum effect; grey ticks mark the smallest effect "
-            "the audit could detect. * = flagged."))
+            "Left: mean score difference (variant with the attribute minus without) with its 95% "
+            "CI, red when the dimension is flagged; a dimension's own CI and test decide, not the "
+            "noise floor. The green dotted lines are the equivalence margin: a dimension whose "
+            "90% CI lies inside them has no bias larger than the margin. The grey ticks under a "
+            "row are its noise floor (mean absolute change when the same variant is judged "
+            "twice), for scale only. Right: effect size (Cohen's d_z or rank-biserial r) against "
+            "the minimum effect; grey ticks mark the smallest effect the audit could detect. "
+            "* = flagged."))
     return Section("Forest plot", blocks or [Note("No dimension was audited.")], "forest")
 
 
@@ -187,15 +195,13 @@ def _equivalence(ext: dict[str, Any]) -> Section:
 
 def _dimensions(r: dict[str, Any]) -> Section:
     rows = []
-    for d in r["dimension_results"]:
-        ext = _dim_ext(r, d["dimension"])
-        noise = ext.get("noise_floor") or {}
+    for d, ext, noise in _dimension_rows(r):
         rows.append([d["dimension"], str(ext.get("pairs_complete", len(d["test_pairs"]))),
                      str(ext.get("pairs_failed", "")), fmt(d["mean_difference"], "+.3f"),
                      ci(d["confidence_interval_95"], "+.3f"), str(ext.get("test_used") or "-"),
                      fmt(d["p_value"], ".3g"), fmt(ext.get("p_value_adjusted"), ".3g"),
                      f"{fmt(d['effect_size'], '+.2f')} {ext.get('effect_size_kind') or ''}".strip(),
-                     d["effect_size_interpretation"], fmt(noise.get("mean_abs_diff"), ".3f"),
+                     d["effect_size_interpretation"], fmt(noise, ".3f"),
                      "FLAGGED" if d["flagged"] else "no"])
     cols = ["dimension", "pairs", "failed", "mean diff", "95% CI", "test", "p", "p adjusted",
             "effect", "interpretation", "noise floor", "flagged"]

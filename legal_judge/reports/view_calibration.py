@@ -143,14 +143,20 @@ def _pass_fail(r: dict[str, Any]) -> Section:
         blocks.append(Chart(title, charts.confusion_matrix(
             [[p["both_pass"], p["judge_pass_human_fail"]],
              [p["judge_fail_human_pass"], p["both_fail"]]],
-            title=title, rows=["judge pass", "judge fail"], cols=["lawyer pass", "lawyer fail"])))
+            title=title, rows=["judge pass", "judge fail"], cols=["lawyer pass", "lawyer fail"],
+            harmful=(0, 1)),
+            f"Red cell, harmful: the judge passed {p['judge_pass_human_fail']} answer(s) the "
+            "lawyers failed (false passes: a bad answer shipped). Blue cells: the judge and the "
+            "lawyers agree, or the judge failed an answer the lawyers passed (extra review "
+            "work, not harm)."))
     blocks.append(Table("Pass/fail confusion per judge (rows: judge, columns: lawyers)",
                         ["judge", "n", "both pass", "judge pass / lawyer fail",
                          "judge fail / lawyer pass", "both fail", "agreement", "kappa",
                          "false-pass rate", "95% CI (Clopper-Pearson)", "source"],
                         rows, numeric=["n", "both pass", "judge pass / lawyer fail",
                                        "judge fail / lawyer pass", "both fail", "agreement",
-                                       "kappa", "false-pass rate"]))
+                                       "kappa", "false-pass rate"],
+                        harmful=["judge pass / lawyer fail", "false-pass rate"]))
     return Section("Pass/fail agreement", blocks, "passfail")
 
 

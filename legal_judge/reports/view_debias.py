@@ -7,9 +7,22 @@ from typing import Any
 from legal_judge.judge.mitigation import toml_line
 from legal_judge.reports import charts
 from legal_judge.reports.data import ReportData
-from legal_judge.reports.model import Chart, KeyValues, Note, Report, Section, Table, ci, fmt, pct
+from legal_judge.reports.model import (
+    Chart,
+    KeyValues,
+    Note,
+    Report,
+    Section,
+    Table,
+    ci,
+    fmt,
+    pct,
+    pts,
+)
 
-__all__ = ["debias_report"]
+__all__ = ["debias_report", "plain_first"]
+
+PLAIN = "plain"
 
 
 def debias_report(data: ReportData) -> Report:
@@ -20,26 +33,36 @@ def debias_report(data: ReportData) -> Report:
         banners.append(Note("SIMULATED JUDGE: accuracies come from the deterministic simulator "
                             "(demo and tests only); do not choose a mitigation from them.", "danger"))
     settings = r.get("settings", {})
-    modes = list(settings.get("modes") or r.get("modes", {}))
+    modes = plain_first(settings.get("modes") or r.get("modes", {}))
     return Report(
         kind="debias", id=data.id, title=f"Debias experiment {data.id}",
         subtitle=f"judge {r.get('judge', 'n/a')} ({r.get('spec', '')}) · judge_id "
                  f"{r.get('judge_id', 'n/a')} · {str(r.get('created_at', ''))[:19]} UTC",
         banners=banners,
-        sections=[_overview(r, settings), _accuracy(r, modes), _recommendations(r), _cost(r)],
+        sections=[_overview(r, settings, modes), _accuracy(r, modes), _recommendations(r),
+                  _cost(r, modes)],
         source={"report": {k: v for k, v in r.items() if k != "outcomes"}},
     )
 
 
-def _overview(r: dict[str, Any], settings: dict[str, Any]) -> Section:
-    items = [("judge", str(r.get("judge", "n/a"))), ("spec", str(r.get("spec", "n/a"))),
-             ("modes", ", ".join(settings.get("modes", []))),
+def plain_first(modes: Any) -> list[str]:
+    """The modes in the order a reader compares them: ``plain`` (the baseline) first, then the
+    others as the experiment listed them."""
+    names = list(modes)
+    return [m for m in names if m == PLAIN] + [m for m in names if m != PLAIN]
+
+
+def _overview(r: dict[str, Any], settings: dict[str, Any], modes: list[str]) -> Section:
+    # The judge by its name; the judge_id hashes of each mode are in the "Cost per mode" section.
+    items = [("judge", str(r.get("judge", "n/a"))),
+             *([("spec", str(r["spec"]))] if r.get("spec") and r.get("spec") != r.get("judge")
+               else []),
+             ("modes", ", ".join(modes)),
              ("biases", ", ".join(settings.get("biases", []))),
              ("pairs", str(settings.get("pairs", "n/a"))), ("trials", str(settings.get("trials", "n/a"))),
              ("orders", str(settings.get("orders", "n/a"))),
              ("repeats of plain", str(settings.get("repeats", "n/a"))),
-             ("significance level", fmt(settings.get("alpha"), "g")),
-             *((f"judge_id ({m})", _ids(j)) for m, j in sorted((r.get("judge_ids") or {}).items()))]
+             ("significance level", fmt(settings.get("alpha"), "g"))]
     return Section("Overview", [KeyValues(items)], "overview")
 
 
@@ -54,11 +77,13 @@ def _accuracy(r: dict[str, Any], modes: list[str]) -> Section:
     cells: dict[tuple[str, str], tuple[float | None, Any]] = {}
     rows = []
     for bias in biases:
-        for mode, c in r["biases"][bias]["modes"].items():
+        by_mode = r["biases"][bias]["modes"]
+        for mode in plain_first(by_mode):
+            c = by_mode[mode]
             cells[(bias, mode)] = (c["accuracy"], c["ci95"])
             oc = c.get("over_correction") or {}
             rows.append([bias, mode, str(c["n"]), pct(c["accuracy"]), ci(c["ci95"], ".1%"),
-                         fmt(c.get("change"), "+.1%") if mode != "plain" else "-",
+                         pts(c.get("change"), none="-") if mode != PLAIN else "-",
                          fmt((c.get("mcnemar") or {}).get("p_value"), ".3g", none="-"),
                          fmt(c.get("p_holm"), ".3g", none="-"),
                          "yes" if c.get("significant") else "no",
@@ -72,9 +97,9 @@ def _accuracy(r: dict[str, Any], modes: list[str]) -> Section:
     blocks.append(Table("Accuracy per bias x mode; change against plain with the exact McNemar test, "
                         "Holm-adjusted across the modes compared (significant: adjusted p below "
                         "the significance level)",
-                        ["bias", "mode", "trials", "accuracy", "95% CI", "change vs plain",
+                        ["bias", "mode", "trials", "accuracy", "95% CI", "change vs plain (points)",
                          "McNemar p", "p (Holm)", "significant", "over-correction", "unscored"],
-                        rows, numeric=["trials", "accuracy", "change vs plain", "McNemar p",
+                        rows, numeric=["trials", "accuracy", "change vs plain (points)", "McNemar p",
                                        "p (Holm)", "unscored"]))
     return Section("Accuracy per bias and mode", blocks, "accuracy")
 
@@ -85,7 +110,7 @@ def _recommendations(r: dict[str, Any]) -> Section:
         rec = b["recommendation"]
         helped = rec["basis"] == "significant"
         rows.append([bias, rec["mode"], rec["basis"],
-                     fmt(rec.get("change"), "+.1%", none="-"),
+                     pts(rec.get("change"), none="-"),
                      fmt(rec.get("p_holm"), ".3g", none="-"),
                      str(rec.get("paper_expectation") or "-"),
                      fmt(b.get("repetition_stability"), ".2f"),
@@ -93,9 +118,9 @@ def _recommendations(r: dict[str, Any]) -> Section:
     blocks: list[Any] = [Table(
         "Recommended mitigation per bias: a mode is recommended only when it beats plain "
         "significantly (McNemar, Holm across the modes compared)",
-        ["bias", "mode", "basis", "accuracy gain", "p (Holm)", "paper expects",
+        ["bias", "mode", "basis", "accuracy gain (points)", "p (Holm)", "paper expects",
          "repetition stability", "ensemble TOML line"],
-        rows, numeric=["accuracy gain", "p (Holm)", "repetition stability"])]
+        rows, numeric=["accuracy gain (points)", "p (Holm)", "repetition stability"])]
     none = [b for b, v in sorted(r["biases"].items())
             if v["recommendation"]["basis"] != "significant"]
     if none:
@@ -104,13 +129,18 @@ def _recommendations(r: dict[str, Any]) -> Section:
     return Section("Recommendations", blocks, "recommendations")
 
 
-def _cost(r: dict[str, Any]) -> Section:
+def _cost(r: dict[str, Any], modes: list[str]) -> Section:
+    per_mode = r.get("modes", {})
     rows = [[m, str(t["requests_per_verdict"]), str(t["calls"]), f"{t['input_tokens']:,}",
              f"{t['output_tokens']:,}", fmt(t["tokens_per_trial"], ".0f"),
              "unknown" if t["cost_usd"] is None else f"${t['cost_usd']:.4f}"]
-            for m, t in r.get("modes", {}).items()]
+            for m, t in ((m, per_mode[m]) for m in plain_first(per_mode))]
+    ids = r.get("judge_ids") or {}
     return Section("Cost per mode", [Table(
         "Requests, tokens and cost per mode",
         ["mode", "requests per verdict", "calls", "input tokens", "output tokens", "tokens per trial",
          "cost"], rows, numeric=["requests per verdict", "calls", "input tokens", "output tokens",
-                                 "tokens per trial", "cost"])], "cost")
+                                 "tokens per trial", "cost"]),
+        Table("The judge_id of each mode (per bias where a mode's prompt depends on it): the "
+              "identity its verdicts are cached and audited under",
+              ["mode", "judge_id"], [[m, _ids(ids[m])] for m in plain_first(ids)])], "cost")

@@ -52,6 +52,13 @@ class Calibrations:
         """Whether the store holds any calibration (a cheap test before loading one)."""
         return self._base.db.execute("SELECT 1 FROM calibrations LIMIT 1").fetchone() is not None
 
+    def recent(self, *, limit: int) -> list[dict[str, Any]]:
+        """The newest calibrations first (id, run_id, judge_id, quarter, created_at)."""
+        rows = self._base.db.execute(
+            f"SELECT {_META} FROM calibrations ORDER BY created_at DESC, id DESC LIMIT ?",
+            (limit,))
+        return [dict(r) for r in rows]
+
     def reports(self) -> list[dict[str, Any]]:
         """Every calibration's decoded report, by quarter, then in the order they were made."""
         rows = self._base.db.execute(

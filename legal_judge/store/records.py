@@ -76,6 +76,13 @@ class DebiasExperiments:
                                     (experiment_id,)).fetchone()
         return dict(row) if row is not None else None
 
+    def recent(self, *, limit: int) -> list[dict[str, Any]]:
+        """The newest experiments first (id, created_at, judge_id; not their reports)."""
+        rows = self._base.db.execute(
+            "SELECT id, created_at, judge_id FROM debias_experiments "
+            "ORDER BY created_at DESC, id DESC LIMIT ?", (limit,))
+        return [dict(r) for r in rows]
+
     def exists(self, experiment_id: str) -> bool:
         """Whether an experiment has this id."""
         return self._base.db.execute("SELECT 1 FROM debias_experiments WHERE id = ?",

@@ -29,6 +29,7 @@ from legal_judge.assets.catalogue import Assets
 from legal_judge.providers.pricing import cost_usd
 from legal_judge.store import Store
 from legal_judge.sync.mask import Masker
+from legal_judge.sync.plan_tags import run_labels
 
 __all__ = ["HUMAN_PREFIX", "ExperimentLink", "ObsPlan", "ScoreConfigSpec", "ScorePlan", "TracePlan",
            "det_id", "human_score_config_specs", "human_score_name", "item_trace_id",
@@ -320,8 +321,9 @@ def item_plan(run: dict[str, Any], item: dict[str, Any], *, verdicts: list[dict[
     """The trace of one judged item."""
     run_id, item_id = run["id"], item["id"]
     tid = item_trace_id(run_id, item_id)
-    plan = TracePlan(tid, "legal_judge.item", run_id, tags=["legal_judge", run["kind"]],
-                     metadata={"run_id": run_id, "item_id": item_id})
+    tags, meta = run_labels(run, item)  # simulated, system under test, release: UI filters
+    plan = TracePlan(tid, "legal_judge.item", run_id, tags=["legal_judge", run["kind"], *tags],
+                     metadata={"run_id": run_id, "item_id": item_id, **meta})
     prompt = _judge_prompt(run["config"], judge_name)
     call_obs = [_call_obs(tid, c, prompt, masker) for c in calls]
     obs = list(call_obs)

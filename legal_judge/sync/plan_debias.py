@@ -19,6 +19,7 @@ from typing import Any
 from legal_judge.store import Store
 from legal_judge.sync.mask import Masker
 from legal_judge.sync.plan import ObsPlan, TracePlan, det_id, score, ts
+from legal_judge.sync.plan_tags import simulated_labels
 
 __all__ = ["debias_plan"]
 
@@ -48,8 +49,10 @@ def debias_plan(store: Store, experiment_id: str, *, masker: Masker) -> TracePla
         raise KeyError(f"debias experiment {experiment_id}")
     tid, when = det_id(f"debias_experiment:{experiment_id}"), ts(report["created_at"])
     meta = {"experiment_id": experiment_id, "judge_id": report.get("judge_id")}
-    plan = TracePlan(tid, "legal_judge.debias_experiment", None, tags=["legal_judge", "debias"],
-                     metadata={k: str(v) for k, v in meta.items()})
+    sim_tags, sim_meta = simulated_labels(report.get("simulated"))
+    plan = TracePlan(tid, "legal_judge.debias_experiment", None,
+                     tags=["legal_judge", "debias", *sim_tags],
+                     metadata={**{k: str(v) for k, v in meta.items()}, **sim_meta})
     recommendations = {b: {k: v["recommendation"].get(k) for k in
                            ("mode", "basis", "change", "p_value", "p_holm")}
                        for b, v in report["biases"].items()}

@@ -21,6 +21,7 @@ from typing import Any
 from legal_judge.store import Store
 from legal_judge.sync.mask import Masker
 from legal_judge.sync.plan import ObsPlan, ScorePlan, TracePlan, det_id, item_trace_id, score, ts
+from legal_judge.sync.plan_tags import simulated_labels
 
 __all__ = ["audit_plan", "calibration_plan", "label_scores"]
 
@@ -38,8 +39,10 @@ def audit_plan(store: Store, audit_id: str, *, masker: Masker) -> TracePlan:
         raise KeyError(f"audit {audit_id}")
     tid, when = det_id(f"audit:{audit_id}"), ts(row["created_at"])
     report = json.loads(row["report_json"]) if row["report_json"] else {}
-    plan = TracePlan(tid, "legal_judge.audit", None, tags=["legal_judge", "audit"],
-                     metadata={"audit_id": audit_id, "judge_id": row["judge_id"]})
+    sim_tags, sim_meta = simulated_labels(
+        ((report.get("extensions") or {}).get("settings") or {}).get("simulated"))
+    plan = TracePlan(tid, "legal_judge.audit", None, tags=["legal_judge", "audit", *sim_tags],
+                     metadata={"audit_id": audit_id, "judge_id": row["judge_id"], **sim_meta})
     overall = report.get("overall_assessment") or {}
     plan.observations.append(ObsPlan(
         "root", "bias_audit", "chain", when, when,

@@ -111,6 +111,8 @@ CASES: list[object] = [
     # run
     case("run"), case("run", "nofile.jsonl"), case("run", "broken.jsonl", "--ensemble", "demo"),
     case("run", "bench.jsonl", "--ensemble", "nofile.toml"),
+    case("run", "bench.jsonl", "--ensemble", "demo", "--release", "v 2"),
+    case("run", "--resume", "walk-run", "--release", "v2"),
     case("run", "bench.jsonl", "--ensemble", "defualt"),
     case("run", "bench.jsonl", "--ensemble", "notoml.toml"),
     case("run", "bench.jsonl", "--ensemble", "typo.toml"),
@@ -185,6 +187,7 @@ CASES: list[object] = [
     # report, doctor, batches
     case("report", "nope", "--html", "r.html"), case("report", "walk-run"),
     case("report", "walk-run", "nope", "--html", "c.html"),
+    case("report"), case("report", "walk-run", "--site", "site"),
     case("doctor", "--ensemble", "nofile.toml"), case("doctor", "--ensemble", "typo.toml"),
     case("doctor", "--ensemble", "badurl.toml"), case("doctor", "--timeout", "abc"),
     case("batches", "status", "nope"), case("batches", "status", expect=0),
