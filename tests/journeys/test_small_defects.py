@@ -157,7 +157,8 @@ def test_a_sample_covering_every_item_is_a_full_run(journey: Journey) -> None:
     # A real sample is still a partial run.
     part = journey("run", str(_bench(journey, 8)), "--ensemble", "demo", "--sample", "4",
                    "--seed", "3", "--quiet")
-    assert "items: 4 of 8" in " ".join(part.out.split()) and "A partial run" in part.out
+    part_flat = " ".join(part.out.split())
+    assert "items: 4 of 8" in part_flat and "A partial run" in part_flat
 
 
 def test_a_jurisdiction_written_as_a_name_is_read_as_its_code_or_refused(
