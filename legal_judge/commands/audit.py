@@ -149,7 +149,7 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
                           f"each: {', '.join(t.label for t in targets)}", soft_wrap=True,
                           markup=False, highlight=False)
     runner = _auditor(batch, wait=not no_wait, poll_interval=poll_interval,
-                      source=audit_source(judge_config, batch=batch))
+                      source=audit_source(judge_config, batch=batch, use_cache=not no_cache))
     outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store))
                 for target in targets]
     _conclude(outcomes, out, policy, store)
