@@ -275,6 +275,30 @@ def read_jsonl_models(path: Path, model: type[ModelT],
     return rows
 
 
+def _jurisdiction_row(path: Path, lineno: int, row: dict[str, Any], problems: list[Problem],
+                      warnings: list[Problem] | None) -> dict[str, Any] | None:
+    """The row with a jurisdiction written as a name mapped to its code (said in ``warnings``);
+    None, with the problem, when the jurisdiction is neither a known code nor a known name."""
+    from legal_judge.checks.jurisdiction import declared_codes, known_codes
+
+    value = row.get("jurisdiction")
+    if not isinstance(value, str) or not value.strip():
+        return row  # absent, or not text: the model's own check says so
+    codes = declared_codes(value)
+    if codes is None:
+        # "California" was accepted without a word; a name no code stands for is refused.
+        problems.append(Problem(str(path), lineno, "jurisdiction",
+                                f"unknown jurisdiction '{value}'; write one of the known codes: "
+                                f"{known_codes()}"))
+        return None
+    if codes != value.strip():
+        if warnings is not None:
+            warnings.append(Problem(str(path), lineno, "jurisdiction",
+                                    f"'{value}' read as {codes} (write the code to silence this)"))
+        return {**row, "jurisdiction": codes}
+    return row
+
+
 def validate_row(path: Path, lineno: int, row: Any, problems: list[Problem],
                  warnings: list[Problem] | None = None) -> BenchmarkItem | None:
     """One row as a :class:`BenchmarkItem`, or None with its defects in ``problems``."""
@@ -291,6 +315,9 @@ def validate_row(path: Path, lineno: int, row: Any, problems: list[Problem],
                                     f"{len(value):,} characters; the limit is {MAX_FIELD_CHARS:,}"))
             return None
     if not _expected_pass_row(path, lineno, row, problems, warnings):
+        return None
+    row = _jurisdiction_row(path, lineno, row, problems, warnings)
+    if row is None:
         return None
     try:
         return BenchmarkItem.model_validate(row)

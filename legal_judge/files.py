@@ -8,7 +8,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_path"]
+from legal_judge.errors import ConfigError
+
+__all__ = ["atomic_path", "check_writable"]
 
 
 @contextmanager
@@ -25,3 +27,28 @@ def atomic_path(path: Path) -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def check_writable(path: Path, *, option: str) -> None:
+    """Check a file can be written at ``path`` (its folder made if missing), before a command
+    pays for anything: a bad path found after a run or an audit left it paid and unreported.
+
+    Args:
+        path: The file an option names.
+        option: The option, for the message (``--junit``, ``--out``).
+
+    Raises:
+        ConfigError: the folder cannot be made or written to (``output-path``).
+    """
+    import tempfile
+
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)  # the write would make it anyway
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"{option} {path}: cannot write in {folder}: {exc.strerror or exc}",
+                          code="output-path",
+                          fix=f"give {option} a path in a folder you can write to (nothing was "
+                              "run)") from None

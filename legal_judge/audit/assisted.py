@@ -92,13 +92,19 @@ async def _one(pair: TestPair, provider: Any, settings: AuditSettings, target: A
 
 
 async def generate_variants(design: Design, settings: AuditSettings, *, store: Store, log: AuditLog,
-                            audit_id: str, target: AuditTarget) -> dict[str, Any]:
+                            audit_id: str, target: AuditTarget,
+                            provider: Any = None) -> dict[str, Any]:
     """Replace the variants of text dimensions with auditor-written ones (position and demographic
-    pairs keep their exact construction). Returns counts for the report's extensions."""
+    pairs keep their exact construction). Returns counts for the report's extensions.
+
+    ``provider`` is the auditor model already built (the caller closes it); None builds one from
+    ``settings.llm_variants`` and closes it here.
+    """
     from legal_judge.providers.registry import get_provider
 
     assert settings.llm_variants is not None
-    provider = get_provider(settings.llm_variants)
+    owned = provider is None
+    provider = provider or get_provider(settings.llm_variants)
     kinds = {d.name: d.effective_kind for d in design.dimensions}
     described = {d.name: d.description for d in design.dimensions}
     pairs = [p for p in design.pairs if kinds[p.dimension] == "text"]
@@ -111,7 +117,7 @@ async def generate_variants(design: Design, settings: AuditSettings, *, store: S
     try:
         results = list(await asyncio.gather(*(guarded(p) for p in pairs)))
     finally:
-        close = getattr(provider, "aclose", None)
+        close = getattr(provider, "aclose", None) if owned else None
         if close is not None:
             await close()
     by_id = {p.pair_id: p for p in pairs}

@@ -31,7 +31,9 @@ from legal_judge.providers.base import is_simulated_spec
 from legal_judge.run_owner import hold_run
 from legal_judge.store import Store, canonical_json
 
-__all__ = ["AuditOutcome", "AuditSuspended", "RESUMABLE", "new_audit_id", "run_audit"]
+__all__ = ["AuditOutcome", "AuditSuspended", "RESUMABLE", "check_settings", "close_provider",
+           "new_audit_id",
+           "run_audit"]
 
 #: Audit statuses ``audit run --resume`` picks up (``running``: the process died without a word).
 RESUMABLE = ("running", "failed", "interrupted", "submitted")
@@ -56,6 +58,34 @@ class AuditOutcome:
 def new_audit_id() -> str:
     """``audit-<UTC timestamp>-<random>``."""
     return f"audit-{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
+
+
+def check_settings(settings: AuditSettings) -> Any:
+    """Check what an audit's settings name before the audit exists (a user mistake leaves no
+    audit row, so no ``interrupted`` audit whose resume fails the same way).
+
+    Returns:
+        The auditor model of ``llm_variants`` (its spec and key checked), or None; the caller
+        closes it (:func:`close_provider`).
+
+    Raises:
+        ConfigError: unknown dimensions or probes (or unreadable files of them); an auditor
+            model with a bad spec or without its API key.
+    """
+    resolve_dimensions(settings.dimensions, extra_file=settings.dimensions_file)
+    resolve_probes(settings.probes, extra_file=settings.probes_file)
+    if not settings.llm_variants:
+        return None
+    from legal_judge.providers.registry import get_provider
+
+    return get_provider(settings.llm_variants)
+
+
+async def close_provider(provider: Any) -> None:
+    """Close a provider that has anything to close (None: nothing)."""
+    close = getattr(provider, "aclose", None)
+    if close is not None:
+        await close()
 
 
 def _start(store: Store, audit_id: str, target: AuditTarget, settings: AuditSettings,
@@ -159,6 +189,21 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
         ConfigError: unknown dimensions, no items, a resumed design that changed; provider
             configuration errors propagate.
     """
+    auditor = check_settings(settings)
+    try:
+        return await _checked_audit(target, items, settings, store=store, progress=progress,
+                                    audit_id=audit_id, sync=sync, router=router, resume=resume,
+                                    source=source, auditor=auditor)
+    finally:
+        await close_provider(auditor)
+
+
+async def _checked_audit(target: AuditTarget, items: list[BenchmarkItem],
+                         settings: AuditSettings, *, store: Store, progress: Progress | None,
+                         audit_id: str | None, sync: bool, router: TaskRouter | None,
+                         resume: bool, source: dict[str, Any] | None,
+                         auditor: Any) -> AuditOutcome:
+    """run_audit once its settings are checked: design, start, conduct."""
     dims = resolve_dimensions(settings.dimensions, extra_file=settings.dimensions_file)
     probes = resolve_probes(settings.probes, extra_file=settings.probes_file)
     design = build_design(items, dims, pairs=settings.pairs, seed=settings.seed, probes=probes,
@@ -172,13 +217,14 @@ async def run_audit(target: AuditTarget, items: list[BenchmarkItem], settings: A
     # shows interrupted (with its resume command), not running forever.
     with hold_run(store, audit_id, kind="audit"):
         return await _conduct(target, settings, design, dims, probes, store=store, log=log,
-                              audit_id=audit_id, progress=progress, router=router, sync=sync)
+                              audit_id=audit_id, progress=progress, router=router, sync=sync,
+                              auditor=auditor)
 
 
 async def _conduct(target: AuditTarget, settings: AuditSettings, design: Design,
                    dims: list[Dimension], probes: list[Probe], *, store: Store, log: AuditLog,
                    audit_id: str, progress: Progress | None, router: TaskRouter | None,
-                   sync: bool) -> AuditOutcome:
+                   sync: bool, auditor: Any = None) -> AuditOutcome:
     """The audit after its start is stored: variants, judgments, report (run_audit's body)."""
     ext: dict[str, Any] = {"judge_id": target.judge_id, "audit_id": audit_id, "judge": target.label,
                            "target_kind": target.kind, "high_stakes": target.high_stakes,
@@ -199,7 +245,7 @@ async def _conduct(target: AuditTarget, settings: AuditSettings, design: Design,
         from legal_judge.audit.assisted import generate_variants
 
         llm = await generate_variants(design, settings, store=store, log=log, audit_id=audit_id,
-                                      target=target)
+                                      target=target, provider=auditor)
         ext["llm_variants"] = llm
         status = "INCONCLUSIVE" if llm["requested"] and not llm["ok"] else status
     runner = PairRunner(target, settings, audit_id, progress, planned_calls(design, settings),

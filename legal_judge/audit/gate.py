@@ -217,6 +217,11 @@ def _fix(report: dict[str, Any], decision: GateDecision) -> str:
     review = decision.failed("review")
     if review and len(decision.reasons) == 1:
         latest = review[0].reason.rsplit("latest audit ", 1)[-1].split(" ")[0]
+        if "was rejected" in review[0].reason:
+            # Approving a rejected audit is not the fix: its findings stand until a new audit.
+            return (f"address what the reviewer rejected in {latest} (`legal-judge audit list` "
+                    "shows the review), re-audit with `legal-judge audit run`, then have the "
+                    "new audit reviewed")
         return (f"legal-judge audit review {latest} --approve --reviewer NAME --note TEXT"
                 if "latest audit" in review[0].reason else
                 "run `legal-judge audit run` for this judge, then have it reviewed")

@@ -45,12 +45,13 @@ class ResumePlan:
         return bool(self.source.get("batch"))
 
 
-def audit_source(judge_config: str, *, batch: bool) -> dict[str, Any]:
+def audit_source(judge_config: str, *, batch: bool, use_cache: bool = True) -> dict[str, Any]:
     """The ``source`` stored with a new audit: the ``--judge`` value (a file as an absolute path).
 
     Args:
         judge_config: The ``--judge`` value: a spec, a bundled ensemble name or a file.
         batch: Whether the judge calls go through provider batches.
+        use_cache: False for ``--no-cache``: stored only then, and kept by a resume.
     """
     from legal_judge.benchmark.ensemble_config import resolve_ensemble_path
 
@@ -59,7 +60,7 @@ def audit_source(judge_config: str, *, batch: bool) -> dict[str, Any]:
     bundled = path.suffix not in (".yaml", ".yml") and \
         resolve_ensemble_path(judge_config, missing_ok=True) not in (None, path)
     value = str(path.resolve()) if path.is_file() and not bundled else judge_config
-    return {"judge": value, "batch": batch}
+    return {"judge": value, "batch": batch, **({} if use_cache else {"use_cache": False})}
 
 
 def resume_plan(store: Store, audit_id: str) -> ResumePlan:
@@ -93,14 +94,17 @@ def resume_plan(store: Store, audit_id: str) -> ResumePlan:
 
 
 async def resume_target(plan: ResumePlan, store: Store) -> AuditTarget:
-    """The audit's judge, rebuilt from its stored ``--judge`` value (the cache is read).
+    """The audit's judge, rebuilt from its stored ``--judge`` value (the cache is read unless
+    the audit was started with ``--no-cache``).
 
     Raises:
         ConfigError: the judge is gone, or is not the same judge any more (another judge_id).
     """
     try:
         targets = load_targets(plan.source["judge"], store=store, rubric=plan.settings.rubric,
-                               all_judges=True, use_cache=True,
+                               all_judges=True,
+                               # A `--no-cache` audit stays uncached when resumed (issue 33).
+                               use_cache=bool(plan.source.get("use_cache", True)),
                                request_seed=plan.settings.request_seed)
     except (ConfigError, OSError) as exc:
         raise ConfigError(f"audit {plan.audit_id}: cannot rebuild its judge from "

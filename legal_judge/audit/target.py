@@ -3,8 +3,8 @@
 ``--judge`` accepts:
 
 - a judge spec (``simulated:demo-openai``, ``openai:gpt-4o``): legal-judge's judge with that model;
-- an ensemble TOML (``demo``, ``default`` or a path): its first judge, or every judge with
-  ``--all-judges``; ``high_stakes`` comes from the ensemble file;
+- an ensemble TOML (``demo``, ``default`` or a path): every judge of it (each its own audit);
+  ``high_stakes`` comes from the ensemble file;
 - a YAML target file: ``kind: judge`` (a :class:`~legal_judge.judge.config.JudgeConfig` plus ``high_stakes``
   and ``rubric_set``) or ``kind: generic`` (see :mod:`legal_judge.audit.generic`).
 
@@ -75,6 +75,16 @@ class AuditTarget(Protocol):
         ...
 
 
+def _check_rubric(judge: Judge, rubric: str) -> None:
+    """``--rubric`` must be a numeric rubric the judge scores; an unknown one judged every pair
+    as unscored and reported "insufficient data" (exit 0) instead of naming the typo."""
+    names = [*judge.rubric_set.rubrics, *(o.rubric for o in judge.rubric_set.optional_rubrics)]
+    numeric = [n for n in names if judge.assets.rubric(n).kind == "numeric"]
+    if rubric not in numeric:
+        raise ConfigError(f"--rubric {rubric}: not a numeric rubric of {judge.rubric_set.id}",
+                          code="audit-rubric-unknown", fix=f"use one of: {', '.join(numeric)}")
+
+
 class JudgeTarget:
     """legal-judge's own judge under audit; the score is one rubric or the mean of numeric rubrics."""
 
@@ -83,6 +93,8 @@ class JudgeTarget:
 
     def __init__(self, judge: Judge, *, rubric: str | None = None, high_stakes: bool = False,
                  request_seed: int | None = None) -> None:
+        if rubric is not None:
+            _check_rubric(judge, rubric)
         self.judge = judge
         self.rubric = rubric
         self.high_stakes = high_stakes
@@ -196,7 +208,7 @@ def _yaml_target(path: Path, store: Store | None, *, rubric: str | None, use_cac
 
 
 def load_targets(judge_config: str, *, store: Store | None, rubric: str | None = None,
-                 all_judges: bool = False, use_cache: bool = True,
+                 all_judges: bool = True, use_cache: bool = True,
                  request_seed: int | None = None) -> list[AuditTarget]:
     """The judge(s) ``--judge`` names: a spec, an ensemble TOML or a YAML target file.
 
@@ -215,6 +227,8 @@ def load_targets(judge_config: str, *, store: Store | None, rubric: str | None =
     ensemble = resolve_ensemble_path(judge_config, missing_ok=True)
     if ensemble is not None:
         cfg = load_ensemble_config(judge_config)  # the string: a Path drops the ./ of ./demo
+        # Every judge of an ensemble is audited (each gates the ensemble's verdicts); auditing
+        # only the first one silently left two of three unaudited.
         chosen = cfg.judges if all_judges else cfg.judges[:1]
         return [_judge_target(jc, store, rubric_set=cfg.rubric_set, rubric=rubric,
                               high_stakes=cfg.high_stakes, use_cache=use_cache,

@@ -155,6 +155,8 @@ class RunState:
                       "judge_ids": {j.label: j.judge_id for j in self.judges},
                       "judge_id": self.ensemble_id, "rubric_set": self.rubric_set.id,
                       "calibration": self.calibration,
+                      # Kept for a resume: a `--no-cache` run stays uncached when resumed.
+                      "use_cache": all(j.use_cache for j in self.judges),
                       "langfuse_prompts": langfuse_prompt_versions(self.warnings),
                       **(extra_config or {})}
             # A source read once is checked as it is stored: a refusal or a defect in it rolls
@@ -293,6 +295,8 @@ def plan_run(items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: S
     run_id = run_id or new_run_id()
     if resume:
         refuse_if_owned(store, run_id)
+        # A resume continues the run as it was started: `--no-cache` stays on.
+        use_cache = use_cache and store.get_run(run_id)["config"].get("use_cache", True)
     else:
         refuse_reused_run_id(store, run_id)
     judges = build_judges(config, store, use_cache=use_cache, http_client=http_client)

@@ -16,7 +16,7 @@ from legal_judge.store import Store
 if TYPE_CHECKING:
     from legal_judge.policy import PolicyInForce
 
-__all__ = ["calibrated_means", "correction_fields", "corrected_figures", "scored_by_simulated",
+__all__ = ["TOO_FEW_FOR_INTERVAL", "calibrated_means", "correction_fields", "corrected_figures", "scored_by_simulated",
            "summarize_run"]
 
 
@@ -39,11 +39,41 @@ class _RubricValues:
 
     def means(self) -> dict[str, dict[str, Any]]:
         out = {}
+        scales = _scales(self.by_rubric)
         for rubric, values in sorted(self.by_rubric.items()):
-            m = stats.mean_ci(np.frombuffer(values, dtype=float) if values else [])
-            # One scored item has no CI (None), not a zero-width one.
-            out[rubric] = {"n": m.n, "mean": m.mean, "ci95": list(m.ci95) if m.ci95 else None}
+            # The one place a rubric mean gets its interval: clamped to the rubric's scale, and
+            # withheld below stats.MIN_N_FOR_INTERVAL items (a 3-item run printed -3.32 to 8.26
+            # on a 0-5 scale). One scored item has no CI (None), not a zero-width one.
+            m = stats.mean_ci(np.frombuffer(values, dtype=float) if values else [],
+                              bounds=scales.get(rubric), min_n=stats.MIN_N_FOR_INTERVAL)
+            entry: dict[str, Any] = {"n": m.n, "mean": m.mean,
+                                     "ci95": list(m.ci95) if m.ci95 else None}
+            if m.too_few:
+                entry["ci_note"] = TOO_FEW_FOR_INTERVAL
+            out[rubric] = entry
         return out
+
+
+#: What a rubric mean says instead of an interval below ``stats.MIN_N_FOR_INTERVAL`` items.
+TOO_FEW_FOR_INTERVAL = (f"too few items for an interval (fewer than {stats.MIN_N_FOR_INTERVAL} "
+                        "scored)")
+
+
+def _scales(rubrics: Iterable[str]) -> dict[str, tuple[float, float]]:
+    """Each numeric rubric's ``(min, max)`` scale; a rubric no longer known gets none."""
+    from legal_judge.assets.catalogue import load_assets
+    from legal_judge.errors import ConfigError
+
+    assets = load_assets()
+    out: dict[str, tuple[float, float]] = {}
+    for name in rubrics:
+        try:
+            scale = assets.rubric(name).scale
+        except ConfigError:
+            continue
+        if scale is not None:
+            out[name] = (float(scale.min), float(scale.max))
+    return out
 
 
 def _rubric_means(results: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -26,8 +26,10 @@ __all__ = [
     "CODES",
     "JurisdictionFinding",
     "compatible",
+    "declared_codes",
     "detect_jurisdictions",
     "jurisdiction_mismatch",
+    "known_codes",
     "normalise_jurisdiction",
 ]
 
@@ -256,6 +258,42 @@ def normalise_jurisdiction(declared: str | None) -> set[str]:
         else:
             codes |= detect_jurisdictions(token)
     return codes
+
+
+def declared_codes(declared: str) -> str | None:
+    """A dataset's declared jurisdiction written as codes, or None when a part names none.
+
+    Codes and their aliases stay as written (``US-CA``, ``GB-EWS``, ``fr``); a part written as a
+    name that stands for exactly one code becomes that code (``California`` -> ``US-CA``,
+    ``England and Wales`` -> ``GB-EAW``); parts are kept in order, joined by ``, ``.
+
+    Args:
+        declared: The ``jurisdiction`` field of a dataset row (not blank).
+    """
+    out = []
+    named = False
+    for part in re.split(r"[,;/|]", declared):
+        token = part.strip()
+        if not token:
+            continue
+        if token.upper() in CODES or token.upper() in _ALIASES:
+            out.append(token)
+            continue
+        found = detect_jurisdictions(token)
+        if len(found) != 1:
+            return None
+        out.append(found.pop())
+        named = True
+    if not out:
+        return None
+    return ", ".join(out) if named else declared.strip()
+
+
+def known_codes() -> str:
+    """The codes a dataset may declare, in one line (US states summarised)."""
+    others = sorted(c for c in CODES if not c.startswith("US-") or c == "US-FED")
+    return (", ".join(others) + ", US-XX for a US state or DC by its postal code (US-CA, US-NY, "
+            "US-DC...)")
 
 
 class JurisdictionFinding(BaseModel):

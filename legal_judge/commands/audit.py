@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-import yaml
-from pydantic import ValidationError
 from rich.console import Console
 
 from legal_judge.commands.audit_gate import (
@@ -24,10 +22,12 @@ from legal_judge.commands.audit_gate import (
     review_cmd,
 )
 from legal_judge.commands.audit_history import diff_cmd, list_cmd, verify_log_cmd
-from legal_judge.commands.audit_render import print_report
+from legal_judge.commands.audit_options import audit_settings, stat_options
+from legal_judge.commands.audit_render import print_outcomes, print_report
 from legal_judge.commands.policy import policy_options
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
-from legal_judge.errors import ConfigError, GateFailure, InputError, Problem
+from legal_judge.errors import ConfigError, GateFailure
+from legal_judge.files import check_writable
 from legal_judge.store import Store
 
 if TYPE_CHECKING:
@@ -35,63 +35,6 @@ if TYPE_CHECKING:
 
 console = Console()
 err_console = Console(stderr=True)
-
-_STAT_OPTIONS = [
-    click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
-                 help="YAML file with any of these options (command-line values win)."),
-    click.option("--dimensions", help="Comma-separated dimensions (default: all built-in)."),
-    click.option("--dimensions-file", help="YAML file with extra dimensions."),
-    click.option("--pairs", type=int, help="Test pairs per dimension (default 60)."),
-    click.option("--disparity-threshold", type=float, help="Flag pairs with |A-B| above (0.5)."),
-    click.option("--significance", type=float, help="Significance threshold (0.05)."),
-    click.option("--min-effect", type=float, help="Minimum |effect size| to flag (0.2)."),
-    click.option("--min-complete-pairs", type=int, help="Fewer: 'insufficient data' (10)."),
-    click.option("--min-sample", type=int, help="Per demographic subgroup, else stop (50)."),
-    click.option("--method", type=click.Choice(["auto", "t-test", "wilcoxon"])),
-    click.option("--correction", type=click.Choice(["holm", "bh", "none"])),
-    click.option("--probes", help="Comma-separated discrimination probes (default: all built-in; "
-                                  "'none' runs none, and nothing is then certified)."),
-    click.option("--probes-file", help="YAML file with extra probes."),
-    click.option("--probe-pairs", type=int, help="At most this many pairs per probe (60)."),
-    click.option("--min-sensitivity", type=float,
-                 help="Share of probe pairs that must move by a scale step (0.7)."),
-    click.option("--equivalence-margin", type=float,
-                 help="TOST margin in points (default: the disparity threshold)."),
-]
-
-
-def _stat_options(fn: Any) -> Any:
-    for option in reversed(_STAT_OPTIONS):
-        fn = option(fn)
-    return fn
-
-
-def _settings(config_file: Path | None, cli_values: dict[str, Any]) -> Any:
-    from legal_judge.audit.design import AuditSettings
-
-    base: dict[str, Any] = {}
-    if config_file is not None:
-        try:
-            loaded = yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise InputError([Problem(str(config_file), None, None, f"cannot read: {exc}")]) from None
-        if not isinstance(loaded, dict):
-            raise InputError([Problem(str(config_file), 1, None, "expected a mapping of options")])
-        base = {k.replace("-", "_"): v for k, v in loaded.items()}
-    values = {**base, **{k: v for k, v in cli_values.items() if v is not None}}
-    for key in ("dimensions", "probes"):
-        if isinstance(values.get(key), str):
-            values[key] = [d.strip() for d in values[key].split(",") if d.strip()]
-    if values.get("probes") == ["none"]:
-        values["probes"] = []
-    extra = {k: values.pop(k) for k in ("judge", "items", "out") if k in values}
-    try:
-        return AuditSettings.model_validate(values), extra
-    except ValidationError as exc:
-        raise InputError([Problem(str(config_file or "command line"), None,
-                                  ".".join(str(p) for p in e["loc"]) or None, e["msg"])
-                          for e in exc.errors()]) from None
-
 
 def _write(report: dict[str, Any], out: Path | None) -> None:
     if out is not None:
@@ -116,13 +59,14 @@ for _command in (gate_cmd, needed_cmd, review_cmd, diff_cmd, list_cmd, verify_lo
 @click.option("--items", type=click.Path(dir_okay=False, path_type=Path),
               help="Base items (JSONL/CSV); default: the bundled sample.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Report JSON file.")
-@_stat_options
+@stat_options
 @click.option("--seed", type=int, help="Design seed (recorded in the report).")
 @click.option("--noise-pairs", type=int, help="Pairs per dimension judged twice (20).")
 @click.option("--concurrency", type=int, help="Judge calls in flight (16).")
 @click.option("--rubric", help="Score one rubric instead of the mean of numeric rubrics.")
 @click.option("--llm-variants", help="Auditor model spec: LLM-written paraphrase variants.")
-@click.option("--all-judges", is_flag=True, help="Audit every judge of an ensemble.")
+@click.option("--all-judges", is_flag=True, hidden=True,
+              help="Kept for scripts: every judge of an ensemble is always audited.")
 @click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
 @click.option("--max-severity", type=click.Choice(["none", "low", "medium", "high", "critical"]),
               help="Also gate (as `audit gate`, under the policy): exit 1 unless the judge is "
@@ -184,7 +128,7 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
     from legal_judge.audit.target import load_targets
     from legal_judge.dataset import load_dataset, sample_dataset_path
 
-    settings, extra = _settings(config_file, options)
+    settings, extra = audit_settings(config_file, options)
     _check_selection(settings)
     judge_config = judge_config or extra.get("judge")
     if not judge_config:
@@ -192,23 +136,31 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
                           fix="pass --judge simulated:demo-openai (or an ensemble TOML / target YAML)")
     items_path = items or (Path(extra["items"]) if extra.get("items") else sample_dataset_path())
     out = out or (Path(extra["out"]) if extra.get("out") else None)
+    if out is not None:
+        check_writable(out, option="--out")  # before any audit row or judge call
     base_items = load_dataset(items_path)
-    targets = load_targets(judge_config, store=store, rubric=settings.rubric, all_judges=all_judges,
+    # Every judge of an ensemble: each judge gates the ensemble's verdicts (only the first was
+    # audited, and nothing said so). --all-judges is kept for scripts.
+    del all_judges
+    targets = load_targets(judge_config, store=store, rubric=settings.rubric,
                            use_cache=not no_cache, request_seed=settings.request_seed)
+    if len(targets) > 1:
+        err_console.print(f"auditing all {len(targets)} judges of {judge_config}, one audit "
+                          f"each: {', '.join(t.label for t in targets)}", soft_wrap=True,
+                          markup=False, highlight=False)
     runner = _auditor(batch, wait=not no_wait, poll_interval=poll_interval,
-                      source=audit_source(judge_config, batch=batch))
+                      source=audit_source(judge_config, batch=batch, use_cache=not no_cache))
     outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store))
                 for target in targets]
     _conclude(outcomes, out, policy, store)
 
 
 def _check_selection(settings: Any) -> None:
-    """Unknown dimensions or probes (and unreadable files of them) fail before any audit starts."""
-    from legal_judge.audit.dimensions import resolve_dimensions
-    from legal_judge.audit.probes import resolve_probes
+    """Every option is checked before any audit row exists: a user mistake leaves no
+    ``interrupted`` audit whose resume fails the same way."""
+    from legal_judge.audit.execute import check_settings, close_provider
 
-    resolve_dimensions(settings.dimensions, extra_file=settings.dimensions_file)
-    resolve_probes(settings.probes, extra_file=settings.probes_file)
+    asyncio.run(close_provider(check_settings(settings)))
 
 
 def _auditor(batch: bool, *, wait: bool, poll_interval: float, source: dict[str, Any]) -> Any:
@@ -250,9 +202,9 @@ def _conclude(outcomes: list[Any], out: Path | None, policy: PolicyInForce | Non
                           f"`legal-judge audit run --resume {outcome.audit_id}`")
             continue
         print_report(outcome.report)
-        target_out = out if len(outcomes) == 1 or out is None else \
-            out.with_name(f"{out.stem}.{outcome.judge_id}{out.suffix}")
-        _write(outcome.report, target_out)
+        _write(outcome.report, _out_file(out, outcome, outcomes))
+    if len(outcomes) > 1:
+        print_outcomes(outcomes, [_out_file(out, o, outcomes) for o in outcomes])
     bad = [o for o in outcomes if o.status not in ("complete", "submitted")]
     if bad:
         raise GateFailure(f"audit {bad[0].audit_id} ended with status {bad[0].status}",
@@ -261,6 +213,13 @@ def _conclude(outcomes: list[Any], out: Path | None, policy: PolicyInForce | Non
         for o in outcomes:
             if o.status == "complete":
                 apply_gate(o.report, policy=policy, store=store)
+
+
+def _out_file(out: Path | None, outcome: Any, outcomes: list[Any]) -> Path | None:
+    """``--out`` for one judge: the file itself, or ``STEM.JUDGE_ID.json`` for each of several."""
+    if out is None or len(outcomes) == 1:
+        return out
+    return out.with_name(f"{out.stem}.{outcome.judge_id}{out.suffix}")
 
 
 async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store: Store,
@@ -289,7 +248,7 @@ async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store
 @audit.command("stats")
 @click.argument("pairs_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Report JSON file.")
-@_stat_options
+@stat_options
 def stats_cmd(pairs_file: Path, out: Path | None, config_file: Path | None, **options: Any) -> None:
     """Compute the bias report from pairs scored elsewhere (JSONL rows).
 
@@ -300,7 +259,7 @@ def stats_cmd(pairs_file: Path, out: Path | None, config_file: Path | None, **op
     from legal_judge.audit.pairs_io import read_pairs
     from legal_judge.audit.report import build_report
 
-    settings, _ = _settings(config_file, options)
+    settings, _ = audit_settings(config_file, options)
     rows = read_pairs(pairs_file)
     dims = [d for d in settings.dimensions or [] if any(r.dimension == d for r in rows)] or None
     report = build_report(rows, settings, dimensions=dims)

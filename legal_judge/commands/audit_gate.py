@@ -71,9 +71,7 @@ def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None,
                               "validate --calibration CAL --candidate JUDGE`, or set [validation] "
                               "require_of_record = false in the policy file")
     if missing:
-        fix = f"legal-judge audit run --judge {judge_config}"
-        if len(targets) > 1:
-            fix += " --all-judges"
+        fix = f"legal-judge audit run --judge {judge_config}"  # every judge of an ensemble
         if rubric:
             fix += f" --rubric {rubric}"
         also = "" if validation["met"] else f"; and {validation['reason']}"
@@ -183,3 +181,7 @@ def review_cmd(audit_id: str, approve: bool, reviewer: str, note: str) -> None:
 
     out = record_review(Store(), audit_id, approve=approve, reviewer=reviewer, note=note)
     console.print(f"{out['decision']} by {reviewer} (log entry {out['seq']})")
+    if not approve:
+        console.print("a high-stakes judge's gate now fails on this audit: address the findings, "
+                      "re-audit with `legal-judge audit run`, then review the new audit",
+                      soft_wrap=True, markup=False, highlight=False)

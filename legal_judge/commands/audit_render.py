@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from legal_judge.commands.tables import Cell, Col, print_table, styled
 
-__all__ = ["print_probes", "print_report"]
+__all__ = ["print_outcomes", "print_probes", "print_report"]
 
 console = Console()
 
@@ -97,3 +97,17 @@ def print_probes(ext: dict[str, Any]) -> None:
                      "pass" if p["status"] == "pass" else styled("FAIL", "red")])
     print_table(console, "discrimination probes (d = original - degraded; must drop)",
                 _PROBE_COLS, rows)
+
+
+def print_outcomes(outcomes: list[Any], files: list[Any]) -> None:
+    """One row per judge audited by one ``audit run`` (an ensemble: every judge)."""
+    rows: list[list[Cell]] = []
+    for o, file in zip(outcomes, files, strict=True):
+        ext = o.report.get("extensions") or {}
+        severity = (o.report.get("overall_assessment") or {}).get("severity")
+        rows.append([ext.get("judge") or o.judge_id, o.judge_id, o.audit_id, o.status,
+                     ext.get("verdict") or "", severity or "", str(file) if file else ""])
+    print_table(console, f"{len(outcomes)} judges audited, one audit each",
+                [Col("judge"), Col("judge_id", optional=True), Col("audit", keep=True),
+                 Col("status", optional=True), Col("verdict", keep=True),
+                 Col("severity", keep=True), Col("report file", optional=True)], rows)

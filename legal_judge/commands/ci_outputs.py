@@ -16,7 +16,7 @@ from legal_judge.errors import ConfigError
 if TYPE_CHECKING:
     from legal_judge.reports.ci import CiSuite
 
-__all__ = ["ci_options", "write_ci_outputs"]
+__all__ = ["check_ci_paths", "ci_options", "write_ci_outputs"]
 
 
 def ci_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -27,6 +27,20 @@ def ci_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                            "too when that is set).")(fn)
     return click.option("--junit", "junit", type=click.Path(dir_okay=False, path_type=Path),
                         default=None, help="Also write the result as JUnit XML for CI.")(fn)
+
+
+def check_ci_paths(*, junit: Path | None, summary_md: Path | None) -> None:
+    """Check the ``--junit`` and ``--summary-md`` folders can take a file, before a run exists
+    (a path that cannot be written failed with exit 2 after the whole run was paid for).
+
+    Raises:
+        ConfigError: a folder cannot be made or written to (the message names it).
+    """
+    from legal_judge.files import check_writable
+
+    for option, path in (("--junit", junit), ("--summary-md", summary_md)):
+        if path is not None:
+            check_writable(path, option=option)
 
 
 def write_ci_outputs(console: Console, build: Callable[[], CiSuite], *, junit: Path | None,

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.text import Text
 
 from legal_judge.benchmark.inputs import ItemSelection
-from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.ci_outputs import check_ci_paths, ci_options, write_ci_outputs
 from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
 from legal_judge.commands.run_render import print_summary
 from legal_judge.commands.tables import wrote
@@ -47,8 +47,8 @@ def validate(dataset: Path) -> None:
         # The file's own words: plain text, never rich markup.
         console.print(Text(f"warning: {w}"), soft_wrap=True)
     if len(warnings) > _SHOWN_WARNINGS:
-        console.print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more rows the same "
-                      "way (each is read as the boolean it says)")
+        console.print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more rows read "
+                      "the same ways as above")
 
 
 def _money(value: float | None) -> str:
@@ -80,6 +80,9 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
     # Everything is checked before the run exists and before a progress bar is drawn.
     plan = plan_run(items, config, store=store, run_id=resume or run_id, resume=bool(resume),
                     use_cache=not no_cache, calibration=calibration)
+    if resume and not all(j.use_cache for j in plan.judges):
+        err_console.print(f"run {resume} was started with --no-cache: its resume does not read "
+                          "the cache either", soft_wrap=True, markup=False, highlight=False)
     extra: dict[str, Any] = {"dataset": str(dataset) if dataset else None,
                              "ensemble_path": ensemble}
     if inputs.selection is not None:
@@ -167,6 +170,7 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
         from legal_judge.benchmark.export import check_export_path
 
         check_export_path(out)  # before anything is paid for
+    check_ci_paths(junit=junit, summary_md=summary_md)
     if batch:
         if calibration or lookup:
             raise ConfigError("--batch does not combine with --calibration or --lookup yet",

@@ -25,6 +25,9 @@ def _selection_line(run: dict[str, Any]) -> str | None:
     strata = sel.get("strata")
     by = (" stratified by jurisdiction: " + ", ".join(f"{k} {v}" for k, v in strata.items())
           if strata else "")
+    if sel["selected"] >= sel["of"]:
+        # `--sample 500` of 57 items judges every item: a full run, not a partial one.
+        return (f"items: all {sel['of']} ({sel['options']} covers every item): a full run.")
     return (f"items: {sel['selected']} of {sel['of']} ({sel['options']}){by}. A partial run: a "
             "later run of the same items with the same judges reuses these verdicts.")
 
@@ -109,11 +112,15 @@ def _print_rubrics(s: dict[str, Any]) -> None:
         alpha = s["krippendorff_alpha"].get(rubric)
         raw = raw_means.get(rubric) or m
         fixed = means.get(rubric)
-        rows.append([rubric, str(raw["n"]), f"{raw['mean']:.2f}", ci_cell(raw["ci95"], ".2f", "–"),
+        interval = "too few items" if raw.get("ci_note") else ci_cell(raw["ci95"], ".2f", "–")
+        rows.append([rubric, str(raw["n"]), f"{raw['mean']:.2f}", interval,
                      *([f"{fixed['mean']:.2f}" if fixed else "—",
                         ci_cell(fixed["ci95"], ".2f", "–") if fixed else "—"] if means else []),
                      "n/a" if alpha is None else f"{alpha:.2f}"])
     print_table(console, title, cols, rows)
+    notes = sorted({m["ci_note"] for m in raw_means.values() if m.get("ci_note")})
+    for note in notes:
+        console.print(f"  95% CI: {note}", markup=False, highlight=False)
     methods: dict[str, list[str]] = {}
     for rubric, fixed in means.items():
         methods.setdefault(fixed["method"], []).append(rubric)

@@ -84,7 +84,8 @@ def _rubrics(s: dict[str, Any]) -> Section:
     rows = []
     for r, m in s["rubrics"].items():
         raw, fixed = raw_means.get(r) or m, means.get(r)
-        rows.append([r, str(raw["n"]), fmt(raw["mean"]), ci(raw["ci95"]),
+        rows.append([r, str(raw["n"]), fmt(raw["mean"]),
+                     "too few items" if raw.get("ci_note") else ci(raw["ci95"]),
                      *([fmt(fixed["mean"]) if fixed else "-", ci(fixed["ci95"]) if fixed else "-",
                         fixed["method"] if fixed else "-"] if means else []),
                      fmt(s["krippendorff_alpha"].get(r))])

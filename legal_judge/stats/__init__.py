@@ -39,7 +39,7 @@ from legal_judge.stats.estimates import (
 )
 from legal_judge.stats.groups import Dispersion, GroupResult, score_dispersion, two_group_test
 from legal_judge.stats.isotonic import IsotonicModel, apply_isotonic, fit_isotonic
-from legal_judge.stats.means import MeanCI, mean_ci
+from legal_judge.stats.means import MIN_N_FOR_INTERVAL, MeanCI, mean_ci
 from legal_judge.stats.multiple import adjust_pvalues, flag
 from legal_judge.stats.noninferiority import (
     Bounds,
@@ -102,6 +102,7 @@ __all__ = [
     "IsotonicModel",
     "KappaCI",
     "LimitsOfAgreement",
+    "MIN_N_FOR_INTERVAL",
     "McNemarResult",
     "MeanCI",
     "MovedShare",

@@ -313,3 +313,24 @@ async def test_a_judgment_cancelled_before_it_starts_is_closed_not_left_unawaite
     with pytest.raises(asyncio.CancelledError):
         await waiting
     assert inspect.getcoroutinestate(coro) == "CORO_CLOSED"  # no "never awaited" warning
+
+
+async def test_a_resumed_no_cache_audit_does_not_read_the_cache(tmp_path: Path) -> None:
+    """Issue 33: `--resume` keeps the cache setting the audit was started with (as `run`)."""
+    store = Store(tmp_path / "s.sqlite3")
+    items = load_dataset(sample_dataset_path())
+    settings = SETTINGS.model_copy(update={"dimensions": ["verbosity"]})
+
+    def stop(done: int, total: int) -> None:
+        if done == 5:
+            raise ProviderUnavailable("the provider went down", provider="simulated")
+
+    [target] = load_targets(SIM, store=store, use_cache=False)
+    with pytest.raises(ProviderUnavailable):
+        await run_audit(target, items, settings, store=store, sync=False, audit_id="aud-n",
+                        progress=stop, source=audit_source(SIM, batch=False, use_cache=False))
+    resumed = await resume_target(resume_plan(store, "aud-n"), store)
+    try:
+        assert resumed.judge.use_cache is False
+    finally:
+        await resumed.aclose()

@@ -7,8 +7,10 @@ import pytest
 from legal_judge.checks.jurisdiction import (
     CODES,
     compatible,
+    declared_codes,
     detect_jurisdictions,
     jurisdiction_mismatch,
+    known_codes,
     normalise_jurisdiction,
 )
 
@@ -92,3 +94,19 @@ def test_unaddressed_and_foreign_extras() -> None:
 def test_no_expectation_no_finding() -> None:
     f = jurisdiction_mismatch("Is this legal?", "Under Texas law it is.", None)
     assert f.expected == [] and f.mismatch is False and f.message == ""
+
+
+def test_a_declared_name_becomes_its_code_and_an_unknown_one_none() -> None:
+    # Issue 33: `jurisdiction: "California"` was accepted without a word.
+    assert declared_codes("California") == "US-CA"
+    assert declared_codes("England and Wales") == "GB-EAW"
+    assert declared_codes("France; US-NY") == "FR, US-NY"
+    # Codes and aliases stay exactly as written (no spurious rewrite).
+    assert declared_codes("GB-EWS") == "GB-EWS"
+    assert declared_codes("US-CA,US-NY") == "US-CA,US-NY"
+    assert declared_codes("fr") == "fr"
+    assert declared_codes("Narnia") is None
+    assert declared_codes("US-CA, Narnia") is None
+    listed = known_codes()
+    assert "US-FED" in listed and "GB-EAW" in listed and "US-XX" in listed
+    assert "US-TX" not in listed  # the states are summarised, not listed one by one

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from legal_judge import stats
+from legal_judge.benchmark.summary import TOO_FEW_FOR_INTERVAL
 from legal_judge.dataset import expected_pass_of
 from legal_judge.store import Store
 
@@ -23,9 +24,13 @@ def _rubric_means(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any
                 by_rubric[rubric].append(score)
     out = {}
     for rubric, values in sorted(by_rubric.items()):
-        m = stats.mean_ci(values)
+        # Issue 33 changed the interval rule in both (the one deliberate change since c11b022):
+        # clamped to the rubrics' 0-5 scale, withheld below stats.MIN_N_FOR_INTERVAL items.
+        m = stats.mean_ci(values, bounds=(0.0, 5.0), min_n=stats.MIN_N_FOR_INTERVAL)
         # One scored item has no CI (None), not a zero-width one.
         out[rubric] = {"n": m.n, "mean": m.mean, "ci95": list(m.ci95) if m.ci95 else None}
+        if m.too_few:
+            out[rubric]["ci_note"] = TOO_FEW_FOR_INTERVAL
     return out
 
 

@@ -51,15 +51,17 @@ def test_audit_needed_wants_every_ensemble_judge_audited_by_an_audit_that_judged
     stopped = journey("audit", "run", "--judge", "demo", "--dimensions", "demographic",
                       "--pairs", "10", expect=1)
     assert "INSUFFICIENT_DATA" in stopped.text and "severity: none" not in stopped.text
-    assert journey.query("SELECT status FROM audits") == [("INSUFFICIENT_DATA",)]
+    # Every judge of the ensemble (issue 33), each stopped the same way.
+    assert journey.query("SELECT status FROM audits") == [("INSUFFICIENT_DATA",)] * 3
     assert journey.query("SELECT COUNT(*) FROM judge_calls") == [(0,)]
     needed = journey("audit", "needed", "--judge", "demo", expect=1)
     text = " ".join(needed.text.split())
     assert "3 of 3 judge(s) have no audit that judged something" in text
     assert "judged nothing" in text
-    # The fix audits every judge, not only the first one.
-    assert "fix: legal-judge audit run --judge demo --all-judges" in text
-    journey("audit", "run", "--judge", "demo", "--all-judges", *SMALL, "--probes", "hedge_only",
+    # The fix audits every judge, not only the first one (issue 33: which `audit run --judge
+    # demo` now does by itself).
+    assert "fix: legal-judge audit run --judge demo" in text and "--all-judges" not in text
+    journey("audit", "run", "--judge", "demo", *SMALL, "--probes", "hedge_only",
             "--probe-pairs", "10")
     done = journey("audit", "needed", "--judge", "demo")
     assert done.out.count("audited by") == 3

@@ -26,11 +26,14 @@ def test_audit_and_debias_read_the_bundled_demo_beside_a_file_named_demo(
                     "--out", str(journey.cwd / "audit.json"))
     assert "judge gpt-4o (simulated)" in audit.out, audit.describe()
     assert audit.err.count("the file demo in this folder is not read") == 1, audit.describe()
-    report = json.loads((journey.cwd / "audit.json").read_text(encoding="utf-8"))
-    assert report["extensions"]["judge"] == "gpt-4o (simulated)"
+    # Every judge of the demo ensemble is audited (issue 33), one report file each.
+    reports = [json.loads(p.read_text(encoding="utf-8"))
+               for p in sorted(journey.cwd.glob("audit.*.json"))]
+    assert sorted(r["extensions"]["judge"] for r in reports) == [
+        "gemini-2.5-pro (simulated)", "gpt-4o (simulated)", "mistral-large (simulated)"]
     # The stored --judge value is the name, so a resume reads the bundled demo too.
-    (config,) = journey.query("SELECT config_json FROM audits")
-    assert json.loads(config[0])["source"]["judge"] == "demo"
+    configs = journey.query("SELECT config_json FROM audits")
+    assert [json.loads(c[0])["source"]["judge"] for c in configs] == ["demo"] * 3
     debias = journey("debias", "compare", "--judge", "demo", "--biases", "authority",
                      "--modes", "plain,aware", "--repeats", "1")
     assert "Accuracy on known-answer pairs: gpt-4o (simulated)" in debias.out, debias.describe()

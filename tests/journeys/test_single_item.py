@@ -20,7 +20,8 @@ def test_one_item_run_and_compare_report_no_interval(journey: Journey) -> None:
     first = journey("run", str(one), "--ensemble", "demo", "--quiet", "--run-id", "smoke-a")
     table = first.out[first.out.index("Ensemble scores per rubric"):first.out.index("Per judge")]
     rows = [line for line in table.splitlines() if "│ 1 │" in line]
-    assert rows and all("n/a" in line for line in rows), first.out
+    # Issue 33: below 5 scored items no interval, in words (it said "n/a").
+    assert rows and all("too few items" in line for line in rows), first.out
     shown = json.loads(journey("runs", "show", "smoke-a", "--json").out)
     assert all(m["ci95"] is None for m in shown["summary"]["rubrics"].values())
 

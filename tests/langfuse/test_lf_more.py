@@ -41,7 +41,8 @@ def test_dataset_push_and_load(standin: LangfuseStandin, tmp_path: Path) -> None
     assert len(standin.state.dataset_items) == 3
     items = load_langfuse_dataset("gold-fr")
     assert [i.id for i in items] == ["b0", "b1", "b2"]
-    assert items[0].jurisdiction == "France" and items[0].expected_signals == ["art. 1103"]
+    # The file's "France" is read as its code (issue 33), and pushed as such.
+    assert items[0].jurisdiction == "FR" and items[0].expected_signals == ["art. 1103"]
     assert items[0].dataset == "langfuse:gold-fr"
     assert det_id("dataset:gold-fr:b0") in standin.state.dataset_items
 
