@@ -155,6 +155,8 @@ class StoreConnection(sqlite3.Connection):
 
     store_path: Path
     timeout_s: float
+    #: Which SQL the connection speaks (the PostgreSQL backend's says "postgresql").
+    dialect = "sqlite"
 
     def execute(self, sql: str, parameters: Any = (), /) -> StoreCursor:
         return self.cursor(StoreCursor).execute(sql, parameters)

@@ -159,6 +159,20 @@ def m004_outbox_parking(db: sqlite3.Connection) -> None:
     )
     # One statement: the trigger body holds semicolons (_script splits on them). It covers every
     # writer of the outbox, including calibration's in-transaction enqueue.
+    if getattr(db, "dialect", "sqlite") == "postgresql":
+        # The same rule as a PostgreSQL row trigger (its body is a function).
+        db.execute(
+            """CREATE FUNCTION outbox_requeue_unparks() RETURNS trigger LANGUAGE plpgsql AS $$
+               BEGIN
+                 IF NEW.parked_at IS NOT NULL AND NEW.synced_at IS NULL THEN
+                   NEW.parked_at := NULL; NEW.park_reason := NULL; NEW.park_fix := NULL;
+                   NEW.parked_by := NULL; NEW.park_retry := NULL;
+                 END IF;
+                 RETURN NEW;
+               END $$""")
+        db.execute("CREATE TRIGGER outbox_requeue_unparks BEFORE UPDATE OF payload_json ON outbox "
+                   "FOR EACH ROW EXECUTE FUNCTION outbox_requeue_unparks()")
+        return
     db.execute(
         """CREATE TRIGGER outbox_requeue_unparks AFTER UPDATE OF payload_json ON outbox
            WHEN NEW.parked_at IS NOT NULL AND NEW.synced_at IS NULL
