@@ -129,3 +129,11 @@ def new_schema_url(base_url: str) -> str:
 def pg_schema_url(postgres_url: str) -> str:
     """A URL whose tables live in a schema of this test's own (empty at the start)."""
     return new_schema_url(postgres_url)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's store is, once per backend: a SQLite file, then a PostgreSQL schema."""
+    if request.param == "sqlite":
+        return str(tmp_path / "s.sqlite3")
+    return str(request.getfixturevalue("pg_schema_url"))
