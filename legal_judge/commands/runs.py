@@ -75,6 +75,10 @@ def runs_show(run_id: str, as_json: bool, policy_file: Path | None) -> None:
     them); a newer calibration of its ensemble is mentioned with the command that would use it.
     """
     store = Store()
+    from legal_judge.commands.shards import print_shards
+
+    if not store.run_exists(run_id) and print_shards(store, run_id):
+        return  # a sharded run whose shards are not all done yet
     run = store.get_run(run_id)
     run["status"] = _shown_status(run["status"], run)
     resume = resume_command(run) if run["status"] in _RESUMABLE else None
@@ -93,6 +97,8 @@ def runs_show(run_id: str, as_json: bool, policy_file: Path | None) -> None:
                    "escalation": split.model_dump(mode="json") if split else None})
         return
     print_summary(run)
+    if run["config"].get("shards"):
+        print_shards(store, run_id)
     if split is not None:
         print_escalation_figures(split, console)
     if resume:
@@ -115,5 +121,14 @@ def runs_export(run_id: str, fmt: str | None, out: Path | None) -> None:
         console.print(f"run {run_id} is {run['status']}: finish it with "
                       f"`legal-judge run --resume {run_id}`", soft_wrap=True, markup=False)
 
+
+def _add_shard_commands() -> None:
+    from legal_judge.commands.shards import runs_finish, runs_merge
+
+    runs.add_command(runs_finish)
+    runs.add_command(runs_merge)
+
+
+_add_shard_commands()
 
 COMMANDS: list[click.Command] = [runs]

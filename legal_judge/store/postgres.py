@@ -91,6 +91,7 @@ _PLUS_HINT = re.compile(r"(?<=[\s(])\+([A-Za-z_]\w*)")
 _CREATE = re.compile(r"^\s*(CREATE TABLE (?:IF NOT EXISTS )?\w+) \((.*)\)\s*$", re.S)
 _INSERT = re.compile(
     r"^\s*INSERT(?: OR (IGNORE|REPLACE))? INTO (?P<table>\w+)\s*(\([^)]*\))?\s*VALUES", re.S)
+_INSERT_SELECT = re.compile(r"^\s*INSERT( OR IGNORE) INTO \w+\s*\([^)]*\)\s*SELECT\b", re.S)
 _SELECT_STAR = re.compile(r"^\s*SELECT \* FROM (?P<table>\w+)")
 _WORDS = ((re.compile(r"\bBEGIN IMMEDIATE\b"), "BEGIN"),
           (re.compile(r"\bIFNULL\("), "COALESCE("),
@@ -120,6 +121,9 @@ def translate(sql: str, columns: dict[str, list[str]], keys: dict[str, list[str]
                 "rowid BIGINT GENERATED ALWAYS AS IDENTITY)")
     if (star := _SELECT_STAR.match(sql)) is not None and star.group(1) in columns:
         sql = sql.replace("*", ", ".join(columns[star.group(1)]), 1)
+    if (ignored := _INSERT_SELECT.match(sql)) is not None:
+        return (sql[:ignored.start(1)] + sql[ignored.end(1):]).rstrip().rstrip(";").replace(
+            "%", "%%").replace("?", "%s") + " ON CONFLICT DO NOTHING"
     if (insert := _INSERT.match(sql)) is not None:
         conflict, table, listed = insert.groups()
         names = ([c.strip() for c in listed.strip("()").split(",")] if listed
