@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from legal_judge.errors import ConfigError, NotFoundError
@@ -27,7 +28,7 @@ from legal_judge.store import Store, canonical_json
 from legal_judge.store.transfer import merge_run_rows, runs_with_prefix
 
 __all__ = ["SHARD_MARK", "Shard", "ShardedItems", "ShardStatus", "check_compatible",
-           "finish_sharded", "shard_of", "shard_status"]
+           "finish_sharded", "import_shards", "shard_of", "shard_status"]
 
 #: Between the run id and the shard in a shard run's id: ``ID~shard-2-of-4``.
 SHARD_MARK = "~shard-"
@@ -215,3 +216,56 @@ def finish_sharded(store: Store, base: str, *, sync: bool = True) -> dict[str, A
             summary["warnings"] = warnings
             store.finish_run(base, status="completed", summary=summary)
     return store.get_run(base)
+
+
+def import_shards(store: Store, base: str, paths: list[Path]) -> int:
+    """Copy the completed shard runs of ``base`` from other SQLite stores into ``store``.
+
+    Everything is checked before anything is copied; a shard run already in ``store`` is skipped.
+
+    Returns:
+        How many shard runs the files hold.
+
+    Raises:
+        ConfigError: a shard run unfinished (``shard-unfinished``), in two files
+            (``shard-overlap``), or of another N, dataset or ensemble (``shard-mismatch``).
+    """
+    from legal_judge.store.transfer import copy_runs
+
+    found: dict[str, tuple[Path, dict[str, Any]]] = {}
+    for path in paths:
+        source = Store(path)
+        try:
+            for row in runs_with_prefix(source, base + SHARD_MARK):
+                config = source.get_run(row["id"])["config"]
+                if row["status"] != "completed":
+                    raise ConfigError(f"shard run {row['id']} in {path} is {row['status']}",
+                                      code="shard-unfinished",
+                                      fix=f"finish it first (LEGAL_JUDGE_STORE={path} legal-judge "
+                                          f"run DATASET --run-id {base} --shard K/N), then merge")
+                if row["id"] in found:
+                    raise ConfigError(f"shard run {row['id']} is in both {found[row['id']][0]} "
+                                      f"and {path}", code="shard-overlap",
+                                      fix="give each shard's store once")
+                shard = config["shard"]
+                check_compatible(store, base, Shard(shard["k"], shard["n"]),
+                                 digest=shard["dataset_digest"],
+                                 ensemble_id=config.get("judge_id", ""))
+                for other_path, other in found.values():
+                    if (other["shard"]["n"], other["shard"]["dataset_digest"],
+                            other.get("judge_id")) != (shard["n"], shard["dataset_digest"],
+                                                       config.get("judge_id")):
+                        raise ConfigError(f"the shards in {other_path} and {path} are of "
+                                          "different runs (N, dataset or ensemble differ)",
+                                          code="shard-mismatch",
+                                          fix="merge only the stores of one sharded run")
+                found[row["id"]] = (path, config)
+        finally:
+            source.close()
+    for path in paths:
+        source = Store(path)
+        try:
+            copy_runs(source, store, [i for i, (p, _) in found.items() if p == path])
+        finally:
+            source.close()
+    return len(found)

@@ -170,7 +170,7 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
                               fix="rerun the same --shard command to resume a shard")
         from legal_judge.commands.shards import run_shard_cli
 
-        shard_res = run_shard_cli(dataset, ensemble, run_id=run_id, shard=shard,
+        shard_res = run_shard_cli(console, dataset, ensemble, run_id=run_id, shard=shard,
                                   no_cache=no_cache, calibration=calibration, selection=selection)
         if shard_res is None:
             return  # this shard is done; the run waits for the others (said)

@@ -1,4 +1,4 @@
-"""Sharded runs on the command line: ``run --shard K/N``, ``runs finish ID``, ``runs merge ID FILE...``.
+"""Sharded runs on the command line: ``run --shard K/N`` and the shard lines of ``runs``.
 
 The logic is :mod:`legal_judge.benchmark.shards`'s; this module reads the inputs, drives one
 shard's run and says what is done and what is pending.
@@ -7,29 +7,27 @@ shard's run and says what is done and what is pending.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
-import click
+from rich.console import Console
 
 from legal_judge.benchmark.inputs import ItemSelection
 from legal_judge.benchmark.outcome import RunOutcome
 from legal_judge.benchmark.shards import (
-    SHARD_MARK,
     Shard,
     ShardedItems,
     check_compatible,
     finish_sharded,
     shard_status,
 )
-from legal_judge.commands.core import console
 from legal_judge.errors import ConfigError
 from legal_judge.store import Store
 
-__all__ = ["print_shards", "run_shard_cli", "runs_finish", "runs_merge"]
+__all__ = ["print_shards", "run_shard_cli"]
 
 
-def run_shard_cli(dataset: str | None, ensemble: str, *, run_id: str | None, shard: str,
+def run_shard_cli(console: Console, dataset: str | None, ensemble: str, *, run_id: str | None,
+                  shard: str,
                   no_cache: bool, calibration: str | None,
                   selection: ItemSelection | None) -> dict[str, Any] | None:
     """Judge one shard of the run ``run_id``; the merged run when this shard completed it.
@@ -91,7 +89,7 @@ def run_shard_cli(dataset: str | None, ensemble: str, *, run_id: str | None, sha
     return {"run": merged, "outcome": done}
 
 
-def print_shards(store: Store, run_id: str) -> bool:
+def print_shards(console: Console, store: Store, run_id: str) -> bool:
     """Print the shards of ``run_id`` done and pending (``runs show``); False when unsharded."""
     status = shard_status(store, run_id)
     if status is None:
@@ -102,75 +100,3 @@ def print_shards(store: Store, run_id: str) -> bool:
                       f"--shard K/{status.n} (a shard rerun resumes and pays no call twice)",
                       highlight=False, soft_wrap=True, markup=False)
     return True
-
-
-@click.command("finish")
-@click.argument("run_id")
-def runs_finish(run_id: str) -> None:
-    """Merge the completed shards of RUN_ID into one run, summarise and sync it (once)."""
-    from legal_judge.commands.run_render import print_summary
-
-    store = Store()
-    merged = finish_sharded(store, run_id)
-    if merged is None:
-        status = shard_status(store, run_id)
-        raise ConfigError(f"run {run_id} cannot finish: {status.line() if status else ''}",
-                          code="shards-pending",
-                          fix=f"run each pending shard (legal-judge run DATASET --run-id {run_id} "
-                              "--shard K/N), then `legal-judge runs finish` again")
-    print_summary(merged)
-
-
-@click.command("merge")
-@click.argument("run_id")
-@click.argument("stores", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def runs_merge(run_id: str, stores: tuple[Path, ...]) -> None:
-    """Bring the shards of RUN_ID from other SQLite store files into this store and finish it.
-
-    Each CI runner with a store of its own ran one or more shards; overlapping or mismatched
-    shards (another N, dataset or ensemble) are refused before anything is copied.
-    """
-    from legal_judge.commands.run_render import print_summary
-    from legal_judge.store.transfer import copy_runs, runs_with_prefix
-
-    store = Store()
-    found: dict[str, tuple[Path, dict[str, Any]]] = {}
-    sources = []
-    for path in stores:
-        source = Store(path)
-        sources.append(source)
-        for row in runs_with_prefix(source, run_id + SHARD_MARK):
-            config = source.get_run(row["id"])["config"]
-            if row["status"] != "completed":
-                raise ConfigError(f"shard run {row['id']} in {path} is {row['status']}",
-                                  code="shard-unfinished",
-                                  fix=f"finish it first (LEGAL_JUDGE_STORE={path} legal-judge run "
-                                      f"DATASET --run-id {run_id} --shard ...), then merge")
-            if row["id"] in found:
-                raise ConfigError(f"shard run {row['id']} is in both {found[row['id']][0]} and "
-                                  f"{path}", code="shard-overlap",
-                                  fix="give each shard's store once")
-            shard = config["shard"]
-            check_compatible(store, run_id, Shard(shard["k"], shard["n"]),
-                             digest=shard["dataset_digest"], ensemble_id=config.get("judge_id", ""))
-            for other_path, other in found.values():
-                other_shard = other["shard"]
-                if (other_shard["n"], other_shard["dataset_digest"], other.get("judge_id")) != (
-                        shard["n"], shard["dataset_digest"], config.get("judge_id")):
-                    raise ConfigError(f"the shards in {other_path} and {path} are of different "
-                                      "runs (N, dataset or ensemble differ)",
-                                      code="shard-mismatch",
-                                      fix="merge only the stores of one sharded run")
-            found[row["id"]] = (path, config)
-    for source in sources:
-        copy_runs(source, store, [i for i, (p, _) in found.items() if p == source.path])
-        source.close()
-    console.print(f"merged {len(found)} shard run(s) into {store.path}", highlight=False,
-                  soft_wrap=True, markup=False)
-    merged = finish_sharded(store, run_id)
-    if merged is None:
-        print_shards(store, run_id)
-        raise ConfigError(f"run {run_id} still has pending shards", code="shards-pending",
-                          fix="merge the stores of the pending shards too")
-    print_summary(merged)
