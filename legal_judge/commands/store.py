@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from legal_judge.commands.core import console
 from legal_judge.commands.tables import Col, print_table
 from legal_judge.config import is_postgres_url, mask_url
-from legal_judge.errors import GateFailure
+from legal_judge.errors import ConfigError, GateFailure
 from legal_judge.store import Store
 from legal_judge.store.transfer import copy_store, row_counts
 
@@ -35,6 +37,10 @@ def store_copy(source: str, target: str) -> None:
     """
     from legal_judge.audit.log import AuditLog
 
+    if not is_postgres_url(source) and not Path(source).is_file():
+        # Opening a missing file would create an empty store and "copy" nothing.
+        raise ConfigError(f"no store at {source}", code="store-missing",
+                          fix="give an existing store file or a postgresql:// URL as SOURCE")
     src, dst = Store(source), Store(target)
     copy_store(src, dst)
     counts = (row_counts(src), row_counts(dst))
