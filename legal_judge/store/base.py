@@ -209,6 +209,21 @@ class StoreBase:
         """Close the connection."""
         self.db.close()
 
+    def one_row(self, sql: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
+        """The first row of a query as a dict, or None (the repositories' "get by id")."""
+        row = self.db.execute(sql, params).fetchone()
+        return dict(row) if row is not None else None
+
+    def one_json(self, sql: str, params: tuple[Any, ...]) -> Any:
+        """The decoded JSON document in the first column of the first row, or None (no row,
+        or a NULL document): the repositories' "report of" and "latest report of"."""
+        row = self.db.execute(sql, params).fetchone()
+        return json.loads(row[0]) if row is not None and row[0] is not None else None
+
+    def has_row(self, sql: str, params: tuple[Any, ...] = ()) -> bool:
+        """Whether a query returns a row."""
+        return self.db.execute(sql, params).fetchone() is not None
+
     def resume_fix(self, run_id: str) -> str:
         """The full-disk fix, naming the command that finishes ``run_id`` (a run or an audit)."""
         run = self.db.execute("SELECT kind, config_json FROM runs WHERE id = ?", (run_id,)).fetchone()

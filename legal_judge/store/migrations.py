@@ -30,6 +30,15 @@ def _script(db: sqlite3.Connection, sql: str) -> None:
             db.execute(statement)
 
 
+def _owner_columns(db: sqlite3.Connection, table: str) -> None:
+    # The owning process of a run or an audit (m005, m007): pid, host and last heartbeat.
+    _script(db, f"""
+        ALTER TABLE {table} ADD COLUMN owner_pid INTEGER;
+        ALTER TABLE {table} ADD COLUMN owner_host TEXT;
+        ALTER TABLE {table} ADD COLUMN heartbeat_at TEXT
+        """)
+
+
 @migration
 def m001_core(db: sqlite3.Connection) -> None:
     _script(db,
@@ -187,13 +196,7 @@ def m004_outbox_parking(db: sqlite3.Connection) -> None:
 def m005_run_owner(db: sqlite3.Connection) -> None:
     # The process that is executing a run, so a run whose process died is shown interrupted (with
     # its resume command) instead of "running" forever. NULL for runs of older stores.
-    _script(db,
-        """
-        ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
-        ALTER TABLE runs ADD COLUMN owner_host TEXT;
-        ALTER TABLE runs ADD COLUMN heartbeat_at TEXT
-        """
-    )
+    _owner_columns(db, "runs")
 
 
 @migration
@@ -218,13 +221,7 @@ def m006_label_comments(db: sqlite3.Connection) -> None:
 def m007_audit_owner(db: sqlite3.Connection) -> None:
     # The process executing an audit, as m005_run_owner for runs: a killed audit is shown
     # interrupted (with `audit run --resume`) instead of "running" forever. NULL for older audits.
-    _script(db,
-        """
-        ALTER TABLE audits ADD COLUMN owner_pid INTEGER;
-        ALTER TABLE audits ADD COLUMN owner_host TEXT;
-        ALTER TABLE audits ADD COLUMN heartbeat_at TEXT
-        """
-    )
+    _owner_columns(db, "audits")
 
 
 @migration
