@@ -82,21 +82,27 @@ def test_four_concurrent_shards_on_postgres_equal_a_single_process_run(
     assert shown.returncode == 0 and "shards of R: 4/4 done" in shown.stdout, shown.stdout
 
 
+def _subset(path: Path, n: int) -> str:
+    """The first ``n`` items of the bundled sample as a dataset file (a quick run)."""
+    path.write_text("".join(i.model_dump_json() + "\n"
+                            for i in load_dataset(sample_dataset_path())[:n]))
+    return str(path)
+
+
 def test_a_shard_with_another_n_or_dataset_is_refused_naming_the_difference(
         tmp_path: Path) -> None:
     env = _env(tmp_path / "home")
-    first = _cli(env, "run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "1/4",
+    data = _subset(tmp_path / "d24.jsonl", 24)
+    first = _cli(env, "run", data, "--ensemble", "demo", "--run-id", "R", "--shard", "1/4",
                  "--quiet")
     assert first.returncode == 0, first.stdout + first.stderr
     assert "shards of R: 1/4 done; pending: 2 (not started)" in " ".join(first.stdout.split())
-    other_n = _cli(env, "run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "2/3",
+    other_n = _cli(env, "run", data, "--ensemble", "demo", "--run-id", "R", "--shard", "2/3",
                    "--quiet")
     assert other_n.returncode == 2
     assert "N (the number of shards): stored 4, given 3" in " ".join(other_n.stderr.split())
-    smaller = tmp_path / "smaller.jsonl"
-    items = load_dataset(sample_dataset_path())[:20]
-    smaller.write_text("".join(i.model_dump_json() + "\n" for i in items))
-    other_data = _cli(env, "run", str(smaller), "--ensemble", "demo", "--run-id", "R", "--shard",
+    smaller = _subset(tmp_path / "d20.jsonl", 20)
+    other_data = _cli(env, "run", smaller, "--ensemble", "demo", "--run-id", "R", "--shard",
                       "2/4", "--quiet")
     assert other_data.returncode == 2
     assert "in its dataset" in " ".join(other_data.stderr.split())
@@ -107,8 +113,9 @@ def test_a_shard_with_another_n_or_dataset_is_refused_naming_the_difference(
 
 
 def test_runs_merge_brings_sqlite_shard_stores_into_one_run(tmp_path: Path) -> None:
+    data = _subset(tmp_path / "d24.jsonl", 24)
     for k in (1, 2):
-        done = _cli(_env(tmp_path / f"runner{k}"), "run", SAMPLE, "--ensemble", "demo",
+        done = _cli(_env(tmp_path / f"runner{k}"), "run", data, "--ensemble", "demo",
                     "--run-id", "R", "--shard", f"{k}/2", "--quiet")
         assert done.returncode == 0, done.stdout + done.stderr
     files = [str(tmp_path / f"runner{k}" / "store.sqlite3") for k in (1, 2)]
@@ -121,11 +128,11 @@ def test_runs_merge_brings_sqlite_shard_stores_into_one_run(tmp_path: Path) -> N
     again = _cli(env, "runs", "merge", "R", *files)  # a rerun copies nothing twice
     assert again.returncode == 0, again.stdout + again.stderr
     lead = Store(tmp_path / "lead" / "store.sqlite3")
-    single = _cli(_env(tmp_path / "single"), "run", SAMPLE, "--ensemble", "demo", "--run-id",
+    single = _cli(_env(tmp_path / "single"), "run", data, "--ensemble", "demo", "--run-id",
                   "S", "--quiet")
     assert single.returncode == 0
     assert _verdicts(lead, "R") == _verdicts(Store(tmp_path / "single" / "store.sqlite3"), "S")
-    assert lead.call_counts("R")["calls"] == 3 * 57
+    assert lead.call_counts("R")["calls"] == 3 * 24
 
 
 @pytest.fixture
