@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "legal_judge.commands.batches",
     "legal_judge.commands.policy",
     "legal_judge.commands.rules",
+    "legal_judge.commands.store",
 )
 
 # Command name -> (module, short help). Modules are imported only when one of their commands runs,
@@ -72,6 +73,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
                "The gate policy: every threshold the release, audit and run gates apply."),
     "rules": ("legal_judge.commands.rules",
               "Each rule-based finding and its effect on a decision (cap, fail, review, info)."),
+    "store": ("legal_judge.commands.store", "Copy a store between SQLite and PostgreSQL."),
     "batches": ("legal_judge.commands.batches",
                 "Provider batch jobs of `run --batch` runs and `audit run --batch` audits."),
 }

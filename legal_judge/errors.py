@@ -16,7 +16,8 @@ configuration, 3 an external service failed after retries)::
     │   ├── ProviderUnavailable        5xx, timeouts, resets: retried with backoff (exit 3)
     │   └── BadRequestError            400/404/422: not retried (exit 2)
     ├── StoreError(code)               the SQLite store is unusable: full disk, damaged file,
-    │                                  locked, read-only, newer schema (names the file and the fix)
+    │   │                              locked, read-only, newer schema (names the file and the fix)
+    │   └── StoreUnavailable           a PostgreSQL store's server is unreachable (exit 3: rerun)
     ├── SyncError                      Langfuse refused or was unreachable after retries (exit 3)
     ├── NotFoundError                  a run, audit or calibration id that is not in the store
     └── GateFailure                    a CI gate decided "no" (exit 1)
@@ -41,6 +42,7 @@ __all__ = [
     "ProviderUnavailable",
     "RateLimitError",
     "StoreError",
+    "StoreUnavailable",
     "SyncError",
     "TemplateError",
 ]
@@ -194,6 +196,15 @@ class StoreError(LegalJudgeError):
     def __init__(self, message: str, *, code: str = "store", fix: str | None = None) -> None:
         super().__init__(message, fix=fix)
         self.code = code
+
+
+class StoreUnavailable(StoreError):
+    """A PostgreSQL store's server cannot be reached or went away; a rerun resumes (exit 3)."""
+
+    exit_code = 3
+
+    def __init__(self, message: str, *, fix: str | None = None) -> None:
+        super().__init__(message, code="store-unavailable", fix=fix)
 
 
 class SyncError(LegalJudgeError):

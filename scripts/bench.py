@@ -118,6 +118,24 @@ async def bare_loop(items: list[BenchmarkItem], url: str, concurrency: int, *,
     return {"wall_s": wall, "cpu_s": cpu, "calls": len(requests) * len(JUDGE_MODELS)}
 
 
+#: ``--store``: a PostgreSQL server to measure on instead of SQLite (each home its own schema).
+STORE_URL: str | None = None
+
+
+def _store_for(home: Path) -> str:
+    """A schema of ``--store`` for ``home`` (the same home, e.g. the cached rerun, shares it)."""
+    import hashlib
+
+    import psycopg
+
+    assert STORE_URL is not None
+    schema = "bench_" + hashlib.sha1(str(home).encode()).hexdigest()[:12]
+    with psycopg.connect(STORE_URL, autocommit=True) as db:
+        db.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    joiner = "&" if "?" in STORE_URL else "?"
+    return f"{STORE_URL}{joiner}options=-csearch_path%3D{schema}"
+
+
 def ours(items_path: Path, config: Path, home: Path, *, run_id: str, checks: bool = False,
          code_root: Path = ROOT, trace: bool = False) -> dict[str, Any]:
     """Our full path in a fresh process (rendering, parsing, validation, ensemble, store commits)."""
@@ -153,6 +171,8 @@ print(json.dumps({{"code": legal_judge.__file__,
                    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
     env = {**os.environ, "LEGAL_JUDGE_HOME": str(home), "PYTHONPATH": str(code_root)}
+    if STORE_URL:
+        env["LEGAL_JUDGE_STORE"] = _store_for(home)
     # `python -c` puts the working directory first on sys.path, before PYTHONPATH: run in the
     # measured checkout, or a --code comparison measures this checkout twice.
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
@@ -460,9 +480,14 @@ def main() -> None:
                         help="also trace Python allocations in the scaling runs (slower)")
     parser.add_argument("--quick", action="store_true",
                         help="small sizes: --items 200 --memory-items 1000,3000")
+    parser.add_argument("--store", default=None, metavar="URL",
+                        help="measure on this PostgreSQL server (postgresql://...) instead of "
+                             "SQLite; each run gets a schema of its own")
     parser.add_argument("--code", type=Path, default=ROOT,
                         help="the checkout whose legal_judge is measured (default: this one)")
     args = parser.parse_args()
+    global STORE_URL
+    STORE_URL = args.store
     if args.quick:
         args.items, args.memory_items = "200", "1000,3000"
     args.code = args.code.resolve()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# The throwaway PostgreSQL server fixtures (postgres_url, pg_schema_url).
+pytest_plugins = ["pg_server"]
 
 KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY",
             "TOGETHER_API_KEY", "GROQ_API_KEY", "OPENAI_COMPATIBLE_API_KEY", "COURTLISTENER_TOKEN",
@@ -13,9 +17,14 @@ KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_AP
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                   request: pytest.FixtureRequest) -> Iterator[Path]:
     home = tmp_path / "lj-home"
     monkeypatch.setenv("LEGAL_JUDGE_HOME", str(home))
+    monkeypatch.delenv("LEGAL_JUDGE_STORE", raising=False)
+    if os.environ.get("LEGAL_JUDGE_TEST_BACKEND") == "postgresql":
+        # Any suite on PostgreSQL: each test's default store is an empty schema of the server.
+        monkeypatch.setenv("LEGAL_JUDGE_STORE", request.getfixturevalue("pg_schema_url"))
     for var in KEY_VARS:
         monkeypatch.delenv(var, raising=False)
     yield home

@@ -70,9 +70,14 @@ def langfuse_prompt_versions(warnings: list[str]) -> dict[str, int] | None:
 
 
 def sync_run_at_end(store: Store, run_id: str, warnings: list[str]) -> None:
-    """Queue the run for Langfuse and deliver it now; a delivery left pending adds a warning."""
+    """Queue the run for Langfuse and deliver it now; a delivery left pending adds a warning.
+
+    A shard's own run is not synced: the sharded run it is merged into is, once.
+    """
     from legal_judge.sync.sink import get_sink
 
+    if "shard" in store.get_run(run_id)["config"]:
+        return
     sink = get_sink()
     sink.enqueue_run(store, run_id)
     report = sink.flush(store, timeout_s=10.0)

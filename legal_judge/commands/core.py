@@ -125,6 +125,9 @@ def export_and_say(store: Store, run_id: str, path: Path, *, fmt: str | None = N
               help="Ensemble TOML file, or a bundled one: default, demo.")
 @click.option("--resume", "resume", default=None, help="Finish an interrupted run.")
 @click.option("--run-id", default=None, help="Id for the new run (default: generated).")
+@click.option("--shard", default=None, metavar="K/N",
+              help="Judge shard K of N of DATASET under --run-id (one per CI runner); the run "
+                   "completes when its last shard does.")
 @click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write results as .csv, .jsonl or .parquet (as `runs export`).")
@@ -154,7 +157,8 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
         no_cache: bool, out: Path | None, limit: int | None, sample: int | None,
         seed: int | None, ids: str | None, calibration: str | None, lookup: bool, batch: bool,
         no_wait: bool, release: str | None, junit: Path | None, summary_md: Path | None,
-        policy_file: Path | None, overrides: tuple[str, ...], quiet: bool) -> None:
+        policy_file: Path | None, overrides: tuple[str, ...], quiet: bool,
+        shard: str | None = None) -> None:
     """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble.
 
     Exits 1 when the share of INCONCLUSIVE items is above the policy's
@@ -171,7 +175,20 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
 
         check_export_path(out)  # before anything is paid for
     check_ci_paths(junit=junit, summary_md=summary_md)
-    if batch:
+    if shard is not None:
+        if batch or resume or lookup:
+            raise ConfigError("--shard does not combine with --batch, --resume or --lookup",
+                              code="shard-options",
+                              fix="rerun the same --shard command to resume a shard")
+        from legal_judge.commands.shards import run_shard_cli
+
+        shard_res = run_shard_cli(console, dataset, ensemble, run_id=run_id, shard=shard,
+                                  no_cache=no_cache, calibration=calibration, selection=selection,
+                                  release=release)
+        if shard_res is None:
+            return  # this shard is done; the run waits for the others (said)
+        res = shard_res
+    elif batch:
         if calibration or lookup:
             raise ConfigError("--batch does not combine with --calibration or --lookup yet",
                               code="batch-options", fix="drop --batch for this run")

@@ -1,4 +1,4 @@
-"""``legal-judge runs``: list, show and export stored runs."""
+"""``legal-judge runs``: list, show and export stored runs; finish and merge sharded runs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from legal_judge.calibration.escalation import escalation_figures
 from legal_judge.commands.core import console, export_and_say
 from legal_judge.commands.escalate import print_escalation_figures
 from legal_judge.commands.run_render import print_summary
+from legal_judge.commands.shards import print_shards
 from legal_judge.commands.tables import Col, echo_json, print_table
+from legal_judge.errors import ConfigError
 from legal_judge.run_owner import displayed_status, resume_command, run_owner
 from legal_judge.store import Store
 
@@ -75,6 +77,8 @@ def runs_show(run_id: str, as_json: bool, policy_file: Path | None) -> None:
     them); a newer calibration of its ensemble is mentioned with the command that would use it.
     """
     store = Store()
+    if not store.run_exists(run_id) and print_shards(console, store, run_id):
+        return  # a sharded run whose shards are not all done yet
     run = store.get_run(run_id)
     run["status"] = _shown_status(run["status"], run)
     resume = resume_command(run) if run["status"] in _RESUMABLE else None
@@ -93,6 +97,8 @@ def runs_show(run_id: str, as_json: bool, policy_file: Path | None) -> None:
                    "escalation": split.model_dump(mode="json") if split else None})
         return
     print_summary(run)
+    if run["config"].get("shards"):
+        print_shards(console, store, run_id)
     if split is not None:
         print_escalation_figures(split, console)
     if resume:
@@ -114,6 +120,47 @@ def runs_export(run_id: str, fmt: str | None, out: Path | None) -> None:
     if run["status"] != "completed":
         console.print(f"run {run_id} is {run['status']}: finish it with "
                       f"`legal-judge run --resume {run_id}`", soft_wrap=True, markup=False)
+
+
+@runs.command("finish")
+@click.argument("run_id")
+def runs_finish(run_id: str) -> None:
+    """Merge the completed shards of RUN_ID into one run, summarise and sync it (once)."""
+    from legal_judge.benchmark.shards import finish_sharded, shard_status
+
+    store = Store()
+    merged = finish_sharded(store, run_id)
+    if merged is None:
+        status = shard_status(store, run_id)
+        raise ConfigError(f"run {run_id} cannot finish: {status.line() if status else ''}",
+                          code="shards-pending",
+                          fix=f"run each pending shard (legal-judge run DATASET --run-id {run_id} "
+                              "--shard K/N), then `legal-judge runs finish` again")
+    print_summary(merged)
+
+
+@runs.command("merge")
+@click.argument("run_id")
+@click.argument("stores", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def runs_merge(run_id: str, stores: tuple[Path, ...]) -> None:
+    """Bring the shards of RUN_ID from other SQLite store files into this store and finish it.
+
+    Each CI runner with a store of its own ran one or more shards; overlapping or mismatched
+    shards (another N, dataset or ensemble) are refused before anything is copied.
+    """
+    from legal_judge.benchmark.shards import finish_sharded, import_shards
+
+    store = Store()
+    found = import_shards(store, run_id, list(stores))
+    console.print(f"merged {found} shard run(s) into {store.path}", highlight=False,
+                  soft_wrap=True, markup=False)
+    merged = finish_sharded(store, run_id)
+    if merged is None:
+        print_shards(console, store, run_id)
+        raise ConfigError(f"run {run_id} still has pending shards", code="shards-pending",
+                          fix="merge the stores of the pending shards too")
+    print_summary(merged)
 
 
 COMMANDS: list[click.Command] = [runs]

@@ -18,14 +18,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import pydantic_core
 
-from legal_judge.config import store_path
+from legal_judge.config import is_postgres_url, store_target
 from legal_judge.errors import StoreError
 from legal_judge.store.connection import BUSY_TIMEOUT_S, connect, enable_wal, quick_check
 from legal_judge.store.migrations import MIGRATIONS
+from legal_judge.store.postgres import PgConnection
 
 __all__ = ["StoreBase", "canonical_json", "document_json", "names_the_run", "utcnow"]
 
@@ -73,8 +74,15 @@ def json_fields(column: str, fields: tuple[str, ...]) -> str:
 
 
 def decode_fields(text: str, fields: tuple[str, ...]) -> dict[str, Any]:
-    """The ``fields`` :func:`json_fields` read, by name (a missing key is None)."""
-    return dict(zip(fields, json.loads(text), strict=True))
+    """The ``fields`` :func:`json_fields` read, by name (a missing key is None).
+
+    On PostgreSQL the query read the whole document (jsonb would refuse the ``NaN`` a document
+    may hold), and the fields are picked here.
+    """
+    values = json.loads(text)
+    if isinstance(values, dict):
+        return {field: values.get(field) for field in fields}
+    return dict(zip(fields, values, strict=True))
 
 
 def names_the_run(method: Callable[Concatenate[S, str, P], R]) -> Callable[Concatenate[S, str, P], R]:
@@ -98,21 +106,35 @@ class StoreBase:
         """Open (and create or migrate) the store.
 
         Args:
-            path: The store file; default ``$LEGAL_JUDGE_HOME/store.sqlite3``.
+            path: The store file, or a ``postgresql://`` URL; default ``$LEGAL_JUDGE_STORE``
+                when set, else ``$LEGAL_JUDGE_HOME/store.sqlite3``.
             timeout_s: How long a statement waits for another process's lock.
 
         Raises:
             StoreError: the store is damaged, full, locked, read-only or from a newer version.
+            StoreUnavailable: a PostgreSQL store's server cannot be reached (exit 3).
         """
-        self.path = Path(path) if path is not None else store_path()
-        self.db: sqlite3.Connection = connect(self.path, timeout_s)
+        target = path if path is not None else store_target()
         self._lock = threading.RLock()
+        if is_postgres_url(target):
+            server = PgConnection(str(target), timeout_s)
+            self.path: Path = server.store_path
+            # PgConnection speaks the subset of sqlite3.Connection the store's modules use.
+            self.db: sqlite3.Connection = cast(sqlite3.Connection, server)
+            self.postgres: PgConnection | None = server
+        else:
+            self.path = Path(target)
+            self.db = connect(self.path, timeout_s)
+            self.postgres = None
         try:
-            enable_wal(self.db)
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            quick_check(self.db, self.path)
+            if self.postgres is None:
+                enable_wal(self.db)  # type: ignore[arg-type]  # connect() made a StoreConnection
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                quick_check(self.db, self.path)  # type: ignore[arg-type]
             self._migrate()
+            if self.postgres is not None:
+                self.postgres.refresh_catalog()
         except BaseException:
             self.db.close()
             raise
@@ -165,6 +187,9 @@ class StoreBase:
                 return
             self.db.execute("BEGIN IMMEDIATE")
             try:
+                if self.postgres is not None:
+                    # One writing transaction at a time, as BEGIN IMMEDIATE is on SQLite.
+                    self.postgres.lock_writers()
                 yield self.db
                 self.db.execute("COMMIT")
             except BaseException:
@@ -183,6 +208,21 @@ class StoreBase:
     def close(self) -> None:
         """Close the connection."""
         self.db.close()
+
+    def one_row(self, sql: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
+        """The first row of a query as a dict, or None (the repositories' "get by id")."""
+        row = self.db.execute(sql, params).fetchone()
+        return dict(row) if row is not None else None
+
+    def one_json(self, sql: str, params: tuple[Any, ...]) -> Any:
+        """The decoded JSON document in the first column of the first row, or None (no row,
+        or a NULL document): the repositories' "report of" and "latest report of"."""
+        row = self.db.execute(sql, params).fetchone()
+        return json.loads(row[0]) if row is not None and row[0] is not None else None
+
+    def has_row(self, sql: str, params: tuple[Any, ...] = ()) -> bool:
+        """Whether a query returns a row."""
+        return self.db.execute(sql, params).fetchone() is not None
 
     def resume_fix(self, run_id: str) -> str:
         """The full-disk fix, naming the command that finishes ``run_id`` (a run or an audit)."""

@@ -33,24 +33,21 @@ class Calibrations:
 
     def get(self, calibration_id: str) -> dict[str, Any] | None:
         """A calibration row as stored (``report_json`` undecoded), or None."""
-        row = self._base.db.execute("SELECT * FROM calibrations WHERE id = ?",
-                                    (calibration_id,)).fetchone()
-        return dict(row) if row is not None else None
+        return self._base.one_row("SELECT * FROM calibrations WHERE id = ?", (calibration_id,))
 
     def exists(self, calibration_id: str) -> bool:
         """Whether a calibration has this id."""
-        return self._base.db.execute("SELECT 1 FROM calibrations WHERE id = ?",
-                                     (calibration_id,)).fetchone() is not None
+        return self._base.has_row("SELECT 1 FROM calibrations WHERE id = ?", (calibration_id,))
 
     def report(self, calibration_id: str) -> dict[str, Any] | None:
         """A calibration's decoded report, or None."""
-        row = self._base.db.execute("SELECT report_json FROM calibrations WHERE id = ?",
-                                    (calibration_id,)).fetchone()
-        return json.loads(row[0]) if row is not None else None
+        report: dict[str, Any] | None = self._base.one_json(
+            "SELECT report_json FROM calibrations WHERE id = ?", (calibration_id,))
+        return report
 
     def any(self) -> bool:
         """Whether the store holds any calibration (a cheap test before loading one)."""
-        return self._base.db.execute("SELECT 1 FROM calibrations LIMIT 1").fetchone() is not None
+        return self._base.has_row("SELECT 1 FROM calibrations LIMIT 1")
 
     def recent(self, *, limit: int) -> list[dict[str, Any]]:
         """The newest calibrations first (id, run_id, judge_id, quarter, created_at)."""
@@ -68,30 +65,25 @@ class Calibrations:
     def latest_report_of_judge(self, judge_id: str, *, not_of_run: str) -> dict[str, Any] | None:
         """The newest calibration report of a judge_id made on another run than ``not_of_run``
         (calibrations without a run count as another run), or None."""
-        row = self._base.db.execute(
+        report: dict[str, Any] | None = self._base.one_json(
             "SELECT report_json FROM calibrations WHERE judge_id = ? AND IFNULL(run_id, '') != ? "
-            "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id, not_of_run)).fetchone()
-        return json.loads(row[0]) if row else None
+            "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id, not_of_run))
+        return report
 
     def latest_of_judge(self, judge_id: str) -> dict[str, Any] | None:
         """The newest calibration of a judge_id (id, run_id, quarter, created_at), or None."""
-        row = self._base.db.execute(
-            f"SELECT {_META} FROM calibrations WHERE judge_id = ? "
-            "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id,)).fetchone()
-        return dict(row) if row is not None else None
+        return self._base.one_row(f"SELECT {_META} FROM calibrations WHERE judge_id = ? "
+                                  "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id,))
 
     def latest_of_run(self, run_id: str) -> dict[str, Any] | None:
         """The newest calibration made on a run's labels (id, run_id, quarter, created_at)."""
-        row = self._base.db.execute(
-            f"SELECT {_META} FROM calibrations WHERE run_id = ? "
-            "ORDER BY created_at DESC, id DESC LIMIT 1", (run_id,)).fetchone()
-        return dict(row) if row is not None else None
+        return self._base.one_row(f"SELECT {_META} FROM calibrations WHERE run_id = ? "
+                                  "ORDER BY created_at DESC, id DESC LIMIT 1", (run_id,))
 
     def meta(self, calibration_id: str) -> dict[str, Any] | None:
         """A calibration's id, run_id, judge_id, quarter and created_at (no report), or None."""
-        row = self._base.db.execute(f"SELECT {_META} FROM calibrations WHERE id = ?",
-                                    (calibration_id,)).fetchone()
-        return dict(row) if row is not None else None
+        return self._base.one_row(f"SELECT {_META} FROM calibrations WHERE id = ?",
+                                  (calibration_id,))
 
     # corrections ---------------------------------------------------------------------------------
     def correction_count(self, calibration_id: str) -> int:
@@ -109,13 +101,13 @@ class Calibrations:
 
     def correction(self, correction_id: str) -> dict[str, Any] | None:
         """A stored correction's decoded model, or None."""
-        row = self._base.db.execute("SELECT model_json FROM corrections WHERE id = ?",
-                                    (correction_id,)).fetchone()
-        return json.loads(row[0]) if row is not None else None
+        model: dict[str, Any] | None = self._base.one_json(
+            "SELECT model_json FROM corrections WHERE id = ?", (correction_id,))
+        return model
 
     def latest_correction(self, calibration_id: str) -> dict[str, Any] | None:
         """The newest correction fitted from a calibration (decoded model), or None."""
-        row = self._base.db.execute(
+        model: dict[str, Any] | None = self._base.one_json(
             "SELECT model_json FROM corrections WHERE calibration_id = ? "
-            "ORDER BY created_at DESC, id DESC LIMIT 1", (calibration_id,)).fetchone()
-        return json.loads(row[0]) if row is not None else None
+            "ORDER BY created_at DESC, id DESC LIMIT 1", (calibration_id,))
+        return model

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -106,41 +106,29 @@ class StoreCursor(sqlite3.Cursor):
             raise exc  # a bug (bad SQL, a constraint): callers and tests see SQLite's own error
         raise error from exc
 
-    def execute(self, sql: str, parameters: Any = (), /) -> StoreCursor:
+    def _guarded(self, method: Callable[..., Any], *args: Any) -> Any:
         try:
-            return super().execute(sql, parameters)
+            return method(*args)
         except sqlite3.Error as exc:
             self._fail(exc)
+
+    def execute(self, sql: str, parameters: Any = (), /) -> StoreCursor:
+        return self._guarded(super().execute, sql, parameters)
 
     def executemany(self, sql: str, seq_of_parameters: Any, /) -> StoreCursor:
-        try:
-            return super().executemany(sql, seq_of_parameters)
-        except sqlite3.Error as exc:
-            self._fail(exc)
+        return self._guarded(super().executemany, sql, seq_of_parameters)
 
     def fetchone(self) -> Any:
-        try:
-            return super().fetchone()
-        except sqlite3.Error as exc:
-            self._fail(exc)
+        return self._guarded(super().fetchone)
 
     def fetchmany(self, size: int | None = 1) -> list[Any]:
-        try:
-            return super().fetchmany(size)
-        except sqlite3.Error as exc:
-            self._fail(exc)
+        return self._guarded(super().fetchmany, size)
 
     def fetchall(self) -> list[Any]:
-        try:
-            return super().fetchall()
-        except sqlite3.Error as exc:
-            self._fail(exc)
+        return self._guarded(super().fetchall)
 
     def __next__(self) -> Any:
-        try:
-            return super().__next__()
-        except sqlite3.Error as exc:
-            self._fail(exc)
+        return self._guarded(super().__next__)
 
     def __iter__(self) -> Iterator[Any]:  # type: ignore[override]  # an iterator, not self
         # A ``for`` over the cursor reads the rows in batches: this class's ``__next__`` is a
@@ -155,6 +143,8 @@ class StoreConnection(sqlite3.Connection):
 
     store_path: Path
     timeout_s: float
+    #: Which SQL the connection speaks (the PostgreSQL backend's says "postgresql").
+    dialect = "sqlite"
 
     def execute(self, sql: str, parameters: Any = (), /) -> StoreCursor:
         return self.cursor(StoreCursor).execute(sql, parameters)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from legal_judge.store.base import StoreBase, canonical_json
@@ -29,16 +28,16 @@ class Escalations:
 
     def report(self, escalation_id: str) -> dict[str, Any] | None:
         """An escalation's decoded report, or None."""
-        row = self._base.db.execute("SELECT report_json FROM escalations WHERE id = ?",
-                                    (escalation_id,)).fetchone()
-        return json.loads(row[0]) if row is not None else None
+        report: dict[str, Any] | None = self._base.one_json(
+            "SELECT report_json FROM escalations WHERE id = ?", (escalation_id,))
+        return report
 
     def latest_of_run(self, run_id: str) -> dict[str, Any] | None:
         """The newest escalation report of a run, or None."""
-        row = self._base.db.execute(
+        report: dict[str, Any] | None = self._base.one_json(
             "SELECT report_json FROM escalations WHERE run_id = ? "
-            "ORDER BY created_at DESC, rowid DESC LIMIT 1", (run_id,)).fetchone()
-        return json.loads(row[0]) if row is not None else None
+            "ORDER BY created_at DESC, rowid DESC LIMIT 1", (run_id,))
+        return report
 
     def count_of_run(self, run_id: str) -> int:
         """How many escalations a run has."""

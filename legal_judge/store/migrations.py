@@ -30,6 +30,15 @@ def _script(db: sqlite3.Connection, sql: str) -> None:
             db.execute(statement)
 
 
+def _owner_columns(db: sqlite3.Connection, table: str) -> None:
+    # The owning process of a run or an audit (m005, m007): pid, host and last heartbeat.
+    _script(db, f"""
+        ALTER TABLE {table} ADD COLUMN owner_pid INTEGER;
+        ALTER TABLE {table} ADD COLUMN owner_host TEXT;
+        ALTER TABLE {table} ADD COLUMN heartbeat_at TEXT
+        """)
+
+
 @migration
 def m001_core(db: sqlite3.Connection) -> None:
     _script(db,
@@ -159,6 +168,20 @@ def m004_outbox_parking(db: sqlite3.Connection) -> None:
     )
     # One statement: the trigger body holds semicolons (_script splits on them). It covers every
     # writer of the outbox, including calibration's in-transaction enqueue.
+    if getattr(db, "dialect", "sqlite") == "postgresql":
+        # The same rule as a PostgreSQL row trigger (its body is a function).
+        db.execute(
+            """CREATE FUNCTION outbox_requeue_unparks() RETURNS trigger LANGUAGE plpgsql AS $$
+               BEGIN
+                 IF NEW.parked_at IS NOT NULL AND NEW.synced_at IS NULL THEN
+                   NEW.parked_at := NULL; NEW.park_reason := NULL; NEW.park_fix := NULL;
+                   NEW.parked_by := NULL; NEW.park_retry := NULL;
+                 END IF;
+                 RETURN NEW;
+               END $$""")
+        db.execute("CREATE TRIGGER outbox_requeue_unparks BEFORE UPDATE OF payload_json ON outbox "
+                   "FOR EACH ROW EXECUTE FUNCTION outbox_requeue_unparks()")
+        return
     db.execute(
         """CREATE TRIGGER outbox_requeue_unparks AFTER UPDATE OF payload_json ON outbox
            WHEN NEW.parked_at IS NOT NULL AND NEW.synced_at IS NULL
@@ -173,13 +196,7 @@ def m004_outbox_parking(db: sqlite3.Connection) -> None:
 def m005_run_owner(db: sqlite3.Connection) -> None:
     # The process that is executing a run, so a run whose process died is shown interrupted (with
     # its resume command) instead of "running" forever. NULL for runs of older stores.
-    _script(db,
-        """
-        ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
-        ALTER TABLE runs ADD COLUMN owner_host TEXT;
-        ALTER TABLE runs ADD COLUMN heartbeat_at TEXT
-        """
-    )
+    _owner_columns(db, "runs")
 
 
 @migration
@@ -204,13 +221,7 @@ def m006_label_comments(db: sqlite3.Connection) -> None:
 def m007_audit_owner(db: sqlite3.Connection) -> None:
     # The process executing an audit, as m005_run_owner for runs: a killed audit is shown
     # interrupted (with `audit run --resume`) instead of "running" forever. NULL for older audits.
-    _script(db,
-        """
-        ALTER TABLE audits ADD COLUMN owner_pid INTEGER;
-        ALTER TABLE audits ADD COLUMN owner_host TEXT;
-        ALTER TABLE audits ADD COLUMN heartbeat_at TEXT
-        """
-    )
+    _owner_columns(db, "audits")
 
 
 @migration

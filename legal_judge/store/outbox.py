@@ -88,7 +88,7 @@ class OutboxMixin(StoreBase):
     def outbox_status(self) -> dict[str, int]:
         """Counts of pending (not parked) and delivered outbox rows (parked: :meth:`outbox_parked`)."""
         row = self.db.execute(
-            """SELECT COALESCE(SUM(synced_at IS NULL AND parked_at IS NULL), 0),
-                      COALESCE(SUM(synced_at IS NOT NULL), 0) FROM outbox"""
+            """SELECT COUNT(*) FILTER (WHERE synced_at IS NULL AND parked_at IS NULL),
+                      COUNT(*) FILTER (WHERE synced_at IS NOT NULL) FROM outbox"""
         ).fetchone()
         return {"pending": row[0], "delivered": row[1]}

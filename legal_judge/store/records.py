@@ -72,9 +72,8 @@ class DebiasExperiments:
 
     def get(self, experiment_id: str) -> dict[str, Any] | None:
         """An experiment row as stored (``config_json``, ``report_json`` undecoded), or None."""
-        row = self._base.db.execute("SELECT * FROM debias_experiments WHERE id = ?",
-                                    (experiment_id,)).fetchone()
-        return dict(row) if row is not None else None
+        return self._base.one_row("SELECT * FROM debias_experiments WHERE id = ?",
+                                  (experiment_id,))
 
     def recent(self, *, limit: int) -> list[dict[str, Any]]:
         """The newest experiments first (id, created_at, judge_id; not their reports)."""
@@ -85,14 +84,11 @@ class DebiasExperiments:
 
     def exists(self, experiment_id: str) -> bool:
         """Whether an experiment has this id."""
-        return self._base.db.execute("SELECT 1 FROM debias_experiments WHERE id = ?",
-                                     (experiment_id,)).fetchone() is not None
+        return self._base.has_row("SELECT 1 FROM debias_experiments WHERE id = ?",
+                                  (experiment_id,))
 
     def report(self, experiment_id: str) -> dict[str, Any] | None:
         """An experiment's decoded report, or None (also for a row without one)."""
-        row = self._base.db.execute("SELECT report_json FROM debias_experiments WHERE id = ?",
-                                    (experiment_id,)).fetchone()
-        if row is None or row[0] is None:
-            return None
-        report: dict[str, Any] = json.loads(row[0])
+        report: dict[str, Any] | None = self._base.one_json(
+            "SELECT report_json FROM debias_experiments WHERE id = ?", (experiment_id,))
         return report

@@ -124,7 +124,7 @@ class ResultsMixin(StoreBase):
     def call_counts(self, run_id: str) -> dict[str, int]:
         """Provider calls of a run: total, cached, failed, retries."""
         row = self.db.execute(
-            """SELECT COUNT(*), COALESCE(SUM(cached), 0), COALESCE(SUM(error IS NOT NULL), 0),
+            """SELECT COUNT(*), COALESCE(SUM(cached), 0), COUNT(*) FILTER (WHERE error IS NOT NULL),
                       COALESCE(SUM(retries), 0) FROM judge_calls WHERE run_id = ?""",
             (run_id,),
         ).fetchone()

@@ -121,7 +121,7 @@ class RunsMixin(StoreBase):
         order), which lets :meth:`item_chunk` read them by rowid: every run this version writes."""
         return not self.db.execute(
             """SELECT EXISTS (SELECT 1 FROM (SELECT position - LAG(position) OVER (ORDER BY rowid)
-                                             AS step FROM items WHERE run_id = ?)
+                                             AS step FROM items WHERE run_id = ?) AS steps
                               WHERE step <= 0)""", (run_id,)).fetchone()[0]
 
     def item_chunk(self, run_id: str, *, after: int, limit: int,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from legal_judge.store.base import StoreBase, canonical_json
@@ -29,16 +28,16 @@ class Validations:
 
     def report(self, validation_id: str) -> dict[str, Any] | None:
         """A validation's decoded report, or None."""
-        row = self._base.db.execute("SELECT report_json FROM judge_validations WHERE id = ?",
-                                    (validation_id,)).fetchone()
-        return json.loads(row[0]) if row is not None else None
+        report: dict[str, Any] | None = self._base.one_json(
+            "SELECT report_json FROM judge_validations WHERE id = ?", (validation_id,))
+        return report
 
     def latest_of_judge(self, judge_id: str) -> dict[str, Any] | None:
         """The newest validation report of a judge_id (the validation of record), or None."""
-        row = self._base.db.execute(
+        report: dict[str, Any] | None = self._base.one_json(
             "SELECT report_json FROM judge_validations WHERE judge_id = ? "
-            "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id,)).fetchone()
-        return json.loads(row[0]) if row is not None else None
+            "ORDER BY created_at DESC, id DESC LIMIT 1", (judge_id,))
+        return report
 
     def rows(self, *, limit: int = 50) -> list[dict[str, Any]]:
         """The newest validations (without their reports), newest first."""

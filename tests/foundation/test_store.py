@@ -38,8 +38,8 @@ def test_newer_store_refused(tmp_path: Path) -> None:
         Store(path)
 
 
-def test_failed_transaction_rolls_back(tmp_path: Path) -> None:
-    s = Store(tmp_path / "s.sqlite3")
+def test_failed_transaction_rolls_back(store_target: str) -> None:
+    s = Store(store_target)
     with pytest.raises(RuntimeError), s.transaction() as db:
         db.execute("INSERT INTO runs (id, kind, status, created_at, config_json) "
                    "VALUES ('x','run','running','t','{}')")
@@ -48,8 +48,8 @@ def test_failed_transaction_rolls_back(tmp_path: Path) -> None:
         s.get_run("x")
 
 
-def test_outbox_upsert_and_marking(tmp_path: Path) -> None:
-    s = Store(tmp_path / "s.sqlite3")
+def test_outbox_upsert_and_marking(store_target: str) -> None:
+    s = Store(store_target)
     s.outbox_put("score", "a", {"v": 1})
     s.outbox_put("score", "a", {"v": 2})
     pending = s.outbox_pending()

@@ -7,16 +7,14 @@ Callers outside the store write several tables all or nothing through the tables
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from legal_judge.audit.log import AuditLog
 from legal_judge.store import Store
 
 
-def test_methods_inside_one_transaction_commit_or_roll_back_together(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s.sqlite3")
+def test_methods_inside_one_transaction_commit_or_roll_back_together(store_target: str) -> None:
+    store = Store(store_target)
     with pytest.raises(RuntimeError), store.transaction():
         store.audits.start("a1", judge_id="j", config={})
         AuditLog(store).append_many("a1", [("audit_started", {"n": 1})])
@@ -36,8 +34,8 @@ def test_methods_inside_one_transaction_commit_or_roll_back_together(tmp_path: P
     assert AuditLog(store).verify().ok
 
 
-def test_a_failed_inner_transaction_rolls_back_alone(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s.sqlite3")
+def test_a_failed_inner_transaction_rolls_back_alone(store_target: str) -> None:
+    store = Store(store_target)
     with store.transaction():
         store.outbox_put("audit", "kept", {})
         with pytest.raises(RuntimeError), store.transaction():

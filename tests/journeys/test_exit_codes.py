@@ -133,6 +133,9 @@ CASES: list[object] = [
     # runs
     case("runs", "show", "nope"), case("runs", "list", "--limit", "abc"),
     case("runs", "list", expect=0), case("runs", "show", "walk-run", expect=0),
+    case("runs", "finish", "nope"), case("runs", "merge", "walk-run", "nope.sqlite3"),
+    case("run", "bench.jsonl", "--ensemble", "demo", "--run-id", "s", "--shard", "5/4"),
+    case("store", "copy", "nope.sqlite3", "copy.sqlite3", why="a source store that is not there"),
     case("runs"), case("runs", "nope"),
     case("runs", "export", "nope"), case("runs", "export", "walk-run", "--format", "xml"),
     case("runs", "export", "walk-run", "--out", "nodir/x.csv"),
@@ -227,7 +230,8 @@ def test_the_walk_covers_every_command() -> None:
     assert missing == [], f"commands without a mistake in the walk: {missing}"
 
 
-_GROUPS = ("runs", "prompts", "datasets", "calibrate", "audit", "debias", "batches", "policy")
+_GROUPS = ("runs", "prompts", "datasets", "calibrate", "audit", "debias", "batches", "policy",
+           "store")
 
 
 def _cases() -> list[Case]:

@@ -1,0 +1,63 @@
+"""``legal-judge store copy SRC DST``: move a store between SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from legal_judge.commands.core import console
+from legal_judge.commands.tables import Col, print_table
+from legal_judge.config import is_postgres_url, mask_url
+from legal_judge.errors import ConfigError, GateFailure
+from legal_judge.store import Store
+from legal_judge.store.transfer import copy_store, row_counts
+
+__all__ = ["COMMANDS", "store"]
+
+
+def _shown(target: str) -> str:
+    return mask_url(target) if is_postgres_url(target) else target
+
+
+@click.group()
+def store() -> None:
+    """Copy a store between SQLite and PostgreSQL."""
+
+
+@store.command("copy")
+@click.argument("source")
+@click.argument("target")
+def store_copy(source: str, target: str) -> None:
+    """Copy every row of SOURCE into TARGET (a SQLite file or a postgresql:// URL).
+
+    Ids are kept (the audit log's chain arrives as it was); rows TARGET already holds are left
+    alone, so the copy can be rerun. Then the row counts and the audit log's head are compared:
+    exit 1 when they differ (TARGET held other rows before).
+    """
+    from legal_judge.audit.log import AuditLog
+
+    if not is_postgres_url(source) and not Path(source).is_file():
+        # Opening a missing file would create an empty store and "copy" nothing.
+        raise ConfigError(f"no store at {source}", code="store-missing",
+                          fix="give an existing store file or a postgresql:// URL as SOURCE")
+    src, dst = Store(source), Store(target)
+    copy_store(src, dst)
+    counts = (row_counts(src), row_counts(dst))
+    heads = (AuditLog(src).head(), AuditLog(dst).head())
+    rows = [[table, str(counts[0][table]), str(counts[1][table]),
+             "ok" if counts[0][table] == counts[1][table] else "differs"] for table in counts[0]]
+    print_table(console, f"{_shown(source)} -> {_shown(target)}",
+                [Col("table", keep=True), Col("source", numeric=True),
+                 Col("target", numeric=True), Col("check", keep=True)], rows)
+    console.print(f"audit log head: source {heads[0][:16]}..., target {heads[1][:16]}..."
+                  f" ({'same' if heads[0] == heads[1] else 'different'})", highlight=False)
+    if counts[0] != counts[1] or heads[0] != heads[1]:
+        raise GateFailure("the target does not hold exactly the source's rows",
+                          fix="copy into an empty store (a new database or schema, or a new "
+                              "file), or compare the tables marked 'differs'")
+    console.print(f"copied: {_shown(target)} holds every row of {_shown(source)}",
+                  highlight=False, soft_wrap=True, markup=False)
+
+
+COMMANDS: list[click.Command] = [store]

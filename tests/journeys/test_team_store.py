@@ -1,0 +1,43 @@
+"""A team's journeys: a run split across two CI runners' shards, a shared store that is down."""
+
+from __future__ import annotations
+
+from legal_judge.dataset import sample_dataset_path
+
+from .conftest import Journey
+
+SAMPLE = str(sample_dataset_path())
+
+
+def test_a_run_in_two_shards_completes_once_when_the_last_shard_does(journey: Journey) -> None:
+    first = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "1/2",
+                    "--quiet")
+    assert "shards of R: 1/2 done; pending: 2 (not started)" in " ".join(first.out.split())
+    assert "run gate:" not in first.out  # no summary or gate before the run is whole
+    pending = journey("runs", "show", "R")
+    assert "pending: 2 (not started)" in pending.out
+    early = journey("runs", "finish", "R", expect=2)
+    assert "fix:" in early.err and "--shard K/N" in " ".join(early.err.split())
+    wrong = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "2/3",
+                    "--quiet", expect=2)
+    assert "N (the number of shards): stored 2, given 3" in " ".join(wrong.err.split())
+    last = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "2/2",
+                   "--quiet")
+    assert "run gate: passed" in last.out and "over 57 scored items" in " ".join(last.out.split())
+    shown = journey("runs", "show", "R")
+    assert "shards of R: 2/2 done" in shown.out
+    assert journey.query("SELECT status FROM runs WHERE id = 'R'") == [("completed",)]
+    assert journey.query("SELECT COUNT(*) FROM verdicts WHERE run_id = 'R'") == [(171,)]
+    assert journey.query("SELECT COUNT(*) FROM items WHERE run_id = 'R'") == [(57,)]
+    again = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "1/2",
+                    "--quiet", expect=2)  # the run is whole: a shard of it is refused
+    assert "already exists" in again.err
+
+
+def test_a_shared_store_that_is_down_exits_3_without_printing_the_password(
+        journey: Journey) -> None:
+    journey.env["LEGAL_JUDGE_STORE"] = "postgresql://team:hunter2@127.0.0.1:1/judging"
+    step = journey("runs", "list", expect=3)
+    assert "hunter2" not in step.text
+    assert "postgresql://team:***@127.0.0.1:1/judging" in " ".join(step.err.split())
+    assert not journey.store_file.exists()  # nothing was written on the side
