@@ -35,6 +35,7 @@ from legal_judge.calibration.escalation_schema import (
     EscalationReport,
     EscalationStep,
 )
+from legal_judge.calibration.hooks import enqueue_labels
 from legal_judge.calibration.labels import load_labels
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.sample import item_strata, run_samples, write_template
@@ -292,6 +293,9 @@ def escalate(store: Store, run_id: str, *, target: float = 0.90, confidence: flo
     store.escalations.save(report.escalation_id, run_id=run_id, created_at=created, target=target,
                            confidence=confidence, rubric=rubric, guaranteed=fs.guaranteed,
                            report=report.model_dump(mode="json"))
+    # Langfuse: the run's split figures (run.pass_rate.judge_decided, run.pending_review) go
+    # with the run's labels entity, resent whenever the labels change.
+    enqueue_labels(store, {run_id})
     return report
 
 

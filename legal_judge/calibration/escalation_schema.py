@@ -89,3 +89,17 @@ class EscalationFigures(_Strict):
     lawyer_pass_rate: float | None
     combined_pass_rate: float | None
     label: str
+
+    def facts(self) -> list[tuple[str, str]]:
+        """The split figures as (name, value) facts: JUnit properties, the step summary, the
+        HTML report (one wording everywhere)."""
+        decided = ("n/a" if self.decided_pass_rate is None
+                   else f"{self.decided_pass_rate:.1%} over {self.decided} items")
+        combined = (f"{self.combined_pass_rate:.1%} (judges on {self.decided} kept items, "
+                    f"lawyers on {self.escalated} escalated)" if self.combined_pass_rate
+                    is not None else f"pending ({self.pending} escalated items await a lawyer)")
+        return [("escalation", self.label),
+                ("pass rate (judge-decided)", decided),
+                ("pending lawyer review", f"{self.pending} of {self.escalated} escalated items"),
+                ("combined pass rate", combined)]
+

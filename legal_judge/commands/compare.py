@@ -84,6 +84,13 @@ def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | 
     if fail_on_regression and not release["passed"]:
         failing = release["regressed"] + ([] if release["cannot_tell_allowed"]
                                           else release["cannot_tell"])
+        if release["pending_review"]:
+            failing.append(release["review"]["reason"])
+            raise GateFailure(
+                f"release gate: {release['decision']}: " + "; ".join(failing),
+                fix="the policy requires every escalated item reviewed: have the lawyers fill "
+                    f"the escalation's sheet, then legal-judge calibrate import FILLED.csv --run "
+                    f"{run_b} (or calibrate import --from-langfuse --queue QUEUE_ID)")
         raise GateFailure(f"release gate: {release['decision']}: " + ", ".join(failing),
                           fix="the release passes only when every endpoint is shown non-inferior; "
                               "inspect the items listed above, or compare on more items")
@@ -163,6 +170,10 @@ def _print_release(report: dict[str, Any]) -> None:
         console.print("  critical items that went pass -> fail: "
                       + ", ".join(guard["critical_flips"]), markup=False, highlight=False,
                       soft_wrap=True)
+    review = release.get("review") or {}
+    if review.get("escalation_id") or review.get("required"):
+        console.print(f"escalation review: {review['decision']}: {review['reason']}",
+                      markup=False, highlight=False, soft_wrap=True)
     if report["regressed_items"]:
         console.print(f"items passed in A and failed in B ({len(report['regressed_items'])}): "
                       + ", ".join(report["regressed_items"][:30])
