@@ -87,18 +87,26 @@ def test_transported_from_another_run_of_the_same_ensemble(store: Store, make_ru
     assert figures is not None and figures.pending == len(report.escalated)
 
 
-def test_unequal_strata_refused_and_assume_random(store: Store, make_run: Any,
-                                                  home: Path) -> None:
+def test_unequal_strata_weighted_empty_stratum_refused_and_assume_random(
+        store: Store, make_run: Any, home: Path) -> None:
     truth = make_run(store, "run-s", n_items=80, seed=4)
     sample = draw_sample(store, "run-s", n=60, stratify="pass_fail", seed=5)
     fails = [s.item_id for s in sample.items if s.stratum == "fail"]
     passes = [s.item_id for s in sample.items if s.stratum == "pass"]
-    assert fails and passes
-    # the lawyers labelled every sampled pass but only one sampled fail
-    _label(store, "run-s", passes + fails[:1], truth, home / "s.csv")
-    with pytest.raises(ConfigError, match="unequal rates") as err:
+    assert len(fails) > 2 and passes
+    # no sampled fail labelled at all: nothing can stand for the run's fails
+    _label(store, "run-s", passes, truth, home / "s0.csv")
+    with pytest.raises(ConfigError, match="cover no item of stratum 'fail'") as err:
         escalate(store, "run-s")
     assert err.value.code == "escalation-sample"
+    # the lawyers labelled every sampled pass but only two sampled fails: weighted, and said so
+    _label(store, "run-s", fails[:2], truth, home / "s1.csv")
+    report = escalate(store, "run-s", target=0.8)
+    assert report.sample_kind.endswith("unequal rates: weighted (effective sample size)")
+    assert any("the guarantee is approximate, not exact" in n for n in report.notes)
+    # the two fails weigh as many as the run's fails: the effective count is below the labels'
+    assert report.n_labelled == len(passes) + 2
+    assert report.steps and all(step.n_kept < report.n_labelled for step in report.steps)
 
     make_run(store, "run-r", n_items=60, seed=6, prefix="r")
     _label(store, "run-r", [f"r-{i:03d}" for i in range(50)],
