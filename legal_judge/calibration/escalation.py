@@ -36,7 +36,6 @@ from legal_judge.calibration.data import (
 from legal_judge.calibration.escalation_schema import (
     EscalationFigures,
     EscalationReport,
-    EscalationStep,
 )
 from legal_judge.calibration.hooks import enqueue_labels
 from legal_judge.calibration.labels import load_labels
@@ -301,9 +300,7 @@ def escalate(store: Store, run_id: str, *, target: float = 0.90, confidence: flo
         decided=sorted(keep), escalated=[i for i in below if i not in labelled_here],
         reviewed=[i for i in below if i in labelled_here],
         decided_pass_rate=sum(passes) / len(passes) if passes else None,
-        steps=[EscalationStep(threshold=s.threshold, n_kept=s.n_kept,
-                              disagreements=s.disagreements, p_value=s.p_value,
-                              rejected=s.rejected) for s in fs.steps],
+        steps=list(fs.steps),
         sentence=guarantee_sentence(fs, fs.n_labelled), notes=notes)
     store.escalations.save(report.escalation_id, run_id=run_id, created_at=created, target=target,
                            confidence=confidence, rubric=rubric, guaranteed=fs.guaranteed,

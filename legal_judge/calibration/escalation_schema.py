@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from legal_judge.stats.selective import SequenceStep
+
 __all__ = ["EscalationFigures", "EscalationReport", "EscalationStep"]
 
 
@@ -13,14 +15,8 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class EscalationStep(_Strict):
-    """One test of the fixed-sequence walk (see :mod:`legal_judge.stats.selective`)."""
-
-    threshold: float
-    n_kept: int
-    disagreements: int
-    p_value: float
-    rejected: bool
+#: One test of the fixed-sequence walk: the statistics' own record, stored as it is.
+EscalationStep = SequenceStep
 
 
 class EscalationReport(_Strict):
