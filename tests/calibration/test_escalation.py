@@ -53,6 +53,22 @@ def test_item_confidence_components() -> None:
     assert on_rubric is not None and on_rubric.value == pytest.approx(0.9)
 
 
+def test_item_confidence_uses_log_probability_expected_scores_when_present() -> None:
+    sure = item_confidence(_result(), RSET)
+    assert sure is not None and sure.expected is None  # no log-probabilities: three components
+    # the judges chose 4 on legal soundness but weighed it down to an expected 1.5: half a point
+    # above the line (1) instead of three, so the rule distance on expected scores is 0.25
+    soft = item_confidence(_result(expected_scores={"legal_soundness": 1.5,
+                                                    "jurisdiction_awareness": 3.0}), RSET)
+    assert soft is not None and soft.expected == pytest.approx(0.25)
+    assert soft.value == pytest.approx((1 + 1 + 0.8 + 0.25) / 4)
+    # on one rubric: 1 - |expected - chosen| beside that rubric's agreement
+    on_rubric = item_confidence(_result(expected_scores={"completeness": 3.6}), RSET,
+                                rubric="completeness")
+    assert on_rubric is not None and on_rubric.expected == pytest.approx(0.6)
+    assert on_rubric.value == pytest.approx((0.9 + 0.6) / 2)
+
+
 def _label(store: Store, run_id: str, items: list[str], truth: Any, path: Path) -> None:
     """Lawyers' own pass/fail on ``items``: the truth's rule."""
     with path.open("w", newline="", encoding="utf-8") as fh:

@@ -108,3 +108,31 @@ def test_tokens_that_do_not_spell_the_answer_give_no_offsets() -> None:
                                                        top={"4": -0.2})]
     assert digit_logprobs(choice, "{ 4") is None
     assert digit_logprobs({"logprobs": None}, "{4") is None
+
+
+async def test_an_endpoint_that_refuses_logprobs_is_asked_again_without_and_remembered(
+        kit) -> None:  # type: ignore[no-untyped-def]
+    """Groq-like servers answer 400 to ``logprobs``: the call is repeated without them (no
+    retry budget spent on it), and the endpoint is not asked again."""
+    import json
+
+    import httpx
+
+    bodies: list[dict[str, object]] = []
+    ok = kit.load_fixture("openai/chat_completion.json")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        bodies.append(body)
+        if body.get("logprobs"):
+            return httpx.Response(400, json={"error": {
+                "message": "`logprobs` is not supported with this model", "type": "invalid"}})
+        return httpx.Response(200, headers=ok["headers"], json=ok["body"])
+
+    spec = "openai-compatible:m@http://127.0.0.1:9/v1"
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        provider = get_provider(spec, http_client=client)
+        first = await provider.complete(kit.request("m"))
+        second = await provider.complete(kit.request("m"))
+    assert [b.get("top_logprobs") for b in bodies] == [5, None, None]
+    assert first.text and first.digit_logprobs is None and second.retries == 0
