@@ -14,6 +14,7 @@ __all__ = [
     "BenchmarkItem",
     "CompletionRequest",
     "CompletionResponse",
+    "DigitToken",
     "EnsembleResult",
     "JudgeWeight",
     "Message",
@@ -73,8 +74,27 @@ class Usage(_Strict):
     output_tokens: int | None = None
 
 
+class DigitToken(_Strict):
+    """One output token holding a digit: where it starts in the answer text, its log-probability,
+    and the provider's top alternatives at that position (token -> log-probability).
+
+    Only digit tokens are kept (a score is a digit), so a cached response stays small.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    offset: int
+    token: str
+    logprob: float
+    top: dict[str, float] = Field(default_factory=dict)
+
+
 class CompletionResponse(_Strict):
-    """What a provider returned for one call."""
+    """What a provider returned for one call.
+
+    ``digit_logprobs`` is None when the provider returned no token log-probabilities (most
+    providers, and every response cached before they were asked for).
+    """
 
     text: str
     model: str
@@ -85,6 +105,7 @@ class CompletionResponse(_Strict):
     cached: bool = False
     retries: int = 0
     structured_mode: str | None = None
+    digit_logprobs: list[DigitToken] | None = None
 
 
 class Verdict(_Strict):
@@ -148,3 +169,6 @@ class EnsembleResult(_Strict):
     overrides: list[str] = Field(default_factory=list)
     checks: dict[str, Any] = Field(default_factory=dict)
     reason: str | None = None
+    #: Per rubric, the weighted mean of the judges' log-probability expected scores (only the
+    #: judges whose provider returned log-probabilities; empty when none did).
+    expected_scores: dict[str, float] = Field(default_factory=dict)

@@ -51,6 +51,7 @@ class ReleasePolicy(_Section):
     critical_ids: tuple[str, ...] = ()
     on_cannot_tell: Literal["fail", "pass"] = "fail"
     use_corrected: bool = False
+    require_escalations_reviewed: bool = False
 
 
 class CertificationPolicy(_Section):
@@ -90,15 +91,14 @@ class Policy(_Section):
     validation: ValidationPolicy = ValidationPolicy()
 
 
-# Which way is stricter, per key ("section.key"). "lower": a smaller value is stricter; "higher":
-# a larger one; "false"/"true": that value is stricter; "superset": a list that covers more is
-# stricter ("all" covers everything); "severity": a lower severity; "choice": a mode, not a
-# threshold (a flag may set it; it is printed all the same).
+# Which way is stricter, per key ("section.key"). "lower": a smaller value; "higher": a larger
+# one (True for a requirement); "false": False; "superset": a list that covers more ("all" covers
+# everything); "severity": a lower severity; "choice": a mode, not a threshold (printed).
 _DIRECTION: dict[str, str] = {
     "release.pass_rate_margin": "lower", "release.rubric_margin": "lower",
     "release.confidence": "higher", "release.min_items": "higher", "release.max_flips": "lower",
     "release.critical_ids": "superset", "release.on_cannot_tell": "fail-first",
-    "release.use_corrected": "choice",
+    "release.use_corrected": "choice", "release.require_escalations_reviewed": "higher",
     "certification.significance": "lower", "certification.min_sensitivity": "higher",
     "certification.probes": "superset", "certification.dimensions": "superset",
     "certification.pairs": "higher", "certification.equivalence_margin": "lower",
@@ -108,7 +108,7 @@ _DIRECTION: dict[str, str] = {
     "calibration.max_age_days": "lower", "calibration.min_labels": "higher",
     "validation.agreement_margin": "lower", "validation.mae_margin": "lower",
     "validation.alpha": "lower", "validation.min_kappa": "higher",
-    "validation.min_labelled_items": "higher", "validation.require_of_record": "true",
+    "validation.min_labelled_items": "higher", "validation.require_of_record": "higher",
 }
 
 
@@ -126,9 +126,8 @@ def _loosens(key: str, policy_value: Any, value: Any) -> bool:
         return bool(value > policy_value)
     if how == "higher":
         return bool(value < policy_value)
-    if how in ("false", "true"):
-        strict = how == "true"
-        return bool(policy_value) == strict and bool(value) != strict
+    if how == "false":
+        return bool(value) and not policy_value
     if how == "fail-first":
         return value == "pass" and policy_value == "fail"
     if how == "severity":

@@ -30,6 +30,7 @@ from legal_judge.benchmark.release import (
     endpoint_decision,
     flip_guard,
     release_verdict,
+    review_guard,
 )
 from legal_judge.errors import ConfigError
 from legal_judge.policy import ReleasePolicy
@@ -170,15 +171,29 @@ def _use_corrected(store: Store, meta_a: dict[str, Any], meta_b: dict[str, Any])
     return all(estimate_run(store, m["id"]) is not None for m in (meta_a, meta_b))
 
 
-def _gate(report: dict[str, Any], endpoints: list[dict[str, Any]], guard: dict[str, Any],
-          policy: ReleasePolicy, requirements: list[dict[str, Any]]) -> dict[str, Any]:
-    verdict = release_verdict(endpoints, guard, policy=policy)
+def _review_guard(store: Store, run_b: str, policy: ReleasePolicy) -> dict[str, Any]:
+    """Run B's escalated items pending lawyer review (the newest escalation's split figures)."""
+    from legal_judge.calibration.escalation import escalation_figures
+
+    figures = escalation_figures(store, run_b)
+    review = review_guard(run_b, escalation_id=figures.escalation_id if figures else None,
+                          escalated=figures.escalated if figures else 0,
+                          pending=figures.pending if figures else 0, policy=policy)
+    return {**review, "facts": [list(f) for f in figures.facts()] if figures else []}
+
+
+def _gate(store: Store, report: dict[str, Any], endpoints: list[dict[str, Any]],
+          guard: dict[str, Any], policy: ReleasePolicy,
+          requirements: list[dict[str, Any]]) -> dict[str, Any]:
+    review = _review_guard(store, str(report["run_b"]), policy)
+    verdict = release_verdict(endpoints, guard, policy=policy, review=review)
     # A requirement (e.g. a validation of record) is met only on positive evidence; an unmet one
     # fails the release whatever the endpoints say, and is named beside the regressions.
     unmet = [r["name"] for r in requirements if not r["met"]]
     verdict.update(requirements=requirements, unmet=unmet,
                    passed=verdict["passed"] and not unmet)
-    report.update(release={**verdict, "endpoints": endpoints, "flip_guard": guard},
+    report.update(release={**verdict, "endpoints": endpoints, "flip_guard": guard,
+                           "review": review},
                   release_policy=policy.model_dump(mode="json"),
                   regressions=verdict["regressed"], cannot_tell=verdict["cannot_tell"],
                   insufficient=[e["endpoint"] for e in endpoints
@@ -230,7 +245,7 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
 
         report = compare_corrected(store, meta_a, meta_b, policy=pol, alpha=alpha)
         report["regressed_items"] = flipped
-        return _gate(report, report.pop("endpoints"), guard, pol, requirements)
+        return _gate(store, report, report.pop("endpoints"), guard, pol, requirements)
     if not common:
         raise ConfigError(f"runs {run_a} and {run_b} have no scored item in common",
                           code="compare-no-overlap", fix="compare two runs over the same dataset")
@@ -256,7 +271,8 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
         "notes": notes, "alpha": alpha, "method": method, "correction": "holm",
         "rubrics": rubrics, "regressed_items": flipped, "pass_rate": pass_rate,
     }
-    return _gate(report, [_endpoint_row(e) for e in endpoints], guard, pol, requirements)
+    return _gate(store, report, [_endpoint_row(e) for e in endpoints], guard, pol,
+                 requirements)
 
 
 def _validation(store: Store, run: dict[str, Any], required: bool) -> dict[str, Any]:

@@ -131,6 +131,18 @@ def _weighted_mean(values: list[float], weights: list[float]) -> float:
     return sum(v * w for v, w in zip(values, weights, strict=True)) / total
 
 
+def _expected_means(weighted: list[tuple[Verdict, float]]) -> dict[str, float]:
+    """Per rubric, the weighted mean of the judges' log-probability expected scores, over the
+    judges that have one (weights renormalised, as for the scores)."""
+    by_rubric: dict[str, tuple[list[float], list[float]]] = {}
+    for v, w in weighted:
+        for rubric, value in (v.extra.get("expected_scores") or {}).items():
+            values, weights = by_rubric.setdefault(rubric, ([], []))
+            values.append(float(value))
+            weights.append(w)
+    return {r: round(_weighted_mean(*by_rubric[r]), 4) for r in sorted(by_rubric)}
+
+
 def _vote(valid: list[tuple[Verdict, float]]) -> tuple[str, dict[str, float]]:
     votes = {"pass": 0.0, "fail": 0.0}
     for v, weight in valid:
@@ -238,5 +250,5 @@ def aggregate(item_id: str, verdicts: list[Verdict], slots: list[JudgeSlot], *,
         overall=ruled.overall, raw_overall=overall, votes=votes,  # type: ignore[arg-type]
         rule_fail_reasons=ruled.rule_fail_reasons,
         disagreement=disagreement, flagged_for_review=flagged, flags=flags,
-        overrides=ruled.overrides,
+        overrides=ruled.overrides, expected_scores=_expected_means(weighted),
     )

@@ -12,6 +12,10 @@ The flip guard counts critical items (dataset ``critical: true`` or the policy's
 ``critical_ids``) that went from pass to fail; more than ``max_flips`` is a regression whatever
 the bounds say.
 
+With the policy's ``require_escalations_reviewed``, the candidate run's newest escalation
+(``calibrate escalate``) must have no item pending lawyer review (:func:`review_guard`): a run
+whose hardest answers nobody has looked at yet has no evidence on them.
+
 The gate is an **intersection-union test**: it passes only when *every* endpoint is non-inferior.
 Each endpoint's test is run at the full level and no multiplicity correction is applied, because
 the release is claimed only when all the null hypotheses ("B is worse by the margin on this
@@ -28,11 +32,14 @@ from typing import Any
 from legal_judge import stats
 from legal_judge.policy import ReleasePolicy
 
-__all__ = ["DECISIONS", "endpoint_decision", "flip_guard", "release_verdict"]
+__all__ = ["DECISIONS", "PENDING_REVIEW", "endpoint_decision", "flip_guard", "release_verdict",
+           "review_guard"]
 
 NON_INFERIOR, REGRESSED, CANNOT_TELL = "non-inferior", "regressed", "cannot tell"
 #: The decision of an endpoint (what JUnit, the summary and the report read).
 DECISIONS = (NON_INFERIOR, REGRESSED, CANNOT_TELL)
+#: The release decision when only escalated items pending lawyer review stop it.
+PENDING_REVIEW = "pending review"
 
 
 def _num(x: float) -> str:
@@ -125,23 +132,57 @@ def flip_guard(flipped: Iterable[str], critical: Iterable[str], *,
             "flipped": flipped, "reason": reason}
 
 
-def release_verdict(endpoints: list[dict[str, Any]], guard: dict[str, Any], *,
-                    policy: ReleasePolicy) -> dict[str, Any]:
-    """All endpoints non-inferior (and the guard held): the release may ship.
+def review_guard(run_id: str, *, escalation_id: str | None, escalated: int, pending: int,
+                 policy: ReleasePolicy) -> dict[str, Any]:
+    """Whether run B's escalated items were all reviewed, when the policy requires it.
 
-    ``cannot tell`` fails unless ``policy.on_cannot_tell`` is ``pass``; a regression always fails.
+    Args:
+        run_id: The candidate run (B).
+        escalation_id: Its newest escalation, or None when it was never escalated.
+        escalated: The items that escalation sent to lawyers.
+        pending: How many of them carry no lawyer label yet.
+        policy: The ``[release]`` policy (``require_escalations_reviewed``).
+
+    Returns:
+        A dict: ``decision`` (``passed``, ``pending review`` or ``not required``), ``pending``,
+        ``escalated``, ``escalation_id``, ``run_id``, ``required`` and ``reason``.
+    """
+    out = {"run_id": run_id, "escalation_id": escalation_id, "escalated": escalated,
+           "pending": pending, "required": policy.require_escalations_reviewed}
+    if escalation_id is None:
+        reason = f"run {run_id} was never escalated: no item is pending lawyer review"
+    elif pending:
+        reason = (f"{pending} of the {escalated} items of run {run_id} escalated to lawyers "
+                  f"(escalation {escalation_id}) are pending lawyer review")
+    else:
+        reason = f"all {escalated} escalated items of run {run_id} were reviewed by lawyers"
+    if not policy.require_escalations_reviewed:
+        return {**out, "decision": "not required", "reason": reason}
+    return {**out, "decision": PENDING_REVIEW if pending else "passed", "reason": reason}
+
+
+def release_verdict(endpoints: list[dict[str, Any]], guard: dict[str, Any], *,
+                    policy: ReleasePolicy, review: dict[str, Any] | None = None) -> dict[str, Any]:
+    """All endpoints non-inferior (and the guards held): the release may ship.
+
+    ``cannot tell`` fails unless ``policy.on_cannot_tell`` is ``pass``; a regression always fails;
+    so do escalated items pending review when the policy requires them reviewed (``review``).
     """
     regressed = [e["endpoint"] for e in endpoints if e["decision"] == REGRESSED]
     unknown = [e["endpoint"] for e in endpoints if e["decision"] == CANNOT_TELL]
     if guard["decision"] == REGRESSED:
         regressed.append("flip guard")
+    pending = review is not None and review["decision"] == PENDING_REVIEW
     allowed = policy.on_cannot_tell == "pass"
-    passed = bool(endpoints) and not regressed and (not unknown or allowed)
-    decision = REGRESSED if regressed else CANNOT_TELL if unknown else NON_INFERIOR
+    passed = bool(endpoints) and not regressed and (not unknown or allowed) and not pending
+    decision = (REGRESSED if regressed else CANNOT_TELL if unknown
+                else PENDING_REVIEW if pending else NON_INFERIOR)
     rule = (f"every endpoint non-inferior: one-sided {policy.confidence:.0%} lower bound of B - A "
             f"above -{policy.pass_rate_margin:g} (pass rate) and -{policy.rubric_margin:g} "
             f"points (each rubric), at least {policy.min_items} paired items, at most "
-            f"{policy.max_flips} critical flip(s); cannot tell {policy.on_cannot_tell}s")
+            f"{policy.max_flips} critical flip(s); cannot tell {policy.on_cannot_tell}s"
+            + ("; every escalated item reviewed by a lawyer"
+               if policy.require_escalations_reviewed else ""))
     return {"decision": decision, "passed": passed, "regressed": regressed,
             "cannot_tell": unknown, "cannot_tell_allowed": allowed and bool(unknown),
-            "rule": rule}
+            "pending_review": pending, "rule": rule}

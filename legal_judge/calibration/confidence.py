@@ -15,9 +15,17 @@ ensemble result (nothing is fitted, so nothing can be fitted on the labels it is
   finding changed or questioned it (an override, a citation forcing a zero): the mean of the
   three components is then halved.
 
-``confidence = mean(vote, rule, agreement)``, halved under ``review``. With ``rubric`` (agreement
-within a point on one rubric), ``vote`` and ``rule`` say nothing about that rubric: the
-confidence is that rubric's ``agreement`` alone, halved under ``review``. An inconclusive item has
+* ``expected`` (only when the judges' providers returned token log-probabilities, so the result
+  carries ``expected_scores``): the ``rule`` distance recomputed with the probability-weighted
+  expected scores in place of the chosen ones. A judge that chose 2 on legal soundness while
+  weighing 1 heavily has an expected score near the line, and this component says so where the
+  chosen score cannot.
+
+``confidence = mean(vote, rule, agreement)`` (``mean(vote, rule, agreement, expected)`` with
+expected scores), halved under ``review``. With ``rubric`` (agreement within a point on one
+rubric), ``vote`` and ``rule`` say nothing about that rubric: the confidence is that rubric's
+``agreement`` (averaged with ``1 - |expected - chosen|``, capped at [0, 1], when the rubric has an
+expected score), halved under ``review``. An inconclusive item has
 no confidence (None): it always goes to a lawyer.
 """
 
@@ -46,6 +54,7 @@ class ItemConfidence:
     rule: float
     agreement: float
     review: bool
+    expected: float | None = None
 
 
 def _vote(result: dict[str, Any]) -> float:
@@ -54,8 +63,9 @@ def _vote(result: dict[str, Any]) -> float:
     return abs(p - f) / (p + f) if p + f > 0 else 0.0
 
 
-def _rule(result: dict[str, Any], rubric_set: RubricSet) -> float:
-    scores = result.get("scores") or {}
+def _rule(result: dict[str, Any], rubric_set: RubricSet,
+          scores: dict[str, Any] | None = None) -> float:
+    scores = scores if scores is not None else (result.get("scores") or {})
     lines = [(c.rubric, float(c.at_most)) for c in rubric_set.pass_fail.fail_if
              if c.at_most is not None and c.rubric in scores]
     if result.get("overall") == "pass":
@@ -98,7 +108,25 @@ def item_confidence(result: dict[str, Any], rubric_set: RubricSet, *,
         return None
     vote, rule, agree = _vote(result), _rule(result, rubric_set), _agreement(result, rubric)
     review = _review(result)
-    value = agree if rubric is not None else (vote + rule + agree) / 3.0
+    expected = _expected(result, rubric_set, rubric)
+    parts = [agree] if rubric is not None else [vote, rule, agree]
+    if expected is not None:
+        parts.append(expected)
+    value = sum(parts) / len(parts)
     if review:
         value /= 2.0
-    return ItemConfidence(str(result.get("item_id")), round(value, 10), vote, rule, agree, review)
+    return ItemConfidence(str(result.get("item_id")), round(value, 10), vote, rule, agree, review,
+                          expected)
+
+
+def _expected(result: dict[str, Any], rubric_set: RubricSet, rubric: str | None) -> float | None:
+    """The ``expected`` component, or None when the result has no expected scores."""
+    expected = result.get("expected_scores") or {}
+    if rubric is not None:
+        if rubric not in expected:
+            return None
+        gap = abs(float(expected[rubric]) - float(result["scores"][rubric]))
+        return max(0.0, 1.0 - min(1.0, gap))
+    if not expected:
+        return None
+    return _rule(result, rubric_set, {**(result.get("scores") or {}), **expected})

@@ -8,10 +8,13 @@ decided by the judges, the others go to a lawyer.
 
 The guarantee ("on the answers the judges decided, they agree with your lawyers at least 90% of
 the time, with 95% confidence") assumes the labelled items are exchangeable with the run's items:
-a simple random sample of the same run, or a stratified sample drawn at the same rate in every
-stratum (``calibrate sample --stratify`` allocates proportionally, so it is self-weighting). A
-sample enriched with the items the judges disagreed on, or stratified at unequal rates, is
-refused: the exact binomial bound counts every label once. Labels from another run of the same
+a simple random sample of the same run, or a stratified sample. Drawn at the same rate in every
+stratum (``calibrate sample --stratify`` allocates proportionally) it is self-weighting and the
+exact test counts every label once. Labelled at unequal rates (the lawyers finished some strata
+and not others), each label weighs its stratum's run items per labelled item, and the walk uses
+Kish's effective sample size (:func:`legal_judge.stats.fixed_sequence_threshold`, ``weights``): the
+guarantee is then approximate, and the report says so. A stratum with no label at all, or a
+sample enriched with the items the judges disagreed on, is refused: nothing can stand for them. Labels from another run of the same
 ensemble (the latest calibration of its judge_id) are *transported*, and the report says so.
 """
 
@@ -33,8 +36,8 @@ from legal_judge.calibration.data import (
 from legal_judge.calibration.escalation_schema import (
     EscalationFigures,
     EscalationReport,
-    EscalationStep,
 )
+from legal_judge.calibration.hooks import enqueue_labels
 from legal_judge.calibration.labels import load_labels
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.sample import item_strata, run_samples, write_template
@@ -85,9 +88,10 @@ def _agreements(store: Store, run_id: str, rubric: str | None) -> dict[str, bool
     return out
 
 
-def _sample_check(store: Store, run_id: str, labelled: set[str],
-                  assume_random: bool) -> tuple[str | None, str, set[str], list[str]]:
-    """The recorded sample the labels come from, its kind, the labelled items used, notes.
+def _sample_check(store: Store, run_id: str, labelled: set[str], assume_random: bool,
+                  ) -> tuple[str | None, str, set[str], list[str], dict[str, float] | None]:
+    """The recorded sample the labels come from, its kind, the labelled items used, notes, and
+    the labels' sampling weights (None: every label counts once).
 
     Raises:
         ConfigError: the sample is not one a guarantee can rest on (named, with the fix).
@@ -107,7 +111,7 @@ def _sample_check(store: Store, run_id: str, labelled: set[str],
                     "--assume-random (printed with the guarantee)")
         return None, "assumed random (--assume-random)", labelled, [
             "the labels match no recorded sample: they were taken as a simple random sample "
-            "because --assume-random says so"]
+            "because --assume-random says so"], None
     used, sample = best
     sid = str(sample["sample_id"])
     if sample.get("enrich"):
@@ -126,19 +130,27 @@ def _sample_check(store: Store, run_id: str, labelled: set[str],
                      "they skipped items for a reason (too hard, too long), the guarantee may "
                      "not hold")
     if not sample.get("stratify"):
-        return sid, "simple random sample", used, notes
+        return sid, "simple random sample", used, notes, None
     strata = item_strata(store, run_id, sample)
     size, got = Counter(strata.values()), Counter(strata[i] for i in used if i in strata)
     rates = {k: got[k] / n for k, n in size.items()}
     low, high = min(rates, key=rates.__getitem__), max(rates, key=rates.__getitem__)
-    if rates[low] == 0 or rates[high] / rates[low] > MAX_RATE_RATIO:
+    if rates[low] == 0:
         raise ConfigError(
-            f"the labels of stratified sample {sid} cover its strata at unequal rates "
-            f"({_pct(rates[low])} of '{low}', {_pct(rates[high])} of '{high}'): the exact "
-            "binomial bound counts every label once, so it needs a self-weighting sample",
+            f"the labels of stratified sample {sid} cover no item of stratum '{low}' "
+            f"({size[low]} items of the run): no label can stand for them",
             code="escalation-sample",
-            fix="label the sample's remaining items, or " + _FIX_SAMPLE)
-    return sid, f"stratified by {sample['stratify']}, proportional (self-weighting)", used, notes
+            fix="label the sample's items of that stratum, or " + _FIX_SAMPLE)
+    if rates[high] / rates[low] <= MAX_RATE_RATIO:
+        return (sid, f"stratified by {sample['stratify']}, proportional (self-weighting)", used,
+                notes, None)
+    weights = {i: size[strata[i]] / got[strata[i]] for i in used if i in strata}
+    notes.append(f"the labels cover the strata of sample {sid} at unequal rates "
+                 f"({_pct(rates[low])} of '{low}', {_pct(rates[high])} of '{high}'): each label "
+                 "weighs its stratum's items per label, and the tests use the Kish effective "
+                 "sample size, so the guarantee is approximate, not exact")
+    return (sid, f"stratified by {sample['stratify']}, unequal rates: weighted (effective "
+                 "sample size)", set(weights), notes, weights)
 
 
 def _confidences(store: Store, run_id: str, rubric: str | None) -> dict[str, float | None]:
@@ -246,14 +258,17 @@ def escalate(store: Store, run_id: str, *, target: float = 0.90, confidence: flo
         raise ConfigError(f"no lawyer label of run '{label_run}' gives a "
                           f"{rubric or 'pass/fail'} decision to compare with",
                           code="escalation-labels", fix="import the lawyers' filled sheet first")
-    sample_id, kind, used, notes = _sample_check(store, label_run, set(agrees), assume_random)
+    sample_id, kind, used, notes, weights = _sample_check(store, label_run, set(agrees),
+                                                          assume_random)
     run_conf = _confidences(store, run_id, rubric)
     label_conf = run_conf if label_run == run_id else _confidences(store, label_run, rubric)
     used_ids = sorted(i for i in used if label_conf.get(i) is not None)
     fs = fixed_sequence_threshold([label_conf[i] for i in used_ids],  # type: ignore[misc]
                                   [agrees[i] for i in used_ids],
                                   [c if c is not None else -1.0 for c in run_conf.values()],
-                                  target=target, confidence=confidence)
+                                  target=target, confidence=confidence,
+                                  weights=None if weights is None
+                                  else [weights[i] for i in used_ids])
     warning = exchangeability_note([label_conf[i] for i in used_ids],  # type: ignore[misc]
                                    [c for c in run_conf.values() if c is not None])
     if warning is not None:
@@ -285,13 +300,14 @@ def escalate(store: Store, run_id: str, *, target: float = 0.90, confidence: flo
         decided=sorted(keep), escalated=[i for i in below if i not in labelled_here],
         reviewed=[i for i in below if i in labelled_here],
         decided_pass_rate=sum(passes) / len(passes) if passes else None,
-        steps=[EscalationStep(threshold=s.threshold, n_kept=s.n_kept,
-                              disagreements=s.disagreements, p_value=s.p_value,
-                              rejected=s.rejected) for s in fs.steps],
+        steps=list(fs.steps),
         sentence=guarantee_sentence(fs, fs.n_labelled), notes=notes)
     store.escalations.save(report.escalation_id, run_id=run_id, created_at=created, target=target,
                            confidence=confidence, rubric=rubric, guaranteed=fs.guaranteed,
                            report=report.model_dump(mode="json"))
+    # Langfuse: the run's split figures (run.pass_rate.judge_decided, run.pending_review) go
+    # with the run's labels entity, resent whenever the labels change.
+    enqueue_labels(store, {run_id})
     return report
 
 

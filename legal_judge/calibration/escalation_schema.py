@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from legal_judge.stats.selective import SequenceStep
+
 __all__ = ["EscalationFigures", "EscalationReport", "EscalationStep"]
 
 
@@ -13,14 +15,8 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class EscalationStep(_Strict):
-    """One test of the fixed-sequence walk (see :mod:`legal_judge.stats.selective`)."""
-
-    threshold: float
-    n_kept: int
-    disagreements: int
-    p_value: float
-    rejected: bool
+#: One test of the fixed-sequence walk: the statistics' own record, stored as it is.
+EscalationStep = SequenceStep
 
 
 class EscalationReport(_Strict):
@@ -89,3 +85,17 @@ class EscalationFigures(_Strict):
     lawyer_pass_rate: float | None
     combined_pass_rate: float | None
     label: str
+
+    def facts(self) -> list[tuple[str, str]]:
+        """The split figures as (name, value) facts: JUnit properties, the step summary, the
+        HTML report (one wording everywhere)."""
+        decided = ("n/a" if self.decided_pass_rate is None
+                   else f"{self.decided_pass_rate:.1%} over {self.decided} items")
+        combined = (f"{self.combined_pass_rate:.1%} (judges on {self.decided} kept items, "
+                    f"lawyers on {self.escalated} escalated)" if self.combined_pass_rate
+                    is not None else f"pending ({self.pending} escalated items await a lawyer)")
+        return [("escalation", self.label),
+                ("pass rate (judge-decided)", decided),
+                ("pending lawyer review", f"{self.pending} of {self.escalated} escalated items"),
+                ("combined pass rate", combined)]
+

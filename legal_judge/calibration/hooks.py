@@ -21,9 +21,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from legal_judge.errors import LegalJudgeError
 from legal_judge.store import Store
 
-__all__ = ["annotation_sink", "enqueue", "enqueue_calibration", "enqueue_estimates", "enqueue_labels"]
+__all__ = ["annotation_queue", "annotation_sink", "enqueue", "enqueue_calibration",
+           "enqueue_estimates", "enqueue_labels"]
 
 _SINK_MODULES = ("legal_judge.sync.sink", "legal_judge.sync")
 
@@ -66,3 +68,28 @@ def annotation_sink() -> Any | None:
                 and getattr(sink, "deliver", True):
             return sink
     return None
+
+
+def annotation_queue(*, name: str, run_id: str, item_ids: list[str],
+                     rubrics: list[dict[str, Any]], human: bool = False,
+                     ) -> tuple[str | None, str | None]:
+    """A Langfuse annotation queue of a run's items' traces, when Langfuse is configured.
+
+    Used by ``calibrate sample`` (a sample's items) and ``calibrate escalate`` (the escalated
+    items, with ``human``: the lawyers' own ``human.*`` score configs).
+
+    Returns:
+        ``(queue id, None)`` when created; ``(None, None)`` when Langfuse is not configured;
+        ``(None, reason)`` when Langfuse failed: the caller's sheet is written already, and an
+        outage must not cost it, so the reason is said, not raised.
+    """
+    sink = annotation_sink()
+    if sink is None:
+        return None, None
+    try:
+        return str(sink.create_annotation_queue(
+            name=name, run_id=run_id, trace_seeds=[f"{run_id}:{i}" for i in item_ids],
+            rubrics=rubrics, **({"human": True} if human else {}))), None
+    except LegalJudgeError as exc:
+        return None, str(exc)
+

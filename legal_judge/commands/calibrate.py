@@ -25,7 +25,7 @@ from legal_judge.calibration import (
     save_calibration,
     write_template,
 )
-from legal_judge.calibration.hooks import annotation_sink
+from legal_judge.calibration.hooks import annotation_queue
 from legal_judge.calibration.sample import SampleReport, guide_path
 from legal_judge.commands.calibrate_view import (
     print_calibration,
@@ -35,7 +35,7 @@ from legal_judge.commands.calibrate_view import (
 )
 from legal_judge.commands.escalate import escalate_cmd, plan_cmd
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
-from legal_judge.errors import ConfigError, LegalJudgeError
+from legal_judge.errors import ConfigError
 from legal_judge.store import Store
 
 __all__ = ["COMMANDS", "calibrate"]
@@ -84,19 +84,14 @@ def sample_cmd(run_id: str, n: int, stratify: str | None, stratify_rubric: str, 
 
 
 def _queue(report: SampleReport, rubric_set: str) -> str | None:
-    sink = annotation_sink()
-    if sink is None:
-        return None
     _, specs = rubric_specs(rubric_set)
-    rubrics = [{"name": s.name, "kind": s.kind, "scale": s.scale} for s in specs.values()]
-    try:
-        return str(sink.create_annotation_queue(
-            name=f"legal-judge calibration {report.sample_id}", run_id=report.run_id,
-            trace_seeds=[f"{report.run_id}:{i.item_id}" for i in report.items], rubrics=rubrics))
-    except LegalJudgeError as exc:
-        # The template is written already; a Langfuse outage must not cost the sample.
-        console.print(f"[yellow]Langfuse annotation queue not created[/yellow]: {exc}")
-        return None
+    queue, failed = annotation_queue(
+        name=f"legal-judge calibration {report.sample_id}", run_id=report.run_id,
+        item_ids=[i.item_id for i in report.items],
+        rubrics=[{"name": s.name, "kind": s.kind, "scale": s.scale} for s in specs.values()])
+    if failed:
+        console.print(f"[yellow]Langfuse annotation queue not created[/yellow]: {failed}")
+    return queue
 
 
 def _print_sample(report: SampleReport) -> None:

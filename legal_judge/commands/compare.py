@@ -98,8 +98,14 @@ def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | 
             fixes.append("the policy requires a validation of record for every judge: validate "
                          "each judge listed above with `legal-judge calibrate validate "
                          "--calibration CAL --candidate JUDGE`")
-        fix = "; ".join(fixes)
-        raise GateFailure(f"release gate: {release['decision']}: " + ", ".join(failing), fix=fix)
+        if release["pending_review"]:
+            failing.append(release["review"]["reason"])
+            fixes.append("the policy requires every escalated item reviewed: have the lawyers "
+                         "fill the escalation's sheet, then legal-judge calibrate import "
+                         f"FILLED.csv --run {run_b} (or calibrate import --from-langfuse --queue "
+                         "QUEUE_ID)")
+        raise GateFailure(f"release gate: {release['decision']}: " + "; ".join(failing),
+                          fix="; ".join(fixes))
 
 
 def release_policy_in_force(out: Console, policy_file: Path | None, overrides: tuple[str, ...],
@@ -178,6 +184,10 @@ def _print_release(report: dict[str, Any]) -> None:
         console.print("  critical items that went pass -> fail: "
                       + ", ".join(guard["critical_flips"]), markup=False, highlight=False,
                       soft_wrap=True)
+    review = release.get("review") or {}
+    if review.get("escalation_id") or review.get("required"):
+        console.print(f"escalation review: {review['decision']}: {review['reason']}",
+                      markup=False, highlight=False, soft_wrap=True)
     if report["regressed_items"]:
         console.print(f"items passed in A and failed in B ({len(report['regressed_items'])}): "
                       + ", ".join(report["regressed_items"][:30])

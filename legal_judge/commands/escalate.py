@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 
 from legal_judge.calibration.escalation import escalate, write_escalation_sheet
 from legal_judge.calibration.escalation_schema import EscalationFigures, EscalationReport
-from legal_judge.calibration.hooks import annotation_sink
+from legal_judge.calibration.hooks import annotation_queue
 from legal_judge.calibration.plan import LabelPlan, plan_labels
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.sample import guide_path
 from legal_judge.commands.tables import echo_json, wrote
-from legal_judge.errors import GateFailure, LegalJudgeError
+from legal_judge.errors import GateFailure
 from legal_judge.store import Store
 
 __all__ = ["escalate_cmd", "plan_cmd", "print_escalation_figures"]
@@ -24,12 +26,20 @@ console = Console()
 SHOWN_IDS = 20
 
 
+def _levels(prefix: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--target`` and ``--confidence`` of the guarantee (escalate, and plan's escalation)."""
+    def add(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn = click.option("--confidence", default=0.95, show_default=True, type=float,
+                          help=f"{prefix}probability of the guarantee.".capitalize())(fn)
+        return click.option("--target", default=0.90, show_default=True, type=float,
+                            help=f"{prefix}agreement with the lawyers to guarantee on the items "
+                                 "the judges decide.".capitalize())(fn)
+    return add
+
+
 @click.command("escalate")
 @click.argument("run_id")
-@click.option("--target", default=0.90, show_default=True, type=float,
-              help="Agreement with the lawyers to guarantee on the items the judges decide.")
-@click.option("--confidence", default=0.95, show_default=True, type=float,
-              help="Probability of the guarantee.")
+@_levels("")
 @click.option("--rubric", default=None,
               help="Agree on this rubric within one point (default: the pass/fail decision).")
 @click.option("--assume-random", is_flag=True,
@@ -72,20 +82,14 @@ def escalate_cmd(run_id: str, target: float, confidence: float, rubric: str | No
 
 def _queue(report: EscalationReport, rubric_set: str) -> str | None:
     """The Langfuse annotation queue of the escalated traces, with the lawyers' own configs."""
-    sink = annotation_sink()
-    if sink is None:
-        return None
     _, specs = rubric_specs(rubric_set)
-    rubrics = [{"name": s.name, "kind": s.kind} for s in specs.values()] + [{"name": "overall"}]
-    try:
-        return str(sink.create_annotation_queue(
-            name=f"legal-judge escalation {report.escalation_id}", run_id=report.run_id,
-            trace_seeds=[f"{report.run_id}:{i}" for i in report.escalated], rubrics=rubrics,
-            human=True))
-    except LegalJudgeError as exc:
-        # The sheet is written and the escalation stored: an outage must not cost them.
-        console.print(f"[yellow]Langfuse annotation queue not created[/yellow]: {exc}")
-        return None
+    queue, failed = annotation_queue(
+        name=f"legal-judge escalation {report.escalation_id}", run_id=report.run_id,
+        item_ids=report.escalated, human=True,
+        rubrics=[{"name": s.name, "kind": s.kind} for s in specs.values()] + [{"name": "overall"}])
+    if failed:
+        console.print(f"[yellow]Langfuse annotation queue not created[/yellow]: {failed}")
+    return queue
 
 
 def _print(r: EscalationReport) -> None:
@@ -155,10 +159,7 @@ def print_escalation_figures(f: EscalationFigures, out: Console) -> None:
 @click.argument("run_id")
 @click.option("--margin", default=0.05, show_default=True, type=float,
               help="Wanted half-width of the corrected pass rate's 95% CI (0.05 = ±5 points).")
-@click.option("--target", default=0.90, show_default=True, type=float,
-              help="Escalation: agreement to guarantee on the judge-decided items.")
-@click.option("--confidence", default=0.95, show_default=True, type=float,
-              help="Escalation: probability of the guarantee.")
+@_levels("Escalation: ")
 @click.option("--pass-rate", type=float, default=None, help="Assume the lawyers' pass rate.")
 @click.option("--rho", type=float, default=None, help="Assume the judge-lawyer correlation.")
 @click.option("--coverage", type=float, default=None,

@@ -8,12 +8,14 @@ from typing import Any
 import click
 
 from legal_judge.calibration.escalation import escalation_figures
-from legal_judge.commands.core import console, export_and_say
+from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.core import console, err_console, export_and_say
 from legal_judge.commands.escalate import print_escalation_figures
 from legal_judge.commands.run_render import print_summary
 from legal_judge.commands.shards import print_shards
 from legal_judge.commands.tables import Col, echo_json, print_table
 from legal_judge.errors import ConfigError
+from legal_judge.reports.ci import run_suite
 from legal_judge.run_owner import displayed_status, resume_command, run_owner
 from legal_judge.store import Store
 
@@ -70,7 +72,9 @@ def _shown_status(status: str, owner_row: dict[str, Any]) -> str:
               default=None, help="The policy whose [calibration] age and label floor the "
                                  "corrected figures are checked against (default: "
                                  "./legal-judge.policy.toml, else the bundled default).")
-def runs_show(run_id: str, as_json: bool, policy_file: Path | None) -> None:
+@ci_options
+def runs_show(run_id: str, as_json: bool, policy_file: Path | None, junit: Path | None = None,
+              summary_md: Path | None = None) -> None:
     """A run's summary (a run whose process is gone is shown interrupted).
 
     Its figures corrected for judge error are the pinned ones (a later calibration never moves
@@ -95,12 +99,18 @@ def runs_show(run_id: str, as_json: bool, policy_file: Path | None) -> None:
     if as_json:
         echo_json({**run, "resume_command": resume,
                    "escalation": split.model_dump(mode="json") if split else None})
+    else:
+        print_summary(run)
+        if run["config"].get("shards"):
+            print_shards(console, store, run_id)
+        if split is not None:
+            print_escalation_figures(split, console)
+    # JUnit / step summary: one check per item, the split figures as facts and a lawyer review.
+    write_ci_outputs(err_console if as_json else console,
+                     lambda: run_suite(store, run_id, split=split), junit=junit,
+                     summary_md=summary_md)
+    if as_json:
         return
-    print_summary(run)
-    if run["config"].get("shards"):
-        print_shards(console, store, run_id)
-    if split is not None:
-        print_escalation_figures(split, console)
     if resume:
         console.print(f"finish it with: {resume}", soft_wrap=True, highlight=False, markup=False)
 

@@ -35,14 +35,16 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import math
 import random
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
 __all__ = ["DEFAULT_BACKLOG", "HTTP_VERSIONS", "Faults", "HttpVersion", "StubServer", "serve",
-           "verdict_for_schema"]
+           "stub_logprobs", "verdict_for_schema"]
 
 HttpVersion = Literal["1.0", "1.1"]
 HTTP_VERSIONS: tuple[HttpVersion, ...] = ("1.0", "1.1")
@@ -87,6 +89,26 @@ class Faults:
     require_key: str | None = None
     fixed_score: int | None = None
     rationale: str = "stub"
+    #: Answer ``logprobs`` requests with token log-probabilities (False: ignore them, as many
+    #: servers do).
+    logprobs: bool = True
+
+
+def stub_logprobs(content: str) -> dict[str, Any]:
+    """Token log-probabilities of ``content`` (digits are tokens of their own): a digit ``d`` was
+    chosen at 60%, with ``d-1`` at 30% and ``d+1`` at 10% as alternatives, so an in-scale score's
+    expected value is ``d - 0.2`` (0 and 9 lose the neighbour they lack)."""
+    tokens = []
+    for token in re.findall(r"\d|\D{1,8}", content):
+        top = [{"token": token, "logprob": 0.0, "bytes": None}]
+        if token.isdigit():
+            d = int(token)
+            top = [{"token": str(v), "logprob": math.log(p), "bytes": None}
+                   for v, p in ((d, 0.6), (d - 1, 0.3), (d + 1, 0.1)) if 0 <= v <= 9]
+            top.append({"token": "x", "logprob": math.log(0.05), "bytes": None})
+        tokens.append({"token": token, "logprob": top[0]["logprob"], "bytes": None,
+                       "top_logprobs": top})
+    return {"content": tokens, "refusal": None}
 
 
 class _Reply(Exception):
@@ -129,10 +151,12 @@ class StubServer:
         elif text_fault == "truncated":
             content, finish = content[: len(content) // 2], "length"
         self.completed[digest] += 1
+        logprobs = (stub_logprobs(content) if body.get("logprobs") and self.faults.logprobs
+                    else None)
         return {
             "id": f"chatcmpl-{digest[:12]}", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "stub"),
-            "choices": [{"index": 0, "finish_reason": finish,
+            "choices": [{"index": 0, "finish_reason": finish, "logprobs": logprobs,
                          "message": {"role": "assistant", "content": content, "refusal": None}}],
             "usage": {"prompt_tokens": 900, "completion_tokens": 120, "total_tokens": 1020},
         }

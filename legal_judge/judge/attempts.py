@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from legal_judge.assets.catalogue import Assets
 from legal_judge.judge.parse import ParseError
-from legal_judge.models import CompletionRequest, CompletionResponse, Message
+from legal_judge.models import CompletionRequest, CompletionResponse, DigitToken, Message
 
 __all__ = ["RETRY_TEMPERATURES", "Attempts", "Complete", "call_cost", "run_attempts"]
 
@@ -58,6 +58,8 @@ class Attempts(Generic[T]):
     cost_usd: float | None = 0.0
     latency_ms: float = 0.0
     cached: bool = True
+    #: The last response's digit tokens with their log-probabilities (None: the provider gave none).
+    logprobs: list[DigitToken] | None = None
 
     @property
     def status(self) -> str:
@@ -73,6 +75,7 @@ class Attempts(Generic[T]):
         """Count one response."""
         self.calls += 1
         self.raw.append(resp.text)
+        self.logprobs = resp.digit_logprobs
         self.latency_ms += resp.latency_ms
         self.cached = self.cached and resp.cached
         self.input_tokens = _add(self.input_tokens, resp.usage.input_tokens)

@@ -9,7 +9,6 @@ single flight, call log) are :class:`~legal_judge.judge.calls.Calls`'.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from typing import Any
 
@@ -19,7 +18,8 @@ from legal_judge.errors import AuthError, BadRequestError, ConfigError, Provider
 from legal_judge.judge.attempts import Attempts, run_attempts
 from legal_judge.judge.calls import Calls
 from legal_judge.judge.config import JudgeConfig
-from legal_judge.judge.mitigation import self_debias_text, warning_text
+from legal_judge.judge.expected import expected_scores, say_no_logprobs
+from legal_judge.judge.mitigation import self_debias_text, verdict_for_review, warning_text
 from legal_judge.judge.parse import ParsedVerdict, fence_for, parse_verdict_json, verdict_schema
 from legal_judge.models import (
     BenchmarkItem,
@@ -68,6 +68,8 @@ class Judge:
         self.judge_id = self._compute_id()
         self._system_cache: dict[tuple[str, ...], str] = {}
         self._schemas: dict[tuple[str, ...], dict[str, Any]] = {}
+        #: Set once a fresh answer came without token log-probabilities (said once, then quiet).
+        self.logprobs_missing = False
 
     @property
     def provider(self) -> Any:
@@ -288,7 +290,7 @@ class Judge:
             temperature=self.config.temperature, max_tokens=self.config.max_tokens,
             json_schema=self._schema(rubrics), seed=seed)
         if out.ok and out.value is not None:
-            return self._verdict_ok(out.value, out)
+            return self._verdict_ok(out.value, out, rubrics)
         return self._verdict_inconclusive(out, item_id=item.id)
 
     async def _self_debias(self, item: BenchmarkItem, rubrics: list[Rubric],
@@ -296,7 +298,7 @@ class Judge:
                            seed: int | None, writes: PendingWrites | None) -> Verdict:
         """Second request: check the first verdict for bias, then give the final verdict (same schema)."""
         text = self_debias_text(
-            self.assets, self.config.debias, verdict=_verdict_json(first),
+            self.assets, self.config.debias, verdict=verdict_for_review(first),
             final_instruction="answer with the final verdict as the same JSON object only.",
         )
         convo = [*messages, Message(role="assistant", content=first.raw),
@@ -323,16 +325,22 @@ class Judge:
                                                       "changed": changed}},
         })
 
-    def _verdict_ok(self, parsed: ParsedVerdict, acc: Attempts[ParsedVerdict]) -> Verdict:
+    def _verdict_ok(self, parsed: ParsedVerdict, acc: Attempts[ParsedVerdict],
+                    rubrics: list[Rubric]) -> Verdict:
         reasons = self.rubric_set.fail_reasons(parsed.scores, parsed.categorical)
+        extra: dict[str, Any] = {"stated_overall": parsed.stated_overall}
+        expected = expected_scores(acc.raw[-1], acc.logprobs, rubrics)
+        if expected is not None:
+            extra["expected_scores"] = expected
+        elif not acc.cached and not self.logprobs_missing:
+            self.logprobs_missing = say_no_logprobs(self.label, self.provider)
         return Verdict(
             judge_id=self.judge_id, judge=self.label, family=self.family, status="ok",
             scores=parsed.scores, hallucination=parsed.categorical.get("hallucination"),  # type: ignore[arg-type]
             rationales=parsed.rationales, overall="fail" if reasons else "pass",
             rule_fail_reasons=reasons, summary=parsed.summary, raw=acc.raw[-1], attempts=acc.calls,
             input_tokens=acc.input_tokens, output_tokens=acc.output_tokens, cost_usd=acc.cost_usd,
-            latency_ms=acc.latency_ms, cached=acc.cached,
-            extra={"stated_overall": parsed.stated_overall},
+            latency_ms=acc.latency_ms, cached=acc.cached, extra=extra,
         )
 
     def _verdict_inconclusive(self, acc: Attempts[ParsedVerdict], *, item_id: str) -> Verdict:
@@ -361,19 +369,6 @@ def verdict_key_item_part(item: BenchmarkItem, evidence: str | None) -> bytes:
     return b"".join(b"\x00" + part.encode() for part in (
         item.prompt, item.response, item.jurisdiction or "", "\x1e".join(item.expected_signals),
         str(language), evidence or ""))
-
-
-def _verdict_json(v: Verdict) -> str:
-    """The first verdict as the self-debiasing request shows it (the verdict schema's shape)."""
-    body: dict[str, Any] = {
-        "rubrics": {k: {"score": s, "rationale": v.rationales.get(k, "")} for k, s in v.scores.items()},
-        "overall": v.overall,
-        "summary": v.summary,
-    }
-    if v.hallucination is not None:
-        body["rubrics"]["hallucination"] = {"result": v.hallucination,
-                                            "notes": v.rationales.get("hallucination", "")}
-    return json.dumps(body, ensure_ascii=False)
 
 
 def _sum(a: int | None, b: int | None) -> int | None:

@@ -23,6 +23,8 @@ it), then plain ``json_object``, then no ``response_format``. A step is abandone
 rejects the format (400/422/500 whose message mentions it); what an endpoint accepts is remembered
 per (base URL, model) for the life of the process and reported in ``structured_mode``.
 
+A call with a schema asks for token log-probabilities (``providers.logprobs``).
+
 On ``openai:`` o-series and gpt-5 reasoning models, which only accept the default temperature,
 ``temperature`` is not sent; every other model gets the request's temperature.
 
@@ -55,6 +57,7 @@ from legal_judge.errors import (
     ProviderUnavailable,
 )
 from legal_judge.models import CompletionRequest, CompletionResponse, Usage
+from legal_judge.providers import logprobs as token_logprobs
 from legal_judge.providers.base import (
     CallGate,
     ProviderOptions,
@@ -118,6 +121,7 @@ def negotiated_mode(base_url: str, model: str) -> str | None:
 def forget_negotiated_modes() -> None:
     """Forget every negotiated mode (tests, or after reconfiguring a server)."""
     _NEGOTIATED.clear()
+    token_logprobs.forget_refusals()
 
 
 def _response_format(mode: str, request: CompletionRequest) -> dict[str, Any] | None:
@@ -184,9 +188,7 @@ class OpenAIProvider:
         self._owns_client = http_client is None
         self._api_key = api_key
         self._http_client = http_client
-        # Built on the first call that goes to the provider: a rerun answered from the cache
-        # never pays for the SDK client and its SSL context. The URL is checked here, as the
-        # SDK client would have, so a bad one is still reported before the run starts.
+        # Built on the first call (a cached rerun never pays for it); the URL is checked now.
         httpx.URL(self.base_url)
         self._sdk: openai.AsyncOpenAI | None = None
 
@@ -273,7 +275,14 @@ class OpenAIProvider:
         raise AssertionError("unreachable: the last mode either returns or raises")
 
     async def _call(self, request: CompletionRequest, mode: str | None) -> dict[str, Any]:
-        body = self._request_kwargs(request, mode)
+        try:
+            return await self._post(self._request_kwargs(request, mode))
+        except ProviderError as exc:
+            if not token_logprobs.note_refusal(exc, (self.base_url, request.model)):
+                raise
+            return await self._post(self._request_kwargs(request, mode))  # without logprobs
+
+    async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
             text = await self._client.post("/chat/completions", body=body, cast_to=str)
             completion = json.loads(text)
@@ -313,6 +322,8 @@ class OpenAIProvider:
         response_format = _response_format(mode, request) if mode else None
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if request.json_schema is not None and not reasoning:
+            kwargs.update(token_logprobs.logprob_params((self.base_url, request.model)))
         return kwargs
 
     def _to_response(
@@ -331,8 +342,9 @@ class OpenAIProvider:
         usage = completion.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         model = completion.get("model")
+        text = message.get("content") or ""
         return CompletionResponse(
-            text=message.get("content") or "",
+            text=text, digit_logprobs=token_logprobs.digit_logprobs(choice, text),
             model=model if isinstance(model, str) and model else request.model,
             usage=Usage(input_tokens=_count(usage.get("prompt_tokens")),
                         output_tokens=_count(usage.get("completion_tokens"))),

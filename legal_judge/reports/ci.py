@@ -19,6 +19,7 @@ from legal_judge.store import Store
 if TYPE_CHECKING:
     from legal_judge.audit import GateDecision
     from legal_judge.benchmark.run_gate import RunGate
+    from legal_judge.calibration.escalation_schema import EscalationFigures
     from legal_judge.policy import PolicyInForce
 
 __all__ = ["CiCase", "CiSuite", "audit_gate_suite", "compare_suite", "run_suite"]
@@ -109,13 +110,23 @@ def _item_case(item_id: str, result: dict[str, Any] | None,
     return CiCase(item_id, "failed", message, details, time_s)
 
 
+def _split_case(split: EscalationFigures) -> CiCase:
+    """The lawyers' part of an escalated run: undecided (inconclusive) while items are pending."""
+    if split.pending:
+        return CiCase("lawyer review", "inconclusive",
+                      f"{split.pending} of {split.escalated} escalated items pending lawyer review")
+    return CiCase("lawyer review", "passed",
+                  f"all {split.escalated} escalated items reviewed by lawyers")
+
+
 def run_suite(store: Store, run_id: str, *, policy: PolicyInForce | None = None,
-              gate: RunGate | None = None) -> CiSuite:
+              gate: RunGate | None = None, split: EscalationFigures | None = None) -> CiSuite:
     """A check per item of the run: failed = the ensemble says fail, inconclusive = no quorum.
 
     With ``gate`` (the ``[run]`` gate's decision) one more check, ``run gate``; a run that judged
     nothing has a failed ``run`` check with its reason. ``policy`` adds its facts (path, sha256,
-    the ``[run]`` settings, each override).
+    the ``[run]`` settings, each override). ``split`` (the run's newest escalation) adds the split
+    figures as facts and a ``lawyer review`` check, inconclusive while items are pending.
     """
     run = store.get_run(run_id)
     results = store.load_results(run_id)
@@ -140,6 +151,9 @@ def run_suite(store: Store, run_id: str, *, policy: PolicyInForce | None = None,
     if gate is not None:
         cases.append(CiCase("run gate", "passed" if gate.passed else "failed", gate.line))
         facts.append(("run gate", gate.line.removeprefix("run gate: ")))
+    if split is not None:
+        cases.append(_split_case(split))
+        facts += split.facts()
     notes = []
     if policy is not None:
         facts += policy.properties("run")
@@ -195,6 +209,12 @@ def compare_suite(report: dict[str, Any], *, policy: PolicyInForce | None = None
     cases += [CiCase(f"requirement: {r['name']}", "passed" if r["met"] else "failed",
                      r["reason"], "")
               for r in release.get("requirements", []) if r["required"]]
+    review = release.get("review") or {}
+    if review.get("required") or review.get("escalation_id"):
+        outcome: Outcome = ("failed" if review["decision"] == "pending review" else
+                            "passed" if review["required"] else "skipped")
+        cases.append(CiCase("escalation review", outcome, f"{review['decision']}: "
+                            f"{review['reason']}"))
     title = f"legal-judge compare {report['run_b']} vs {report['run_a']}"
     facts = [("baseline (A)", report["run_a"]), ("candidate (B)", report["run_b"]),
              ("paired items", str(report.get("n_items", "n/a"))),
@@ -206,6 +226,7 @@ def compare_suite(report: dict[str, Any], *, policy: PolicyInForce | None = None
                       + (" ..." if len(flipped) > 30 else "")))
     if report.get("compared_note"):
         facts.append(("compared", str(report["compared_note"])))
+    facts += [(f"candidate (B) {name}", value) for name, value in review.get("facts") or []]
     notes = list(report.get("warnings") or []) + list(report.get("notes") or [])
     if policy is not None:
         facts += policy.properties("release")

@@ -79,10 +79,15 @@ def _run(store: Store, run_id: str) -> ReportData:
         # Labels and calibrations arrive after the run: the corrected figures are the pinned
         # ones (stored the first time they are shown), never recomputed with a later calibration.
         summary = {**summary, **correction_fields(store, run_id, summary)}
+    from legal_judge.calibration.escalation import escalation_figures
+
     results, verdicts = store.load_results(run_id), store.load_verdicts(run_id)
     items = store.load_items(run_id)
+    # Lawyers' labels of escalated items arrive after the run: the split is read when shown.
+    split = escalation_figures(store, run_id)
     return ReportData("run", run_id, summary, extra={
         "run": {k: v for k, v in run.items() if k != "summary"},
+        "escalation": split.facts() if split is not None else None,
         "results": results, "verdicts": verdicts, "items": items,
         "outcomes": item_outcomes(items, results, verdicts),
     })

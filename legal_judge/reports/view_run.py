@@ -35,7 +35,8 @@ def run_report(data: ReportData) -> Report:
                  f"ensemble {run['config'].get('ensemble', {}).get('name', 'n/a')} "
                  f"(judge_id {run['config'].get('judge_id', 'n/a')})",
         banners=_banners(s),
-        sections=[_overview(s, run), _rubrics(s), *_corrected(s), _distributions(data),
+        sections=[_overview(s, run), *_escalation(data), _rubrics(s), *_corrected(s),
+                  _distributions(data),
                   _judges(s, run), _weights(data), _disagreement(data), _items(data),
                   _overrides(data),
                   _cost(s)],
@@ -74,6 +75,15 @@ def _overview(s: dict[str, Any], run: dict[str, Any]) -> Section:
                       f"{exp['agree']}/{exp['n']} ({pct(exp['rate'])}); passed but should fail: "
                       f"{exp['false_pass']}; failed but should pass: {exp['false_fail']}"))
     return Section("Overview", [KeyValues(items)], "overview")
+
+
+def _escalation(data: ReportData) -> list[Section]:
+    """The run's figures split by the newest escalation: judge-decided, pending, combined."""
+    facts = data.extra.get("escalation")
+    if not facts:
+        return []
+    return [Section("Escalation: decided by the judges, reviewed by lawyers",
+                    [KeyValues([(str(k), str(v)) for k, v in facts])], "escalation")]
 
 
 def _rubrics(s: dict[str, Any]) -> Section:

@@ -107,3 +107,37 @@ def check_choice(value: str, allowed: tuple[str, ...], *, name: str) -> None:
     """Raise a :class:`StatisticsError` naming the choices when ``value`` is not one of them."""
     if value not in allowed:
         raise StatisticsError(f"unknown {name} {value!r}", fix=f"use one of: {', '.join(allowed)}")
+
+
+#: Differences are rounded to this many decimals before any test sees them.
+DIFF_DECIMALS = 12
+
+
+def rounded_differences(x: FloatArray, y: FloatArray) -> FloatArray:
+    """``x - y`` rounded to :data:`DIFF_DECIMALS`.
+
+    Scores are often weighted means: 0.1 + 0.2 - 0.3 must count as "no change", not as a tiny
+    positive difference that Wilcoxon would rank and the zero/constant checks would miss.
+    """
+    return np.round(x - y, DIFF_DECIMALS)
+
+
+def paired_differences(a: ArrayLike, b: ArrayLike) -> tuple[FloatArray, int]:
+    """The rounded differences ``a - b`` of the complete pairs, and how many pairs were dropped.
+
+    Raises:
+        StatisticsError: the two vectors differ in length.
+    """
+    x, y, dropped = complete_pairs(a, b)
+    return rounded_differences(x, y), dropped
+
+
+def check_positive(value: float, *, what: str, fix: str) -> None:
+    """Refuse a setting that must be positive (a margin, a scale step).
+
+    Raises:
+        StatisticsError: ``value`` is not positive (the message names ``what``).
+    """
+    if not value > 0:
+        raise StatisticsError(f"the {what} must be positive, got {value!r}", fix=fix)
+

@@ -19,14 +19,18 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from legal_judge.stats._common import ArrayLike, StatisticsError, check_choice, complete_pairs
+from legal_judge.stats._common import (
+    ArrayLike,
+    check_choice,
+    check_positive,
+    paired_differences,
+)
 
 __all__ = ["EquivalenceResult", "pairs_for_equivalence", "tost_paired"]
 
 TostMethod = Literal["t-test", "wilcoxon"]
 T_ROUTE = "paired TOST (t)"
 W_ROUTE = "paired TOST (shifted Wilcoxon signed-rank)"
-_DECIMALS = 12
 _MAX_N = 10_000_000
 
 
@@ -82,11 +86,9 @@ def tost_paired(a: ArrayLike, b: ArrayLike, *, margin: float, method: TostMethod
         StatisticsError: a margin that is not positive, an unknown method, mismatched inputs.
     """
     check_choice(method, ("t-test", "wilcoxon"), name="method")
-    if not margin > 0:
-        raise StatisticsError(f"the equivalence margin must be positive, got {margin!r}",
-                              fix="pass a margin in score points, for example 0.5")
-    x, y, dropped = complete_pairs(a, b)
-    d = np.round(x - y, _DECIMALS)
+    check_positive(margin, what="equivalence margin",
+                   fix="pass a margin in score points, for example 0.5")
+    d, dropped = paired_differences(a, b)
     n = int(d.size)
     route = T_ROUTE if method == "t-test" else W_ROUTE
     if n < 2:

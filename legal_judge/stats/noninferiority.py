@@ -174,17 +174,26 @@ def _differences(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     return np.round(x[keep] - y[keep], _DECIMALS)
 
 
+def _paired(after: ArrayLike, before: ArrayLike, confidence: float,
+            ) -> tuple[np.ndarray, int, float]:
+    """The complete pairs' differences, their count and mean, after checking the level.
+
+    Raises:
+        StatisticsError: a confidence outside (0, 1), or no complete pair.
+    """
+    _check_confidence(confidence)
+    d = _differences(after, before)
+    if d.size == 0:
+        raise StatisticsError("no complete pair", fix="pass at least two scored pairs")
+    return d, int(d.size), float(d.mean())
+
+
 def mean_bounds(after: ArrayLike, before: ArrayLike, *, confidence: float = 0.95) -> Bounds:
     """One-sided t bounds of the mean of ``after - before``: ``mean ± t(c, n-1)·sd/√n``.
 
     With every difference equal (sd 0) both bounds are the mean; with one pair they are None.
     """
-    _check_confidence(confidence)
-    d = _differences(after, before)
-    n = int(d.size)
-    if n == 0:
-        raise StatisticsError("no complete pair", fix="pass at least two scored pairs")
-    mean = float(d.mean())
+    d, n, mean = _paired(after, before, confidence)
     if n < 2:
         return Bounds(n, mean, mean, None, None, None, confidence, "t")
     sd = float(d.std(ddof=1))
@@ -223,12 +232,7 @@ def hodges_lehmann_bounds(after: ArrayLike, before: ArrayLike, *,
     alternative="greater")`` does not reject at ``1 - confidence``; the upper bound likewise with
     ``"less"``. Every difference zero: both bounds 0. One pair: None.
     """
-    _check_confidence(confidence)
-    d = _differences(after, before)
-    n = int(d.size)
-    if n == 0:
-        raise StatisticsError("no complete pair", fix="pass at least two scored pairs")
-    mean = float(d.mean())
+    d, n, mean = _paired(after, before, confidence)
     sd = float(d.std(ddof=1)) if n > 1 else None
     if n < 2:
         return Bounds(n, None, mean, None, None, None, confidence, "hodges-lehmann")

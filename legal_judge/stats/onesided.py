@@ -13,17 +13,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
 from scipy import stats
 
-from legal_judge.stats._common import ArrayLike, StatisticsError, check_choice, complete_pairs
+from legal_judge.stats._common import (
+    ArrayLike,
+    check_choice,
+    check_positive,
+    paired_differences,
+)
 from legal_judge.stats.paired import T_TEST, WILCOXON, PairedMethod, paired_test
 from legal_judge.stats.proportions import proportion_ci
 
 __all__ = ["MovedShare", "OneSidedResult", "moved_share", "one_sided_paired_test"]
 
 Alternative = Literal["greater", "less"]
-_DECIMALS = 12
 _TOL = 1e-9
 
 
@@ -83,8 +86,7 @@ def one_sided_paired_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternativ
     """
     check_choice(alternative, ("greater", "less"), name="alternative")
     base = paired_test(a, b, method=method, alpha=alpha)
-    x, y, _ = complete_pairs(a, b)
-    d = np.round(x - y, _DECIMALS)
+    d, _ = paired_differences(a, b)
     statistic: float | None
     p: float | None
     if base.test_used == T_TEST:
@@ -120,11 +122,9 @@ def moved_share(a: ArrayLike, b: ArrayLike, *, step: float = 1.0,
         StatisticsError: a step that is not positive, mismatched inputs.
     """
     check_choice(direction, ("greater", "less"), name="direction")
-    if not step > 0:
-        raise StatisticsError(f"the scale step must be positive, got {step!r}",
-                              fix="pass the smallest score difference that counts, e.g. 1")
-    x, y, _ = complete_pairs(a, b)
-    d = np.round(x - y, _DECIMALS)
+    check_positive(step, what="scale step",
+                   fix="pass the smallest score difference that counts, e.g. 1")
+    d, _ = paired_differences(a, b)
     moved = d >= step - _TOL if direction == "greater" else d <= -step + _TOL
     k, n = int(moved.sum()), int(d.size)
     if n == 0:

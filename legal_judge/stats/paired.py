@@ -24,6 +24,7 @@ from legal_judge.stats._common import (
     check_choice,
     complete_pairs,
     interpret_effect,
+    rounded_differences,
 )
 
 __all__ = [
@@ -40,7 +41,6 @@ CiMethod = Literal["t", "bca"]
 T_TEST = "paired t-test"
 WILCOXON = "wilcoxon signed-rank"
 NO_TEST = "none"
-_DECIMALS = 12
 _BOOT_CELLS = 4_000_000
 
 
@@ -172,9 +172,7 @@ def paired_test(
 
 
 def _differences(x: FloatArray, y: FloatArray) -> FloatArray:
-    # Scores are often weighted means: 0.1 + 0.2 - 0.3 must count as "no change", not as a tiny
-    # positive difference that Wilcoxon would rank and the zero/constant checks would miss.
-    return np.round(x - y, _DECIMALS)
+    return rounded_differences(x, y)
 
 
 def rank_biserial_paired(d: FloatArray) -> float:

@@ -13,6 +13,15 @@ the items the threshold is applied to (a random sample of the same run).
 The walk starts at the most confident threshold that keeps enough labelled items for zero
 disagreements to reject H0 (``target^n < 1 - confidence``: 29 items for 0.90 at 95%); starting
 higher would stop the walk at once, since no test there can reject.
+
+**Weighted labels** (a stratified sample labelled at unequal rates, each label weighing
+``w = N_h / n_h``, its stratum's run items per labelled item): there is no exact weighted
+Clopper-Pearson bound, so each test uses Kish's effective sample size. Among the kept labelled
+items, the weighted disagreement rate ``p = sum(w * disagree) / sum(w)`` and
+``n_eff = (sum w)^2 / sum(w^2)``; the exact binomial test then runs on ``floor(n_eff)`` items with
+``ceil(p * floor(n_eff))`` disagreements (both rounded the conservative way). Equal weights give
+back the unweighted test exactly. The guarantee is then approximate (the design effect is
+estimated), and the escalation says so.
 """
 
 from __future__ import annotations
@@ -159,6 +168,7 @@ def fixed_sequence_threshold(
     *,
     target: float = 0.90,
     confidence: float = 0.95,
+    weights: Sequence[float] | npt.NDArray[np.float64] | None = None,
 ) -> ThresholdResult:
     """Choose the escalation threshold by fixed-sequence testing with exact binomial bounds.
 
@@ -169,12 +179,16 @@ def fixed_sequence_threshold(
             run's items), for the coverage.
         target: The agreement to guarantee on the kept items (0.90).
         confidence: The probability of the guarantee (0.95; each test runs at 1 - confidence).
+        weights: Each labelled item's sampling weight (a stratified sample at unequal rates);
+            None: a simple random or self-weighting sample. Weighted counts are Kish effective
+            counts (module docstring): ``n_kept`` and ``disagreements`` are then effective.
 
     Returns:
         A :class:`ThresholdResult`; its ``steps`` list every test the walk made.
 
     Raises:
-        StatisticsError: levels outside (0, 1), lengths that differ, or a NaN confidence.
+        StatisticsError: levels outside (0, 1), lengths that differ, a NaN confidence, or a
+        weight that is not positive.
     """
     _check_levels(target, confidence)
     conf = np.asarray(labelled_confidence, dtype=np.float64)
@@ -187,8 +201,7 @@ def fixed_sequence_threshold(
         raise StatisticsError("a confidence is NaN", fix="compute a confidence for every item")
     start_n = min_items_zero_failures(target, confidence)
     grid = np.unique(conf)[::-1]  # descending: the most confident threshold first
-    n_kept = np.array([(conf >= t).sum() for t in grid], dtype=np.int64)
-    k_kept = np.array([(~good[conf >= t]).sum() for t in grid], dtype=np.int64)
+    n_kept, k_kept = _kept_counts(conf, good, grid, weights)
     steps: list[SequenceStep] = []
     chosen: int | None = None
     for i in np.flatnonzero(n_kept >= start_n):
@@ -210,6 +223,31 @@ def fixed_sequence_threshold(
             agreement_ci=_two_sided(n - k, n, confidence),
             agreement_lower=_lower_bound(n - k, n, confidence))
     return _not_guaranteed(base, grid, n_kept, k_kept, target, confidence)
+
+
+def _kept_counts(conf: npt.NDArray[np.float64], good: npt.NDArray[np.bool_],
+                 grid: npt.NDArray[np.float64],
+                 weights: Sequence[float] | npt.NDArray[np.float64] | None,
+                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Kept labelled items and their disagreements at each threshold: plain counts, or with
+    ``weights`` Kish effective counts rounded the conservative way (module docstring)."""
+    if weights is None:
+        return (np.array([(conf >= t).sum() for t in grid], dtype=np.int64),
+                np.array([(~good[conf >= t]).sum() for t in grid], dtype=np.int64))
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != conf.shape or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise StatisticsError(f"{w.size} weights for {conf.size} labelled items, or a weight "
+                              "that is not a positive number",
+                              fix="pass one positive sampling weight per labelled item")
+    n_out, k_out = [], []
+    for t in grid:
+        kept = conf >= t
+        wk = w[kept]
+        n_eff = int(np.floor(wk.sum() ** 2 / (wk ** 2).sum() + 1e-9))
+        rate = float(wk[~good[kept]].sum() / wk.sum())
+        n_out.append(n_eff)
+        k_out.append(min(n_eff, int(np.ceil(rate * n_eff - 1e-9))))
+    return np.array(n_out, dtype=np.int64), np.array(k_out, dtype=np.int64)
 
 
 def _not_guaranteed(base: dict[str, object], grid: np.ndarray, n_kept: np.ndarray,

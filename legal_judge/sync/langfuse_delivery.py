@@ -21,6 +21,7 @@ from legal_judge.sync.langfuse_traces import emit_trace, flush_spans
 from legal_judge.sync.mask import Masker, load_masker
 from legal_judge.sync.plan import ScorePlan, TracePlan, run_plans, score_config_specs
 from legal_judge.sync.plan_debias import debias_plan
+from legal_judge.sync.plan_escalation import escalation_scores
 from legal_judge.sync.plan_estimate import estimate_scores
 from legal_judge.sync.plan_other import audit_plan, calibration_plan, label_scores
 from legal_judge.sync.settings import judge_prompt_name, require_settings
@@ -54,7 +55,8 @@ def _plans_for(row: dict[str, Any], store: Store, masker: Masker,
     if kind == "run":
         plans = run_plans(store, eid, masker=masker, configs=set(configs),
                           judge_name=judge_prompt_name())
-        return link_dataset_run(store, eid, plans, masker=masker), estimate_scores(store, eid), []
+        return link_dataset_run(store, eid, plans, masker=masker), [
+            *estimate_scores(store, eid), *escalation_scores(store, eid)], []
     if kind == "audit":
         return [audit_plan(store, eid, masker=masker)], [], []
     if kind == "calibration":
@@ -62,7 +64,7 @@ def _plans_for(row: dict[str, Any], store: Store, masker: Masker,
     if kind in ("human_labels", "labels"):
         scores, skipped = label_scores(store, eid, masker=masker,
                                        kinds={k: v[1] for k, v in configs.items()})
-        return [], [*scores, *estimate_scores(store, eid)], [
+        return [], [*scores, *estimate_scores(store, eid), *escalation_scores(store, eid)], [
             f"label not mapped to a score config: {s}" for s in skipped]
     if kind == "debias_experiment":
         return [debias_plan(store, eid, masker=masker)], [], []

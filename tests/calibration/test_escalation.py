@@ -53,6 +53,22 @@ def test_item_confidence_components() -> None:
     assert on_rubric is not None and on_rubric.value == pytest.approx(0.9)
 
 
+def test_item_confidence_uses_log_probability_expected_scores_when_present() -> None:
+    sure = item_confidence(_result(), RSET)
+    assert sure is not None and sure.expected is None  # no log-probabilities: three components
+    # the judges chose 4 on legal soundness but weighed it down to an expected 1.5: half a point
+    # above the line (1) instead of three, so the rule distance on expected scores is 0.25
+    soft = item_confidence(_result(expected_scores={"legal_soundness": 1.5,
+                                                    "jurisdiction_awareness": 3.0}), RSET)
+    assert soft is not None and soft.expected == pytest.approx(0.25)
+    assert soft.value == pytest.approx((1 + 1 + 0.8 + 0.25) / 4)
+    # on one rubric: 1 - |expected - chosen| beside that rubric's agreement
+    on_rubric = item_confidence(_result(expected_scores={"completeness": 3.6}), RSET,
+                                rubric="completeness")
+    assert on_rubric is not None and on_rubric.expected == pytest.approx(0.6)
+    assert on_rubric.value == pytest.approx((0.9 + 0.6) / 2)
+
+
 def _label(store: Store, run_id: str, items: list[str], truth: Any, path: Path) -> None:
     """Lawyers' own pass/fail on ``items``: the truth's rule."""
     with path.open("w", newline="", encoding="utf-8") as fh:
@@ -87,18 +103,26 @@ def test_transported_from_another_run_of_the_same_ensemble(store: Store, make_ru
     assert figures is not None and figures.pending == len(report.escalated)
 
 
-def test_unequal_strata_refused_and_assume_random(store: Store, make_run: Any,
-                                                  home: Path) -> None:
+def test_unequal_strata_weighted_empty_stratum_refused_and_assume_random(
+        store: Store, make_run: Any, home: Path) -> None:
     truth = make_run(store, "run-s", n_items=80, seed=4)
     sample = draw_sample(store, "run-s", n=60, stratify="pass_fail", seed=5)
     fails = [s.item_id for s in sample.items if s.stratum == "fail"]
     passes = [s.item_id for s in sample.items if s.stratum == "pass"]
-    assert fails and passes
-    # the lawyers labelled every sampled pass but only one sampled fail
-    _label(store, "run-s", passes + fails[:1], truth, home / "s.csv")
-    with pytest.raises(ConfigError, match="unequal rates") as err:
+    assert len(fails) > 2 and passes
+    # no sampled fail labelled at all: nothing can stand for the run's fails
+    _label(store, "run-s", passes, truth, home / "s0.csv")
+    with pytest.raises(ConfigError, match="cover no item of stratum 'fail'") as err:
         escalate(store, "run-s")
     assert err.value.code == "escalation-sample"
+    # the lawyers labelled every sampled pass but only two sampled fails: weighted, and said so
+    _label(store, "run-s", fails[:2], truth, home / "s1.csv")
+    report = escalate(store, "run-s", target=0.8)
+    assert report.sample_kind.endswith("unequal rates: weighted (effective sample size)")
+    assert any("the guarantee is approximate, not exact" in n for n in report.notes)
+    # the two fails weigh as many as the run's fails: the effective count is below the labels'
+    assert report.n_labelled == len(passes) + 2
+    assert report.steps and all(step.n_kept < report.n_labelled for step in report.steps)
 
     make_run(store, "run-r", n_items=60, seed=6, prefix="r")
     _label(store, "run-r", [f"r-{i:03d}" for i in range(50)],

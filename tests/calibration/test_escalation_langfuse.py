@@ -65,6 +65,19 @@ def test_escalation_queue_then_import_keeps_comments(store: Store, make_run: Any
     report = json.loads(res.output[:res.output.rindex("}") + 1])
     escalated = report["escalated"]
     assert len(escalated) == 20 and report["annotation_queue"]
+    # the run's split figures reach Langfuse as run-level scores on its session
+    assert invoke("sync").exit_code == 0
+
+    def split() -> dict[str, Any]:
+        return {sc["name"]: sc for sc in standin.state.scores.values()
+                if sc.get("sessionId") == "r1" and sc["name"] in (
+                    "run.pass_rate.judge_decided", "run.pending_review", "run.pass_rate.combined")}
+
+    first = split()
+    assert first["run.pending_review"]["value"] == 20
+    assert first["run.pending_review"]["metadata"]["escalation_id"] == report["escalation_id"]
+    # nothing was guaranteed at 95%: the judges decide nothing, and nothing is combined yet
+    assert set(first) == {"run.pending_review"}
     (queue,) = standin.state.queues.values()
     names = {standin.state.score_configs[c]["name"] for c in queue["scoreConfigIds"]}
     assert {"human.overall", "human.legal_soundness", "human.hallucination"} <= names
@@ -92,3 +105,9 @@ def test_escalation_queue_then_import_keeps_comments(store: Store, make_run: Any
     flat = " ".join(shown.output.split())
     assert "0 pending review" in flat and "combined pass rate: " in flat
     assert "combined pass rate: pending" not in flat
+    assert invoke("sync").exit_code == 0
+    done = split()
+    assert done["run.pending_review"]["value"] == 0
+    assert done["run.pending_review"]["id"] == first["run.pending_review"]["id"]  # updated
+    combined = done["run.pass_rate.combined"]["value"]
+    assert f"combined pass rate: {combined:.1%}" in flat

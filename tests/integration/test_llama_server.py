@@ -23,6 +23,7 @@ pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is not 
 from legal_judge.dataset import load_dataset, sample_dataset_path  # noqa: E402
 from legal_judge.judge.config import JudgeConfig  # noqa: E402
 from legal_judge.judge.judge import Judge  # noqa: E402
+from legal_judge.providers.base import ProviderOptions  # noqa: E402
 from legal_judge.providers.local import resolve_model_path  # noqa: E402
 from legal_judge.providers.registry import get_provider  # noqa: E402
 from legal_judge.store import Store  # noqa: E402
@@ -119,3 +120,28 @@ def test_smollm2_audit_with_probes_is_never_certified(llama_server: str, tmp_pat
     assert ext["verdict"] in ("insensitive", "biased", "inconclusive")
     assert ext["verdict"] != "certified"
     assert outcome.report["overall_assessment"]["severity"] != "none"  # type: ignore[attr-defined]
+
+
+def test_smollm2_verdicts_store_log_probability_expected_scores(llama_server: str,
+                                                                 tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """llama-cpp-python's server returns token log-probabilities: a verdict stores, beside each
+    chosen score, the probability-weighted expected score, within the rubric's scale."""
+    spec = f"openai-compatible:smollm2@{llama_server}"
+    store = Store(tmp_path / "lp.sqlite3")
+    judge = Judge(JudgeConfig(spec=spec, max_tokens=700),
+                  get_provider(spec, options=ProviderOptions(timeout_s=600)), store=store)
+    items = [i for i in load_dataset(sample_dataset_path()) if i.id in ("us-ca-001", "us-fed-006")]
+
+    async def go() -> list:  # type: ignore[type-arg]
+        try:
+            return [await judge.judge(item) for item in items]
+        finally:
+            await judge.provider.aclose()
+
+    ok = [v for v in asyncio.run(go()) if v.status == "ok"]
+    assert ok, "SmolLM2 gave no schema-valid verdict on either item"
+    expected = [(r, e) for v in ok for r, e in v.extra["expected_scores"].items()]
+    assert expected, "no rubric's score token carried log-probabilities"
+    for rubric, value in expected:
+        scale = judge.assets.rubric(rubric).scale
+        assert scale is not None and scale.min <= value <= scale.max, (rubric, value)

@@ -3,8 +3,10 @@
 demo -> escalate without labels (refused, exit 2, names `calibrate sample`) -> calibrate sample ->
 the lawyers fill the sheet -> calibrate import -> escalate at 90% (cannot guarantee: exit 1, the
 labels needed) -> escalate at 85% (the guarantee sentence, coverage, the escalated ids, their
-sheet; stored) -> runs show (judge-decided pass rate, pending review) -> the lawyers label the
-escalated sheet -> runs show (the combined pass rate). A sample enriched with disagreements is
+sheet; stored) -> runs show (judge-decided pass rate, pending review; in JUnit, the step summary
+and the HTML report too) -> a release gate requiring reviewed escalations fails (exit 1, the
+command to import labels) -> the lawyers label the escalated sheet -> the gate passes -> runs show
+(the combined pass rate). A sample enriched with disagreements is
 refused by name. calibrate compare shows AC1/AC2 and PABAK beside kappa.
 """
 
@@ -113,8 +115,43 @@ def test_escalate_cannot_then_can_guarantee_then_lawyers_complete_the_run(
     assert as_json["escalation"]["pending"] == pending
     assert as_json["escalation"]["combined_pass_rate"] is None
 
+    # the split figures everywhere: JUnit, the step summary, the HTML report
+    lawyer_total = len(stored["escalated"]) + len(stored["reviewed"])
+    journey("runs", "show", run_id, "--junit", "run.xml", "--summary-md", "run.md")
+    junit = (journey.cwd / "run.xml").read_text(encoding="utf-8")
+    assert (f'name="pending lawyer review" value="{pending} of {lawyer_total} escalated items"'
+            in junit)
+    assert 'name="lawyer review"' in junit and 'type="inconclusive"' in junit
+    assert f"{passes / len(stored['decided']):.1%} over {len(stored['decided'])} items" in junit
+    md = (journey.cwd / "run.md").read_text(encoding="utf-8")
+    assert "pass rate (judge-decided)" in md and "combined pass rate" in md
+    assert f"pending ({pending} escalated items await a lawyer)" in md
+    journey("report", run_id, "--html", "run.html")
+    page = _flat((journey.cwd / "run.html").read_text(encoding="utf-8"))
+    assert "Escalation: decided by the judges, reviewed by lawyers" in page
+    assert f"{pending} of {lawyer_total} escalated items" in page
+
+    # the release gate may require the escalated items reviewed: pending ones fail it
+    (journey.cwd / "legal-judge.policy.toml").write_text(
+        "[release]\nrequire_escalations_reviewed = true\n", encoding="utf-8")
+    gate = journey("compare", run_id, run_id, "--fail-on-regression", "--junit", "cmp.xml",
+                   expect=1)
+    said = _flat(gate.text)
+    assert (f"release gate: pending review: {pending} of the {lawyer_total} items of run "
+            f"{run_id} escalated to lawyers (escalation {stored['escalation_id']}) are pending "
+            "lawyer review" in said), gate.describe()
+    assert f"calibrate import FILLED.csv --run {run_id}" in said
+    assert "every escalated item reviewed by a lawyer" in said  # the rule it applied
+    assert 'name="escalation review"' in (journey.cwd / "cmp.xml").read_text(encoding="utf-8")
+
     more = _fill(journey, run_id, journey.cwd / "esc.csv", journey.cwd / "esc-filled.csv")
     journey("calibrate", "import", "esc-filled.csv", "--run", run_id)
+    released = _flat(journey("compare", run_id, run_id, "--fail-on-regression").out)
+    assert (f"escalation review: passed: all {lawyer_total} escalated items of run {run_id} "
+            "were reviewed by lawyers" in released)
+    assert "release gate: PASS: non-inferior" in released
+    journey("runs", "show", run_id, "--junit", "run2.xml")
+    assert 'type="inconclusive"' not in (journey.cwd / "run2.xml").read_text(encoding="utf-8")
     shown = _flat(journey("runs", "show", run_id).out)
     lawyer_items = stored["escalated"] + stored["reviewed"]
     verdicts = {**lawyers, **more}

@@ -73,3 +73,38 @@ def test_labels_needed_reference() -> None:
     assert labels_needed(0.05, 1.0, 0.90, 0.95) == 89  # k = 4 of 89: P = 0.0497
     assert labels_needed(0.0, 0.5, 0.90, 0.95) == 58  # floor(0.5 N) >= 29
     assert labels_needed(0.12, 1.0, 0.90, 0.95) is None
+
+
+def test_weighted_labels_use_the_kish_effective_sample_size() -> None:
+    # 40 confident labels of weight 1, 20 less confident of weight 3 (their stratum labelled at a
+    # third of the rate), one of those disagreeing.
+    conf = [0.9] * 40 + [0.5] * 20
+    agrees = [True] * 40 + [False] + [True] * 19
+    run = [0.9] * 50 + [0.5] * 50
+    plain = fixed_sequence_threshold(conf, agrees, run, target=0.90, confidence=0.95)
+    # unweighted: 60 kept, 1 disagreement: P(X <= 1; 60, 0.1) = 0.01378 rejects; coverage 100%
+    assert plain.threshold == 0.5 and plain.steps[1].p_value == pytest.approx(0.013777078966)
+    weighted = fixed_sequence_threshold(conf, agrees, run, target=0.90, confidence=0.95,
+                                        weights=[1.0] * 40 + [3.0] * 20)
+    first, second = weighted.steps
+    # at 0.9 all weights are 1: the plain test (0.9^40 = 0.01478)
+    assert (first.n_kept, first.disagreements) == (40, 0)
+    assert first.p_value == pytest.approx(0.014780882941)
+    # at 0.5: n_eff = floor(100^2 / 220) = 45; rate 3/100; ceil(0.03 * 45) = 2 disagreements;
+    # P(X <= 2; 45, 0.1) = 0.15904 cannot reject: the walk stops, coverage halves
+    assert (second.n_kept, second.disagreements, second.rejected) == (45, 2, False)
+    assert second.p_value == pytest.approx(0.159042891685)
+    assert weighted.threshold == 0.9 and weighted.coverage == 0.5
+    # equal weights give back the unweighted walk exactly
+    same = fixed_sequence_threshold(conf, agrees, run, target=0.90, confidence=0.95,
+                                    weights=[2.5] * 60)
+    assert same.steps == plain.steps and same.threshold == plain.threshold
+
+
+def test_weights_must_be_one_positive_number_per_label() -> None:
+    from legal_judge.stats import StatisticsError
+
+    with pytest.raises(StatisticsError, match="positive"):
+        fixed_sequence_threshold([0.5, 0.6], [True, True], [0.5], weights=[1.0, 0.0])
+    with pytest.raises(StatisticsError, match="2 weights for 3"):
+        fixed_sequence_threshold([0.5, 0.6, 0.7], [True] * 3, [0.5], weights=[1.0, 1.0])
