@@ -3,6 +3,7 @@ an audit report, the check that every judge has an audit, and the human sign-off
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +11,7 @@ import click
 from rich.console import Console
 
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
 from legal_judge.commands.tables import echo_json
 from legal_judge.errors import GateFailure
@@ -29,7 +31,8 @@ err_console = Console(stderr=True)
 @click.option("--all-judges", is_flag=True,
               help="Kept for scripts: an ensemble's judges are always all checked.")
 @click.option("--rubric", help="As given to audit run.")
-def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
+@json_option
+def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None, as_json: bool) -> None:
     """Exit 1 when a judge (its judge_id) has no audit that judged something.
 
     Every judge of an ensemble must be audited; an audit that stopped before any judge call
@@ -42,16 +45,26 @@ def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
     store = Store()
     targets = load_targets(judge_config, store=store, rubric=rubric, all_judges=True)
     coverage = audit_coverage(store, [(t.judge_id, t.label) for t in targets])
+    missing = [c for c in coverage if c.audit_id is None]
+    fix = f"legal-judge audit run --judge {judge_config}"
+    if len(targets) > 1:
+        fix += " --all-judges"
+    if rubric:
+        fix += f" --rubric {rubric}"
+    with json_output(as_json) as doc:
+        doc.set({"passed": not missing, "judges": len(coverage), "missing": len(missing),
+                 "coverage": [{"label": c.label, "judge_id": c.judge_id, "audit_id": c.audit_id,
+                               "audited": c.audit_id is not None, "note": c.note}
+                              for c in coverage],
+                 "fix": fix if missing else None})
+        _print_needed(coverage, missing, fix)
+
+
+def _print_needed(coverage: list[Any], missing: list[Any], fix: str) -> None:
     for c in coverage:
         mark = "[green]audited[/green]" if c.audit_id else "[red]missing[/red]"
         console.print(f"{mark} {c.label} ({c.judge_id}): {c.note}")
-    missing = [c for c in coverage if c.audit_id is None]
     if missing:
-        fix = f"legal-judge audit run --judge {judge_config}"
-        if len(targets) > 1:
-            fix += " --all-judges"
-        if rubric:
-            fix += f" --rubric {rubric}"
         raise GateFailure(f"{len(missing)} of {len(coverage)} judge(s) have no audit that judged "
                           f"something: {', '.join(f'{c.label} ({c.judge_id})' for c in missing)}",
                           fix=fix)
@@ -69,9 +82,7 @@ def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None) -> None:
                    "allow_inconclusive=true.")
 @click.option("--high-stakes/--not-high-stakes", default=None,
               help="Override the report's high_stakes flag.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the decision, its checks and the policy as JSON (stdout holds the JSON "
-                   "alone).")
+@json_option
 @policy_options
 @ci_options
 def gate_cmd(report_ref: str, max_severity: str | None, allow_inconclusive: bool | None,
@@ -86,8 +97,10 @@ def gate_cmd(report_ref: str, max_severity: str | None, allow_inconclusive: bool
     policy = gate_policy(policy_file, overrides, max_severity=max_severity,
                          allow_inconclusive=allow_inconclusive)
     store = Store()
-    apply_gate(load_report(report_ref, store=store), policy=policy, store=store,
-               high_stakes=high_stakes, junit=junit, summary_md=summary_md, as_json=as_json)
+    with json_output(as_json) as doc:
+        apply_gate(load_report(report_ref, store=store), policy=policy, store=store,
+                   high_stakes=high_stakes, junit=junit, summary_md=summary_md,
+                   on_decision=doc.set)
 
 
 def gate_policy(policy_file: Path | None, overrides: tuple[str, ...], *,
@@ -105,10 +118,13 @@ def gate_policy(policy_file: Path | None, overrides: tuple[str, ...], *,
 
 def apply_gate(report: dict[str, Any], *, policy: PolicyInForce, store: Store,
                high_stakes: bool | None = None, junit: Path | None = None,
-               summary_md: Path | None = None, as_json: bool = False) -> None:
+               summary_md: Path | None = None,
+               on_decision: Callable[[dict[str, Any]], None] | None = None) -> None:
     """Print the gate's decision on ``report`` (and its JUnit/summary files); raise when it fails.
 
-    Used by ``audit gate`` and by ``audit run --max-severity``.
+    Used by ``audit gate`` and by ``audit run --max-severity``; under ``--json`` (see
+    :func:`~legal_judge.commands.json_out.json_output`) the text goes to stderr and
+    ``on_decision`` receives the decision as JSON-ready data before the gate may fail.
 
     Raises:
         GateFailure: the judge is not certified, was audited under settings weaker than the
@@ -119,17 +135,15 @@ def apply_gate(report: dict[str, Any], *, policy: PolicyInForce, store: Store,
     from legal_judge.reports.ci import audit_gate_suite
 
     decision = gate_decision(report, policy=policy, store=store, high_stakes=high_stakes)
-    out = err_console if as_json else console
-    if as_json:
-        echo_json(decision.as_dict())
-    else:
-        print_policy(console, policy, "certification")
-        console.print(decision.sentence, markup=False)
-        if decision.simulated:
-            console.print(f"[yellow]{SIMULATED}[/yellow]"
-                          + (" (allowed by the policy)" if policy.certification.allow_simulated
-                             else ""))
-    write_ci_outputs(out, lambda: audit_gate_suite(report, decision), junit=junit,
+    if on_decision is not None:
+        on_decision(decision.as_dict())
+    print_policy(console, policy, "certification")
+    console.print(decision.sentence, markup=False)
+    if decision.simulated:
+        console.print(f"[yellow]{SIMULATED}[/yellow]"
+                      + (" (allowed by the policy)" if policy.certification.allow_simulated
+                         else ""))
+    write_ci_outputs(console, lambda: audit_gate_suite(report, decision), junit=junit,
                      summary_md=summary_md)
     if not decision.passed:
         for check in decision.failed():
@@ -137,11 +151,10 @@ def apply_gate(report: dict[str, Any], *, policy: PolicyInForce, store: Store,
                 err_console.print(f"  {check.kind} {check.name}: {check.outcome}: {check.reason}",
                                   markup=False)
         gate_report(report, policy=policy, store=store, high_stakes=high_stakes)
-    if not as_json:
-        note = (" (allowed by the policy's allow_inconclusive)"
-                if decision.verdict == "inconclusive" else "")
-        console.print(f"[green]gate passed[/green]: verdict {decision.verdict}{note}, severity "
-                      f"{decision.severity} <= {decision.max_severity}, settings meet the policy")
+    note = (" (allowed by the policy's allow_inconclusive)"
+            if decision.verdict == "inconclusive" else "")
+    console.print(f"[green]gate passed[/green]: verdict {decision.verdict}{note}, severity "
+                  f"{decision.severity} <= {decision.max_severity}, settings meet the policy")
 
 
 @click.command("review")
@@ -149,9 +162,13 @@ def apply_gate(report: dict[str, Any], *, policy: PolicyInForce, store: Store,
 @click.option("--approve/--reject", required=True, help="Sign off or reject the findings.")
 @click.option("--reviewer", required=True, help="Your name.")
 @click.option("--note", default="", help="What you checked.")
-def review_cmd(audit_id: str, approve: bool, reviewer: str, note: str) -> None:
+@json_option
+def review_cmd(audit_id: str, approve: bool, reviewer: str, note: str, as_json: bool) -> None:
     """Record a human sign-off of an audit's findings and test design in the audit log."""
     from legal_judge.audit.history import record_review
 
     out = record_review(Store(), audit_id, approve=approve, reviewer=reviewer, note=note)
+    if as_json:
+        echo_json({"audit_id": audit_id, "reviewer": reviewer, "note": note, **out})
+        return
     console.print(f"{out['decision']} by {reviewer} (log entry {out['seq']})")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -16,12 +16,17 @@ from rich.text import Text
 
 from legal_judge.benchmark.inputs import ItemSelection
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
-from legal_judge.commands.run_render import print_summary
+from legal_judge.commands.run_render import print_summary, run_document
 from legal_judge.commands.tables import wrote
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
 from legal_judge.errors import ConfigError, Problem
 from legal_judge.store import Store
+
+if TYPE_CHECKING:
+    from legal_judge.commands.json_out import JsonDocument
+    from legal_judge.policy import PolicyInForce
 
 __all__ = ["COMMANDS", "console", "export_and_say"]
 
@@ -34,11 +39,19 @@ _SHOWN_WARNINGS = 10
 
 @click.command()
 @click.argument("dataset", type=click.Path(dir_okay=False, path_type=Path))
-def validate(dataset: Path) -> None:
+@json_option
+def validate(dataset: Path, as_json: bool) -> None:
     """Check a benchmark dataset without running anything."""
     warnings: list[Problem] = []
     items = load_dataset(dataset, warnings=warnings)
     s = summarize(items)
+    if as_json:
+        from legal_judge.commands.tables import echo_json
+
+        echo_json({"dataset": str(dataset), "valid": True, "rows": s.rows,
+                   "jurisdictions": s.jurisdictions, "systems_under_test": s.systems_under_test,
+                   "datasets": s.datasets, "warnings": [str(w) for w in warnings]})
+        return
     console.print(f"[green]valid[/green]: {dataset} — {s.rows} rows")
     for title, counts in (("jurisdictions", s.jurisdictions), ("systems under test",
                           s.systems_under_test), ("datasets", s.datasets)):
@@ -140,11 +153,13 @@ def export_and_say(store: Store, run_id: str, path: Path, *, fmt: str | None = N
 @ci_options
 @policy_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@json_option
 def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | None,
         no_cache: bool, out: Path | None, limit: int | None, sample: int | None,
         seed: int | None, ids: str | None, calibration: str | None, lookup: bool, batch: bool,
         no_wait: bool, junit: Path | None, summary_md: Path | None,
-        policy_file: Path | None, overrides: tuple[str, ...], quiet: bool) -> None:
+        policy_file: Path | None, overrides: tuple[str, ...], quiet: bool,
+        as_json: bool) -> None:
     """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble.
 
     Exits 1 when the share of INCONCLUSIVE items is above the policy's
@@ -159,6 +174,18 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
         from legal_judge.benchmark.export import check_export_path
 
         check_export_path(out)  # before anything is paid for
+    with json_output(as_json) as doc:
+        _run(dataset, ensemble, resume=resume, run_id=run_id, no_cache=no_cache, out=out,
+             calibration=calibration, lookup=lookup, batch=batch, no_wait=no_wait,
+             selection=selection, junit=junit, summary_md=summary_md, policy=policy,
+             quiet=quiet or as_json, doc=doc)
+
+
+def _run(dataset: str | None, ensemble: str, *, resume: str | None, run_id: str | None,
+         no_cache: bool, out: Path | None, calibration: str | None, lookup: bool, batch: bool,
+         no_wait: bool, selection: ItemSelection, junit: Path | None, summary_md: Path | None,
+         policy: PolicyInForce, quiet: bool, doc: JsonDocument) -> None:
+    """``run`` once its options are checked: judge, print, gate; ``doc`` gets the run's JSON."""
     if batch:
         if calibration or lookup:
             raise ConfigError("--batch does not combine with --calibration or --lookup yet",
@@ -180,6 +207,7 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
         console.print(gate.line, style=None if gate.passed else "red", soft_wrap=True,
                       highlight=False, markup=False)
     print_policy(console, policy, "run")
+    doc.set(run_document(res["run"], gate=gate, policy=policy, out=out))
     if out is not None and outcome.status == "completed":
         export_and_say(Store(), outcome.run_id, out)
     from legal_judge.reports.ci import run_suite
@@ -230,18 +258,23 @@ def _end_unfinished(outcome: Any, *, batch: bool = False) -> None:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write results as .csv, .jsonl or .parquet (as `runs export`).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def demo(out: Path | None, quiet: bool) -> None:
+@json_option
+def demo(out: Path | None, quiet: bool, as_json: bool) -> None:
     """Score the bundled sample with three simulated judges (no keys, no network)."""
     if out is not None:
         from legal_judge.benchmark.export import check_export_path
 
         check_export_path(out)
-    res = _execute(str(sample_dataset_path()), "demo", resume=None, no_cache=False, run_id=None,
-                   quiet=quiet)
-    print_summary(res["run"])
-    if out is not None and res["outcome"].status == "completed":
-        export_and_say(Store(), res["outcome"].run_id, out)
-    _end_unfinished(res["outcome"])
+    with json_output(as_json) as doc:
+        res = _execute(str(sample_dataset_path()), "demo", resume=None, no_cache=False,
+                       run_id=None, quiet=quiet or as_json)
+        print_summary(res["run"])
+        doc.set(run_document(res["run"], out=out))
+        if out is not None and res["outcome"].status == "completed":
+            export_and_say(Store(), res["outcome"].run_id, out)
+        _end_unfinished(res["outcome"])
+    if as_json:
+        return
     console.print(
         "\nThis demo used simulated judges. To use real judges: set OPENAI_API_KEY, GEMINI_API_KEY "
         "and MISTRAL_API_KEY, then run\n  legal-judge run your_bench.jsonl --ensemble default\n"
