@@ -85,7 +85,10 @@ def test_every_command_that_reports_has_json_and_a_shipped_schema() -> None:
     expected = {schema_name(n) for n in commands if n not in NON_REPORTING}
     shipped = {p.name for p in SCHEMAS.glob("*.schema.json")}
     assert shipped == expected, f"schemas of no command: {sorted(shipped - expected)}"
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
     for path in SCHEMAS.glob("*.schema.json"):
+        assert f"`{path.name.removesuffix('.schema.json')}`" in readme, \
+            f"{path.name}: list it in the README's --json section"
         schema = json.loads(path.read_text("utf-8"))
         jsonschema.Draft202012Validator.check_schema(schema)
         assert schema.get("description"), f"{path.name}: say what the document is"
