@@ -19,6 +19,7 @@ from rich.console import Console
 from legal_judge.commands.audit_gate import (
     apply_gate,
     gate_cmd,
+    gate_flags,
     gate_policy,
     needed_cmd,
     review_cmd,
@@ -26,6 +27,7 @@ from legal_judge.commands.audit_gate import (
 from legal_judge.commands.audit_history import diff_cmd, list_cmd, verify_log_cmd
 from legal_judge.commands.audit_render import print_report, write_report_json
 from legal_judge.commands.audit_traffic import traffic_cmd
+from legal_judge.commands.batches import batch_options, check_no_wait
 from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_options
 from legal_judge.commands.tables import Col, echo_json, print_table
@@ -121,19 +123,9 @@ for _command in (gate_cmd, needed_cmd, review_cmd, diff_cmd, list_cmd, verify_lo
 @click.option("--llm-variants", help="Auditor model spec: LLM-written paraphrase variants.")
 @click.option("--all-judges", is_flag=True, help="Audit every judge of an ensemble.")
 @click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
-@click.option("--max-severity", type=click.Choice(["none", "low", "medium", "high", "critical"]),
-              help="Also gate (as `audit gate`, under the policy): exit 1 unless the judge is "
-                   "certified under the policy's settings and the severity is at most this (it "
-                   "may only tighten the policy's max_severity).")
-@click.option("--allow-inconclusive", is_flag=True, default=None,
-              help="With the gate: allowed only where the policy already allows an "
-                   "inconclusive verdict (else --override allow_inconclusive=true).")
-@click.option("--batch", is_flag=True,
-              help="Send the judge calls as provider batch jobs (OpenAI, Anthropic; half price, "
-                   "results within 24 h); other judges run online.")
-@click.option("--no-wait", is_flag=True,
-              help="With --batch: submit, merge what has ended, and return; finish later with "
-                   "--resume AUDIT_ID.")
+@gate_flags
+@batch_options("the judge calls (OpenAI, Anthropic; other judges run online)",
+               "half price, results within 24 h", "--resume AUDIT_ID")
 @click.option("--resume", "resume_id", metavar="AUDIT_ID",
               help="Continue an interrupted or --no-wait audit with its stored judge, items and "
                    "settings; stored batches are polled, not resubmitted.")
@@ -156,9 +148,7 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
     With --max-severity (or --policy / --override) the report then goes through the audit gate
     under the policy, exactly as `legal-judge audit gate REPORT` would.
     """
-    if no_wait and not (batch or resume_id):
-        raise ConfigError("--no-wait needs --batch", code="audit-no-wait",
-                          fix="add --batch, or drop --no-wait")
+    check_no_wait(no_wait, batch or resume_id is not None, code="audit-no-wait")
     # Loaded before any judge call: a loosening flag is refused (exit 2) before anything is paid.
     policy = (gate_policy(policy_file, overrides, max_severity=max_severity,
                           allow_inconclusive=allow_inconclusive)

@@ -20,7 +20,7 @@ from legal_judge.store import Store
 if TYPE_CHECKING:
     from legal_judge.policy import PolicyInForce
 
-__all__ = ["apply_gate", "gate_cmd", "gate_policy", "needed_cmd", "review_cmd"]
+__all__ = ["apply_gate", "gate_cmd", "gate_flags", "gate_policy", "needed_cmd", "review_cmd"]
 
 console = Console()
 err_console = Console(stderr=True)
@@ -70,16 +70,24 @@ def _print_needed(coverage: list[Any], missing: list[Any], fix: str) -> None:
                           fix=fix)
 
 
+def gate_flags(fn: Any) -> Any:
+    """``--max-severity`` and ``--allow-inconclusive`` (``audit gate``, ``audit run``): they may
+    only tighten the policy's [certification] section (see :func:`gate_policy`)."""
+    fn = click.option(
+        "--allow-inconclusive", is_flag=True, default=None,
+        help="Allowed only where the policy already allows an inconclusive verdict; to allow "
+             "it on purpose, --override allow_inconclusive=true.")(fn)
+    return click.option(
+        "--max-severity", default=None,
+        type=click.Choice(["none", "low", "medium", "high", "critical"]),
+        help="Gate under the policy (audit run: after the audit): exit 1 unless the judge is "
+             "certified and its severity is at most this; it may only tighten the policy's "
+             "max_severity (low; a higher one needs --override max_severity=...).")(fn)
+
+
 @click.command("gate")
 @click.argument("report_ref")
-@click.option("--max-severity", default=None,
-              type=click.Choice(["none", "low", "medium", "high", "critical"]),
-              help="Tighten the policy's highest severity that may pass (default: the policy's, "
-                   "low); a higher one needs --override max_severity=...")
-@click.option("--allow-inconclusive", is_flag=True, default=None,
-              help="Kept for scripts: allowed only where the policy already allows an "
-                   "inconclusive verdict; to allow it on purpose, --override "
-                   "allow_inconclusive=true.")
+@gate_flags
 @click.option("--high-stakes/--not-high-stakes", default=None,
               help="Override the report's high_stakes flag.")
 @json_option

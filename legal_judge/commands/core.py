@@ -15,6 +15,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.text import Text
 
 from legal_judge.benchmark.inputs import ItemSelection
+from legal_judge.commands.batches import batch_options, check_no_wait
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
 from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
@@ -144,12 +145,7 @@ def export_and_say(store: Store, run_id: str, path: Path, *, fmt: str | None = N
               help="Apply the correction fitted by `calibrate fit` (raw scores are kept).")
 @click.option("--lookup", is_flag=True,
               help="Verify citations with CourtListener (COURTLISTENER_TOKEN) during the run.")
-@click.option("--batch", is_flag=True,
-              help="Send OpenAI/Anthropic judge calls as provider batch jobs (batch prices); "
-                   "collect later with --resume RUN_ID --batch.")
-@click.option("--no-wait", is_flag=True,
-              help="With --batch: submit, merge what has ended, and return; finish later with "
-                   "--resume RUN_ID --batch.")
+@batch_options("OpenAI/Anthropic judge calls", "batch prices", "--resume RUN_ID --batch")
 @ci_options
 @policy_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -165,9 +161,7 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
     Exits 1 when the share of INCONCLUSIVE items is above the policy's
     run.max_inconclusive_share, and 3 when no item could be judged (resume it).
     """
-    if no_wait and not batch:
-        raise ConfigError("--no-wait needs --batch", code="batch-options",
-                          fix="add --batch, or drop --no-wait")
+    check_no_wait(no_wait, batch, code="batch-options")
     policy = policy_in_force(policy_file, overrides)  # a defect in it costs nothing yet
     selection = ItemSelection.from_options(limit=limit, sample=sample, seed=seed, ids=ids)
     if out is not None:
