@@ -74,3 +74,33 @@ def test_a_ci_script_reads_each_decision_as_json(journey: Journey) -> None:
     listed = json.loads(journey("prompts", "list", "--json").out)
     assert {r["kind"] for r in listed} >= {"rubric", "template"}
     assert all(len(r["sha256"]) == 64 for r in listed)
+
+
+def test_prompts_list_and_diff_show_one_sha256_per_asset(journey: Journey) -> None:
+    """`prompts list` showed the asset file's sha256 and `prompts diff` the composed Langfuse
+    prompt's: two hashes for one rubric. Both now show the catalogue's."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "langfuse"))
+    from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin
+
+    server = LangfuseStandin().start()
+    journey.env.update({"LANGFUSE_PUBLIC_KEY": PUBLIC_KEY, "LANGFUSE_SECRET_KEY": SECRET_KEY,
+                        "LANGFUSE_BASE_URL": server.base_url, "LANGFUSE_TIMEOUT": "5"})
+    try:
+        listed = json.loads(journey("prompts", "list", "--json").out)
+        journey("prompts", "push")
+        diff = journey("prompts", "diff")
+        assert "same" in diff.out and "changed" not in diff.out, diff.describe()
+        rows = json.loads(journey("prompts", "diff", "--json").out)
+        stored = server.state.prompts
+    finally:
+        server.stop()
+    by_asset = {f"{r['name']}@{r['version']}": r["sha256"] for r in listed}
+    rubric = next(r for r in rows if r["kind"] == "rubric")
+    assert rubric["sha256"] == by_asset[rubric["asset"]] == rubric["remote_sha256"]
+    assert all(r["sha256"] == by_asset[r["asset"]] for r in rows)
+    # What Langfuse holds names the same asset hash.
+    config = stored[rubric["name"]][-1]["config"]
+    assert config["legal_judge"]["asset_sha256"] == rubric["sha256"]
