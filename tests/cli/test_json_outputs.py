@@ -217,8 +217,9 @@ def test_every_reporting_command_prints_one_document_in_its_schema(session: Sess
       "--out", str(s.cwd / "esc.csv"), expect=(0, 1, 2))
     s("calibrate", "validate", "--calibration", cal["calibration_id"], "--candidate", "simulated:fair",
       expect=(0, 1))
-    s("calibrate", "align", "--calibration", cal["calibration_id"], "--judge", "simulated:demo-openai",
-      "--no-push", "--folds", "2", "--out", str(s.cwd / "aligned"), expect=(0, 1))
+    # Pushed to the stand-in as staging: its "Langfuse: ..." line went into the JSON.
+    s("calibrate", "align", "--calibration", cal["calibration_id"], "--judge",
+      "simulated:demo-openai", "--folds", "2", "--out", str(s.cwd / "aligned"), expect=(0, 1))
     # Bias mitigation.
     s("debias", "prompt", "--bias", "authority")
     s("debias", "compare", "--judge", "simulated:demo-openai", "--biases", "authority",
@@ -228,7 +229,8 @@ def test_every_reporting_command_prints_one_document_in_its_schema(session: Sess
     pushed = s("prompts", "push", "--label", "production")
     diff = s("prompts", "diff")
     s("prompts", "pull", "llm-judge-v2", "--label", "production")
-    s("prompts", "promote", "llm-judge-v2", "1", "--label", "production")
+    judge_version = next(r["version"] for r in pushed if r["name"] == "llm-judge-v2")
+    s("prompts", "promote", "llm-judge-v2", str(judge_version), "--label", "production")
     s("datasets", "push", sample, "--name", "bench")
     s("sync", "--status")
     s("sync", expect=(0, 2))
