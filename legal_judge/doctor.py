@@ -58,6 +58,12 @@ class DoctorResult:
         """The checks that failed."""
         return [c for c in self.checks if c.status == "problem"]
 
+    def as_dict(self, *, pinged: bool) -> dict[str, Any]:
+        """``doctor --json``: every check (name, status, detail, fix) and whether all passed."""
+        return {"passed": not self.problems, "problems": len(self.problems), "pinged": pinged,
+                "checks": [{"name": c.name, "status": c.status, "detail": c.detail, "fix": c.fix}
+                           for c in self.checks]}
+
 
 def run_doctor(*, ensemble: str = "default", timeout_s: float = 5.0,
                ping: bool = False) -> DoctorResult:

@@ -7,7 +7,7 @@ The release decisions (gate, needed, review) are in commands/audit_gate.py, the 
 from __future__ import annotations
 
 import asyncio
-import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,30 +17,29 @@ from rich.console import Console
 from legal_judge.commands.audit_gate import (
     apply_gate,
     gate_cmd,
+    gate_flags,
     gate_policy,
     needed_cmd,
     review_cmd,
 )
 from legal_judge.commands.audit_history import diff_cmd, list_cmd, verify_log_cmd
 from legal_judge.commands.audit_options import audit_settings, stat_options
-from legal_judge.commands.audit_render import print_outcomes, print_report
+from legal_judge.commands.audit_render import print_outcomes, print_report, write_report_json
+from legal_judge.commands.audit_traffic import traffic_cmd
+from legal_judge.commands.batches import batch_options, check_no_wait
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_options
-from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
+from legal_judge.commands.tables import Col, echo_json, print_table
 from legal_judge.errors import ConfigError, GateFailure
 from legal_judge.files import check_writable
 from legal_judge.store import Store
 
 if TYPE_CHECKING:
+    from legal_judge.commands.json_out import JsonDocument
     from legal_judge.policy import PolicyInForce
 
 console = Console()
 err_console = Console(stderr=True)
-
-def _write(report: dict[str, Any], out: Path | None) -> None:
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
-        wrote(console, out, what="report JSON")
 
 
 @click.group(short_help="Audit a judge: can it tell good from bad, is it biased, what is ruled out.")
@@ -50,7 +49,8 @@ def audit() -> None:
 
 
 # Subcommands with their own modules: the release decisions and the stored history.
-for _command in (gate_cmd, needed_cmd, review_cmd, diff_cmd, list_cmd, verify_log_cmd):
+for _command in (gate_cmd, needed_cmd, review_cmd, diff_cmd, list_cmd, verify_log_cmd,
+                 traffic_cmd):
     audit.add_command(_command)
 
 
@@ -68,30 +68,21 @@ for _command in (gate_cmd, needed_cmd, review_cmd, diff_cmd, list_cmd, verify_lo
 @click.option("--all-judges", is_flag=True, hidden=True,
               help="Kept for scripts: every judge of an ensemble is always audited.")
 @click.option("--no-cache", is_flag=True, help="Do not read the provider cache.")
-@click.option("--max-severity", type=click.Choice(["none", "low", "medium", "high", "critical"]),
-              help="Also gate (as `audit gate`, under the policy): exit 1 unless the judge is "
-                   "certified under the policy's settings and the severity is at most this (it "
-                   "may only tighten the policy's max_severity).")
-@click.option("--allow-inconclusive", is_flag=True, default=None,
-              help="With the gate: allowed only where the policy already allows an "
-                   "inconclusive verdict (else --override allow_inconclusive=true).")
-@click.option("--batch", is_flag=True,
-              help="Send the judge calls as provider batch jobs (OpenAI, Anthropic; half price, "
-                   "results within 24 h); other judges run online.")
-@click.option("--no-wait", is_flag=True,
-              help="With --batch: submit, merge what has ended, and return; finish later with "
-                   "--resume AUDIT_ID.")
+@gate_flags
+@batch_options("the judge calls (OpenAI, Anthropic; other judges run online)",
+               "half price, results within 24 h", "--resume AUDIT_ID")
 @click.option("--resume", "resume_id", metavar="AUDIT_ID",
               help="Continue an interrupted or --no-wait audit with its stored judge, items and "
                    "settings; stored batches are polled, not resubmitted.")
 @click.option("--poll-interval", type=float, default=30.0, show_default=True,
               help="With --batch: seconds between polls of the open batches.")
 @policy_options
+@json_option
 def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, config_file: Path | None,
             all_judges: bool, no_cache: bool, max_severity: str | None,
             allow_inconclusive: bool | None, batch: bool, no_wait: bool, resume_id: str | None,
             poll_interval: float, policy_file: Path | None, overrides: tuple[str, ...],
-            **options: Any) -> None:
+            as_json: bool, **options: Any) -> None:
     """Run a bias audit of a judge and write the report.
 
     With --batch the command waits until every batch has ended (batch ids are stored under the
@@ -102,9 +93,7 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
     With --max-severity (or --policy / --override) the report then goes through the audit gate
     under the policy, exactly as `legal-judge audit gate REPORT` would.
     """
-    if no_wait and not (batch or resume_id):
-        raise ConfigError("--no-wait needs --batch", code="audit-no-wait",
-                          fix="add --batch, or drop --no-wait")
+    check_no_wait(no_wait, batch or resume_id is not None, code="audit-no-wait")
     # Loaded before any judge call: a loosening flag is refused (exit 2) before anything is paid.
     policy = (gate_policy(policy_file, overrides, max_severity=max_severity,
                           allow_inconclusive=allow_inconclusive)
@@ -120,9 +109,10 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
             raise ConfigError(f"--resume continues the audit as it was started; {', '.join(given)} "
                               "cannot change it", code="audit-resume-options",
                               fix=f"run `legal-judge audit run --resume {resume_id}` without them")
-        outcome = asyncio.run(_resume_one(resume_id, store, batch=batch, wait=not no_wait,
-                                          poll_interval=poll_interval))
-        _conclude([outcome], out, policy, store)
+        with json_output(as_json) as doc:
+            outcome = asyncio.run(_resume_one(resume_id, store, batch=batch, wait=not no_wait,
+                                              poll_interval=poll_interval))
+            _conclude([outcome], out, policy, store, doc)
         return
     from legal_judge.audit.resume import audit_source
     from legal_judge.audit.target import load_targets
@@ -150,9 +140,10 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
                           markup=False, highlight=False)
     runner = _auditor(batch, wait=not no_wait, poll_interval=poll_interval,
                       source=audit_source(judge_config, batch=batch, use_cache=not no_cache))
-    outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store))
-                for target in targets]
-    _conclude(outcomes, out, policy, store)
+    with json_output(as_json) as doc:
+        outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store))
+                    for target in targets]
+        _conclude(outcomes, out, policy, store, doc)
 
 
 def _check_selection(settings: Any) -> None:
@@ -193,16 +184,27 @@ async def _resume_one(audit_id: str, store: Store, *, batch: bool, wait: bool,
 
 
 def _conclude(outcomes: list[Any], out: Path | None, policy: PolicyInForce | None,
-              store: Store) -> None:
-
+              store: Store, doc: JsonDocument) -> None:
+    """Print (and write) each audit's report, then gate each under ``policy`` when one is given;
+    ``doc`` gets every audit with its report and gate decision (``audit run --json``)."""
+    audits: list[dict[str, Any]] = []
+    doc.set({"audits": audits})
     for outcome in outcomes:
+        entry: dict[str, Any] = {"audit_id": outcome.audit_id, "judge_id": outcome.judge_id,
+                                 "status": outcome.status, "report_file": None,
+                                 "report": None, "gate": None}
+        audits.append(entry)
         if outcome.status == "submitted":
+            entry["resume_command"] = f"legal-judge audit run --resume {outcome.audit_id}"
             console.print(f"audit {outcome.audit_id}: batches submitted and still running. "
                           f"See `legal-judge batches status {outcome.audit_id}`; finish with "
                           f"`legal-judge audit run --resume {outcome.audit_id}`")
             continue
+        entry["report"] = outcome.report
         print_report(outcome.report)
-        _write(outcome.report, _out_file(out, outcome, outcomes))
+        out_file = _out_file(out, outcome, outcomes)
+        write_report_json(outcome.report, out_file)
+        entry["report_file"] = None if out_file is None else str(out_file)
     if len(outcomes) > 1:
         print_outcomes(outcomes, [_out_file(out, o, outcomes) for o in outcomes])
     bad = [o for o in outcomes if o.status not in ("complete", "submitted")]
@@ -210,9 +212,16 @@ def _conclude(outcomes: list[Any], out: Path | None, policy: PolicyInForce | Non
         raise GateFailure(f"audit {bad[0].audit_id} ended with status {bad[0].status}",
                           fix=bad[0].report["overall_assessment"]["summary"])
     if policy is not None:
-        for o in outcomes:
+        for o, entry in zip(outcomes, audits, strict=True):
             if o.status == "complete":
-                apply_gate(o.report, policy=policy, store=store)
+                apply_gate(o.report, policy=policy, store=store, on_decision=_setter(entry))
+
+
+def _setter(entry: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """Stores a gate decision in ``entry`` (an audit of ``audit run --json``)."""
+    def put(decision: dict[str, Any]) -> None:
+        entry["gate"] = decision
+    return put
 
 
 def _out_file(out: Path | None, outcome: Any, outcomes: list[Any]) -> Path | None:
@@ -249,7 +258,9 @@ async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store
 @click.argument("pairs_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Report JSON file.")
 @stat_options
-def stats_cmd(pairs_file: Path, out: Path | None, config_file: Path | None, **options: Any) -> None:
+@json_option
+def stats_cmd(pairs_file: Path, out: Path | None, config_file: Path | None, as_json: bool,
+              **options: Any) -> None:
     """Compute the bias report from pairs scored elsewhere (JSONL rows).
 
     Dimension rows name a ``dimension``; discrimination-probe rows name a ``probe`` and an
@@ -263,60 +274,10 @@ def stats_cmd(pairs_file: Path, out: Path | None, config_file: Path | None, **op
     rows = read_pairs(pairs_file)
     dims = [d for d in settings.dimensions or [] if any(r.dimension == d for r in rows)] or None
     report = build_report(rows, settings, dimensions=dims)
-    print_report(report)
-    _write(report, out)
-
-
-@audit.command("traffic")
-@click.option("--since", default="7d", show_default=True, help="7d, 24h, 2w or an ISO date.")
-@click.option("--attribute", required=True, help="metadata.client_region, jurisdiction, length_bucket...")
-@click.option("--input", "input_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSONL export (e.g. Langfuse scores with trace metadata) instead of the store.")
-@click.option("--rubric", help="Score one rubric instead of the mean.")
-@click.option("--min-sample", default=50, show_default=True, type=int)
-@click.option("--method", default="auto", type=click.Choice(["auto", "welch", "mann-whitney"]))
-@click.option("--reference", help="Group the others are compared with (default: the largest).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path))
-def traffic_cmd(since: str, attribute: str, input_file: Path | None, rubric: str | None,
-                min_sample: int, method: str, reference: str | None, out: Path | None) -> None:
-    """Disparities between groups of production scores (observational)."""
-    from legal_judge.audit.log import AuditLog
-    from legal_judge.audit.traffic import (
-        parse_since,
-        traffic_audit,
-        traffic_rows_from_file,
-        traffic_rows_from_store,
-    )
-
-    start = parse_since(since)
-    store = Store()
-    rows = (traffic_rows_from_file(input_file, since=start) if input_file
-            else traffic_rows_from_store(store, since=start, rubric=rubric))
-    result = traffic_audit(rows, attribute=attribute, min_sample=min_sample, method=method,
-                           reference=reference)
-    result["since"] = start.isoformat()
-    AuditLog(store).append(f"traffic-{start:%Y%m%d}", "traffic_audit", result)
-    print_table(console, f"traffic audit by {attribute} since {start:%Y-%m-%d}",
-                [Col("group", keep=True), Col("vs"), Col("n", numeric=True),
-                 Col("mean", numeric=True), Col("diff", numeric=True), Col("95% CI"),
-                 Col("test", optional=True), Col("p adj", numeric=True),
-                 Col("effect", numeric=True), Col("flag", keep=True)],
-                [[c["group"], c["versus"], str(c["n_x"]), f"{c['mean_x']:.2f}",
-                  f"{c['mean_difference']:+.2f}", f"[{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]",
-                  c["test_used"], f"{c['p_value_adjusted']:.2g}", f"{c['effect_size']:+.2f}",
-                  styled("FLAG", "red") if c["flagged"] else "ok"]
-                 for c in result["comparisons"]])
-    if result.get("reference"):
-        ref = result["reference"]
-        console.print(f"reference group: {ref} ({result['group_sizes'][ref]} items, "
-                      f"{result['reference_why']}); each other group is compared with it",
-                      markup=False)
-    console.print(f"counting: {result['counting']}", markup=False)
-    console.print(f"status: {result['status']}; {result['summary']}")
-    _write(result, out)
-    if result["status"] != "complete":
-        raise GateFailure(f"traffic audit: {result['summary']}",
-                          fix=f"widen --since or lower the grouping granularity (min {min_sample})")
+    with json_output(as_json) as doc:
+        doc.set(report)
+        print_report(report)
+        write_report_json(report, out)
 
 
 @audit.command("dimensions")

@@ -3,6 +3,7 @@ an audit report, the check that every judge has an audit, and the human sign-off
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +11,7 @@ import click
 from rich.console import Console
 
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
 from legal_judge.commands.tables import echo_json
 from legal_judge.errors import GateFailure
@@ -18,7 +20,7 @@ from legal_judge.store import Store
 if TYPE_CHECKING:
     from legal_judge.policy import PolicyInForce
 
-__all__ = ["apply_gate", "gate_cmd", "gate_policy", "needed_cmd", "review_cmd"]
+__all__ = ["apply_gate", "gate_cmd", "gate_flags", "gate_policy", "needed_cmd", "review_cmd"]
 
 console = Console()
 err_console = Console(stderr=True)
@@ -32,9 +34,10 @@ err_console = Console(stderr=True)
 @click.option("--require-validation", is_flag=True, default=None,
               help="Also require a validation of record for every judge (tightens the policy's "
                    "[validation] require_of_record).")
+@json_option
 @policy_options
 def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None,
-               require_validation: bool | None, policy_file: Path | None,
+               require_validation: bool | None, as_json: bool, policy_file: Path | None,
                overrides: tuple[str, ...]) -> None:
     """Exit 1 when a judge (its judge_id) has no audit that judged something.
 
@@ -52,52 +55,70 @@ def needed_cmd(judge_config: str, all_judges: bool, rubric: str | None,
     store = Store()
     targets = load_targets(judge_config, store=store, rubric=rubric, all_judges=True)
     coverage = audit_coverage(store, [(t.judge_id, t.label) for t in targets])
-    print_policy(console, policy, "validation")
-    for c in coverage:
-        mark = "[green]audited[/green]" if c.audit_id else "[red]missing[/red]"
-        console.print(f"{mark} {c.label} ({c.judge_id}): {c.note}")
     validation = validation_requirement(
         store, {t.label: t.judge_id for t in targets},
         required=policy.policy.validation.require_of_record)
+    missing = [c for c in coverage if c.audit_id is None]
+    fix = f"legal-judge audit run --judge {judge_config}"  # every judge of an ensemble
+    if rubric:
+        fix += f" --rubric {rubric}"
+    if not validation["met"]:
+        validate = "legal-judge calibrate validate --calibration CAL --candidate JUDGE"
+        fix = f"{fix}; then validate each judge: {validate}" if missing else (
+            f"validate each judge listed above with `{validate}`, or set [validation] "
+            "require_of_record = false in the policy file")
+    with json_output(as_json) as doc:
+        doc.set({"passed": not missing and validation["met"], "judges": len(coverage),
+                 "missing": len(missing),
+                 "coverage": [{"label": c.label, "judge_id": c.judge_id, "audit_id": c.audit_id,
+                               "audited": c.audit_id is not None, "note": c.note}
+                              for c in coverage],
+                 "validation": validation, "policy": policy.as_dict("validation"),
+                 "fix": fix if missing or not validation["met"] else None})
+        print_policy(console, policy, "validation")
+        _print_needed(coverage, validation)
+        if missing:
+            also = "" if validation["met"] else f"; and {validation['reason']}"
+            raise GateFailure(f"{len(missing)} of {len(coverage)} judge(s) have no audit that "
+                              "judged something: "
+                              f"{', '.join(f'{c.label} ({c.judge_id})' for c in missing)}" + also,
+                              fix=fix)
+        if not validation["met"]:
+            raise GateFailure(f"audit needed: {validation['reason']}", fix=fix)
+
+
+def _print_needed(coverage: list[Any], validation: dict[str, Any]) -> None:
+    for c in coverage:
+        mark = "[green]audited[/green]" if c.audit_id else "[red]missing[/red]"
+        console.print(f"{mark} {c.label} ({c.judge_id}): {c.note}")
     if validation["required"]:
         for label, why in validation["lacking"].items():
             console.print(f"[red]unvalidated[/red] {label}: {why}", soft_wrap=True)
         console.print(f"{validation['name']}: {'met' if validation['met'] else 'NOT MET'}: "
                       f"{validation['reason']}", markup=False, highlight=False, soft_wrap=True)
-    missing = [c for c in coverage if c.audit_id is None]
-    if not validation["met"] and not missing:
-        raise GateFailure(f"audit needed: {validation['reason']}",
-                          fix="validate each judge listed above with `legal-judge calibrate "
-                              "validate --calibration CAL --candidate JUDGE`, or set [validation] "
-                              "require_of_record = false in the policy file")
-    if missing:
-        fix = f"legal-judge audit run --judge {judge_config}"  # every judge of an ensemble
-        if rubric:
-            fix += f" --rubric {rubric}"
-        also = "" if validation["met"] else f"; and {validation['reason']}"
-        if not validation["met"]:
-            fix += "; then validate each judge: legal-judge calibrate validate --calibration CAL " \
-                   "--candidate JUDGE"
-        raise GateFailure(f"{len(missing)} of {len(coverage)} judge(s) have no audit that judged "
-                          f"something: {', '.join(f'{c.label} ({c.judge_id})' for c in missing)}"
-                          + also, fix=fix)
+
+
+def gate_flags(fn: Any) -> Any:
+    """``--max-severity`` and ``--allow-inconclusive`` (``audit gate``, ``audit run``): they may
+    only tighten the policy's [certification] section (see :func:`gate_policy`)."""
+    fn = click.option(
+        "--allow-inconclusive", is_flag=True, default=None,
+        help="Allowed only where the policy already allows an inconclusive verdict; to allow "
+             "it on purpose, --override allow_inconclusive=true.")(fn)
+    return click.option(
+        "--max-severity", default=None,
+        type=click.Choice(["none", "low", "medium", "high", "critical"]),
+        help="Gate under the policy (audit run: after the audit): exit 1 unless the judge is "
+             "certified and its severity is at most this; it may only tighten the policy's "
+             "max_severity (low; a higher one needs --override max_severity=...).")(fn)
 
 
 @click.command("gate")
 @click.argument("report_ref")
-@click.option("--max-severity", default=None,
-              type=click.Choice(["none", "low", "medium", "high", "critical"]),
-              help="Tighten the policy's highest severity that may pass (default: the policy's, "
-                   "low); a higher one needs --override max_severity=...")
-@click.option("--allow-inconclusive", is_flag=True, default=None,
-              help="Kept for scripts: allowed only where the policy already allows an "
-                   "inconclusive verdict; to allow it on purpose, --override "
-                   "allow_inconclusive=true.")
+@gate_flags
 @click.option("--high-stakes/--not-high-stakes", default=None,
               help="Override the report's high_stakes flag.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the decision, its checks and the policy as JSON (stdout holds the JSON "
-                   "alone).")
+@json_option
 @policy_options
 @ci_options
 def gate_cmd(report_ref: str, max_severity: str | None, allow_inconclusive: bool | None,
@@ -112,8 +133,10 @@ def gate_cmd(report_ref: str, max_severity: str | None, allow_inconclusive: bool
     policy = gate_policy(policy_file, overrides, max_severity=max_severity,
                          allow_inconclusive=allow_inconclusive)
     store = Store()
-    apply_gate(load_report(report_ref, store=store), policy=policy, store=store,
-               high_stakes=high_stakes, junit=junit, summary_md=summary_md, as_json=as_json)
+    with json_output(as_json) as doc:
+        apply_gate(load_report(report_ref, store=store), policy=policy, store=store,
+                   high_stakes=high_stakes, junit=junit, summary_md=summary_md,
+                   on_decision=doc.set)
 
 
 def gate_policy(policy_file: Path | None, overrides: tuple[str, ...], *,
@@ -131,10 +154,13 @@ def gate_policy(policy_file: Path | None, overrides: tuple[str, ...], *,
 
 def apply_gate(report: dict[str, Any], *, policy: PolicyInForce, store: Store,
                high_stakes: bool | None = None, junit: Path | None = None,
-               summary_md: Path | None = None, as_json: bool = False) -> None:
+               summary_md: Path | None = None,
+               on_decision: Callable[[dict[str, Any]], None] | None = None) -> None:
     """Print the gate's decision on ``report`` (and its JUnit/summary files); raise when it fails.
 
-    Used by ``audit gate`` and by ``audit run --max-severity``.
+    Used by ``audit gate`` and by ``audit run --max-severity``; under ``--json`` (see
+    :func:`~legal_judge.commands.json_out.json_output`) the text goes to stderr and
+    ``on_decision`` receives the decision as JSON-ready data before the gate may fail.
 
     Raises:
         GateFailure: the judge is not certified, was audited under settings weaker than the
@@ -145,17 +171,15 @@ def apply_gate(report: dict[str, Any], *, policy: PolicyInForce, store: Store,
     from legal_judge.reports.ci import audit_gate_suite
 
     decision = gate_decision(report, policy=policy, store=store, high_stakes=high_stakes)
-    out = err_console if as_json else console
-    if as_json:
-        echo_json(decision.as_dict())
-    else:
-        print_policy(console, policy, "certification")
-        console.print(decision.sentence, markup=False)
-        if decision.simulated:
-            console.print(f"[yellow]{SIMULATED}[/yellow]"
-                          + (" (allowed by the policy)" if policy.certification.allow_simulated
-                             else ""))
-    write_ci_outputs(out, lambda: audit_gate_suite(report, decision), junit=junit,
+    if on_decision is not None:
+        on_decision(decision.as_dict())
+    print_policy(console, policy, "certification")
+    console.print(decision.sentence, markup=False)
+    if decision.simulated:
+        console.print(f"[yellow]{SIMULATED}[/yellow]"
+                      + (" (allowed by the policy)" if policy.certification.allow_simulated
+                         else ""))
+    write_ci_outputs(console, lambda: audit_gate_suite(report, decision), junit=junit,
                      summary_md=summary_md)
     if not decision.passed:
         for check in decision.failed():
@@ -163,11 +187,10 @@ def apply_gate(report: dict[str, Any], *, policy: PolicyInForce, store: Store,
                 err_console.print(f"  {check.kind} {check.name}: {check.outcome}: {check.reason}",
                                   markup=False)
         gate_report(report, policy=policy, store=store, high_stakes=high_stakes)
-    if not as_json:
-        note = (" (allowed by the policy's allow_inconclusive)"
-                if decision.verdict == "inconclusive" else "")
-        console.print(f"[green]gate passed[/green]: verdict {decision.verdict}{note}, severity "
-                      f"{decision.severity} <= {decision.max_severity}, settings meet the policy")
+    note = (" (allowed by the policy's allow_inconclusive)"
+            if decision.verdict == "inconclusive" else "")
+    console.print(f"[green]gate passed[/green]: verdict {decision.verdict}{note}, severity "
+                  f"{decision.severity} <= {decision.max_severity}, settings meet the policy")
 
 
 @click.command("review")
@@ -175,11 +198,15 @@ def apply_gate(report: dict[str, Any], *, policy: PolicyInForce, store: Store,
 @click.option("--approve/--reject", required=True, help="Sign off or reject the findings.")
 @click.option("--reviewer", required=True, help="Your name.")
 @click.option("--note", default="", help="What you checked.")
-def review_cmd(audit_id: str, approve: bool, reviewer: str, note: str) -> None:
+@json_option
+def review_cmd(audit_id: str, approve: bool, reviewer: str, note: str, as_json: bool) -> None:
     """Record a human sign-off of an audit's findings and test design in the audit log."""
     from legal_judge.audit.history import record_review
 
     out = record_review(Store(), audit_id, approve=approve, reviewer=reviewer, note=note)
+    if as_json:
+        echo_json({"audit_id": audit_id, "reviewer": reviewer, "note": note, **out})
+        return
     console.print(f"{out['decision']} by {reviewer} (log entry {out['seq']})")
     if not approve:
         console.print("a high-stakes judge's gate now fails on this audit: address the findings, "

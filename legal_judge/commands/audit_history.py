@@ -4,10 +4,12 @@ the same judge differ, and whether the audit log's hash chain is intact."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 from rich.console import Console
 
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.tables import Col, echo_json, print_table
 from legal_judge.errors import ConfigError, GateFailure
 from legal_judge.store import Store
@@ -20,11 +22,19 @@ err_console = Console(stderr=True)
 
 @click.command("verify-log")
 @click.option("--expect-head", help="A head hash printed by an earlier verification.")
-def verify_log_cmd(expect_head: str | None) -> None:
+@json_option
+def verify_log_cmd(expect_head: str | None, as_json: bool) -> None:
     """Verify the audit log's hash chain; exit 1 on any edited, deleted or reordered entry."""
     from legal_judge.audit.log import AuditLog
 
     result = AuditLog(Store()).verify(expect_head=expect_head)
+    with json_output(as_json) as doc:
+        doc.set({"intact": result.ok, "entries": result.entries, "head": result.head,
+                 "expected_head": expect_head, "problems": list(result.problems)})
+        _say_verified(result)
+
+
+def _say_verified(result: Any) -> None:
     if not result.ok:
         for p in result.problems[:50]:
             err_console.print(f"[red]{p}[/red]")

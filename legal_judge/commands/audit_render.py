@@ -3,16 +3,26 @@ discrimination probes, the verdict and the remediation steps."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
-from legal_judge.commands.tables import Cell, Col, print_table, styled
+from legal_judge.commands.tables import Cell, Col, print_table, styled, wrote
 
-__all__ = ["print_outcomes", "print_probes", "print_report"]
+__all__ = ["print_outcomes", "print_probes", "print_report", "write_report_json"]
 
 console = Console()
+
+
+def write_report_json(report: dict[str, Any], out: Path | None) -> None:
+    """Write an audit's (or a traffic audit's) report as JSON to ``out`` (``--out``), and say so."""
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+        wrote(console, out, what="report JSON")
 
 _OUTCOME: dict[str, Cell] = {"flagged": styled("FLAG", "red"), "equivalent": "equiv.",
                              "inconclusive": "inconcl.", "insufficient data": "insuff."}

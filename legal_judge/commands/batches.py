@@ -2,13 +2,43 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 from rich.console import Console
 
 from legal_judge.commands.tables import Col, echo_json, print_table
+from legal_judge.errors import ConfigError
 from legal_judge.store import Store
 
+__all__ = ["COMMANDS", "batch_options", "check_no_wait"]
+
 console = Console()
+
+
+def batch_options(what: str, price: str, finish: str) -> Callable[[Any], Any]:
+    """``--batch`` and ``--no-wait`` for ``run`` and ``audit run``: ``what`` is sent as provider
+    batch jobs at ``price``, and ``finish`` is the command that collects a ``--no-wait`` one."""
+    def add(fn: Any) -> Any:
+        fn = click.option("--no-wait", is_flag=True,
+                          help=f"With --batch: submit, merge what has ended, and return; finish "
+                               f"later with {finish}.")(fn)
+        return click.option("--batch", is_flag=True,
+                            help=f"Send {what} as provider batch jobs ({price}); collect later "
+                                 f"with {finish}.")(fn)
+    return add
+
+
+def check_no_wait(no_wait: bool, batch: bool, code: str) -> None:
+    """Refuse ``--no-wait`` without ``--batch`` (before anything is stored or paid).
+
+    Raises:
+        ConfigError: ``--no-wait`` was given alone.
+    """
+    if no_wait and not batch:
+        raise ConfigError("--no-wait needs --batch", code=code,
+                          fix="add --batch, or drop --no-wait")
 
 
 @click.group()

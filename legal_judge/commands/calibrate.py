@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from legal_judge.commands.calibrate_view import (
     print_pin,
 )
 from legal_judge.commands.escalate import escalate_cmd, plan_cmd
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError
 from legal_judge.store import Store
@@ -66,11 +68,12 @@ def calibrate() -> None:
               help="Template file, .csv or .jsonl (default <run_id>-calibration.csv).")
 @click.option("--langfuse-queue/--no-langfuse-queue", default=True, show_default=True,
               help="Also create a Langfuse annotation queue when Langfuse is configured.")
+@json_option
 def sample_cmd(run_id: str, n: int, stratify: str | None, stratify_rubric: str, seed: int | None,
-               enrich: int, out: Path | None, langfuse_queue: bool) -> None:
+               enrich: int, out: Path | None, langfuse_queue: bool, as_json: bool) -> None:
     """Draw a reproducible sample of RUN_ID and write the lawyers' template."""
     store = Store()
-    try:
+    with json_output(as_json) as doc, contextlib.closing(store):
         report = draw_sample(store, run_id, n=n, stratify=stratify, seed=seed,  # type: ignore[arg-type]
                              enrich=enrich, stratify_rubric=stratify_rubric)
         rubric_set = str(store.get_run(run_id)["config"].get("rubric_set") or "legal_judge_set")
@@ -78,9 +81,8 @@ def sample_cmd(run_id: str, n: int, stratify: str | None, stratify_rubric: str, 
                               rubric_set=rubric_set)
         report = report.model_copy(update={"out": str(path), "annotation_queue": _queue(
             report, rubric_set) if langfuse_queue else None})
-    finally:
-        store.close()
-    _print_sample(report)
+        doc.set({**report.model_dump(mode="json"), "guide": str(guide_path(path))})
+        _print_sample(report)
 
 
 def _queue(report: SampleReport, rubric_set: str) -> str | None:
@@ -118,8 +120,9 @@ def _print_sample(report: SampleReport) -> None:
               help="Read the lawyers' ANNOTATION scores from Langfuse instead of a file "
                    "(--queue QUEUE_ID, or --run RUN_ID for every item trace of the run).")
 @click.option("--queue", "queue_id", default=None, help="With --from-langfuse: the annotation queue.")
+@json_option
 def import_cmd(labels: Path | None, run_id: str | None, replace: bool, from_langfuse: bool,
-               queue_id: str | None) -> None:
+               queue_id: str | None, as_json: bool) -> None:
     """Import lawyers' labels (CSV/JSONL, long or template layout, or Langfuse); all or nothing."""
     if from_langfuse == (labels is not None):
         raise ConfigError("give a LABELS file or --from-langfuse, not both and not neither",
@@ -148,6 +151,9 @@ def import_cmd(labels: Path | None, run_id: str | None, replace: bool, from_lang
                                     replace=replace)
     finally:
         store.close()
+    if as_json:
+        echo_json({**summary.model_dump(mode="json"), "skipped_scores": skipped})
+        return
     console.print(f"imported {summary.labels} labels on {summary.items} items from "
                   f"{len(summary.annotators)} annotator(s): {', '.join(summary.annotators)}"
                   + (f" ({summary.replaced} replaced)" if summary.replaced else "")
@@ -220,7 +226,8 @@ def compare_cmd(run_id: str | None, quarter: str | None, threshold: float, min_l
               help="Skip a rubric of a judge with fewer labelled pairs.")
 @click.option("--folds", default=5, show_default=True,
               help="Folds of the cross-validation that checks each correction.")
-def fit_cmd(calibration_id: str, min_pairs: int, folds: int) -> None:
+@json_option
+def fit_cmd(calibration_id: str, min_pairs: int, folds: int, as_json: bool) -> None:
     """Fit a monotone (isotonic) correction per rubric per judge from a calibration.
 
     Each correction is kept only when it reduces the cross-validated (held-out) error.
@@ -233,6 +240,9 @@ def fit_cmd(calibration_id: str, min_pairs: int, folds: int) -> None:
         correction = fit_correction(store, calibration_id, min_pairs=min_pairs, folds=folds)
     finally:
         store.close()
+    if as_json:
+        echo_json(correction.model_dump(mode="json"))
+        return
     print_fit(correction, console)
 
 
@@ -241,7 +251,8 @@ def fit_cmd(calibration_id: str, min_pairs: int, folds: int) -> None:
 @click.argument("correction_id")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="JSONL of the corrected ensemble results (the store is not changed).")
-def apply_cmd(run_id: str, correction_id: str, out: Path) -> None:
+@json_option
+def apply_cmd(run_id: str, correction_id: str, out: Path, as_json: bool) -> None:
     """Write RUN_ID's ensemble results corrected with CORRECTION_ID (raw scores kept)."""
     store = Store()
     try:
@@ -254,6 +265,10 @@ def apply_cmd(run_id: str, correction_id: str, out: Path) -> None:
             for _, r in sorted(results.items())]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    if as_json:
+        echo_json({"run_id": run_id, "correction_id": correction.id, "out": str(out),
+                   "rows": len(rows), "corrected": sum(r.get("status") == "ok" for r in rows)})
+        return
     wrote(console, out, len(rows), what=f"results corrected with {correction.id}")
 
 

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from legal_judge.calibration.validation_schema import ValidationReport
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
 from legal_judge.commands.tables import Cell, Col, print_table, styled
 from legal_judge.errors import GateFailure
@@ -20,7 +21,6 @@ from legal_judge.store import Store
 __all__ = ["VALIDATION_COMMANDS", "print_validation", "push_staging", "validate_cmd"]
 
 console = Console()
-errors = Console(stderr=True)
 
 _STYLE = {"better": "green", "not worse": "green", "worse": "red", "cannot tell": "yellow"}
 
@@ -100,7 +100,7 @@ def print_validation(report: ValidationReport, out: Console) -> None:
 @click.option("--incumbent", default=None,
               help="The judge it would replace (default: the calibrated runs' stored ensemble "
                    "results).")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Also write the report: .html or .md.")
 @ci_options
@@ -124,22 +124,21 @@ def validate_cmd(calibrations: tuple[str, ...], candidate: str, incumbent: str |
     finally:
         store.close()
     data = report.model_dump(mode="json")
-    said = errors if as_json else console  # --json keeps stdout to the JSON document
-    if as_json:
-        click.echo(report.model_dump_json(indent=2))
-    else:
+    with json_output(as_json) as doc:
+        doc.set(data)
         print_policy(console, policy, "validation")
         print_validation(report, console)
-    if report_path is not None:
-        from legal_judge.commands.tables import wrote
-        from legal_judge.reports.view_validation import write_validation_report
+        if report_path is not None:
+            from legal_judge.commands.tables import wrote
+            from legal_judge.reports.view_validation import write_validation_report
 
-        wrote(said, write_validation_report(data, report_path), what="validation report")
-    write_ci_outputs(said, lambda: validation_suite(data, policy.properties("validation")),
-                     junit=junit, summary_md=summary_md)
-    if report.verdict in ("worse", "cannot tell"):
-        raise GateFailure(f"the candidate is {report.verdict.upper()}: {'; '.join(report.reasons)}",
-                          fix="keep the incumbent; see the report for the rubrics and items")
+            wrote(console, write_validation_report(data, report_path), what="validation report")
+        write_ci_outputs(console, lambda: validation_suite(data, policy.properties("validation")),
+                         junit=junit, summary_md=summary_md)
+        if report.verdict in ("worse", "cannot tell"):
+            raise GateFailure(f"the candidate is {report.verdict.upper()}: "
+                              f"{'; '.join(report.reasons)}",
+                              fix="keep the incumbent; see the report for the rubrics and items")
 
 
 VALIDATION_COMMANDS: list[click.Command] = [validate_cmd]
@@ -183,7 +182,7 @@ def _print_cross_fit(report: ValidationReport, out: Console) -> None:
 @click.option("--push/--no-push", default=True, show_default=True,
               help="Push the candidate prompt to Langfuse with the label staging when "
                    "Langfuse is configured.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Also write the report: .html or .md.")
 @policy_options
@@ -210,21 +209,19 @@ def align_cmd(calibrations: tuple[str, ...], judge_spec: str, folds: int, k: int
     finally:
         store.close()
     report = result.report
-    if as_json:
-        click.echo(report.model_dump_json(indent=2))
-    else:
+    with json_output(as_json) as doc:
+        doc.set(report.model_dump(mode="json"))
         print_policy(console, policy, "validation")
         _print_cross_fit(report, console)
         print_validation(report, console)
-    if report_path is not None:
-        from legal_judge.commands.tables import wrote
-        from legal_judge.reports.view_validation import write_validation_report
+        if report_path is not None:
+            from legal_judge.commands.tables import wrote
+            from legal_judge.reports.view_validation import write_validation_report
 
-        wrote(errors if as_json else console,
-              write_validation_report(report.model_dump(mode="json"), report_path),
-              what="validation report")
-    if push:
-        push_staging(result.prompt.root)
+            wrote(console, write_validation_report(report.model_dump(mode="json"), report_path),
+                  what="validation report")
+        if push:
+            push_staging(result.prompt.root)
 
 
 def push_staging(root: Path) -> None:

@@ -9,8 +9,9 @@ import click
 from rich.console import Console
 
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
-from legal_judge.commands.tables import Col, ci_cell, echo_json, print_table, styled
+from legal_judge.commands.tables import Col, ci_cell, print_table, styled
 from legal_judge.errors import ConfigError, GateFailure
 from legal_judge.store import Store
 
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "compare_cmd", "release_policy_in_force"]
 
 console = Console()
-err_console = Console(stderr=True)
 
 
 @click.command("compare")
@@ -48,7 +48,7 @@ err_console = Console(stderr=True)
 @click.option("--require-validation", is_flag=True, default=None,
               help="The release also needs a validation of record for every judge of RUN_B "
                    "(tightens the policy's [validation] require_of_record).")
-@click.option("--json", "as_json", is_flag=True)
+@json_option
 @policy_options
 @ci_options
 def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | None,
@@ -69,43 +69,45 @@ def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | 
     if min_items is not None and min_items < 2:
         raise ConfigError(f"--min-items {min_items}: a paired test needs at least 2 items",
                           code="compare-options", fix="use --min-items 20 (the default)")
-    out = err_console if as_json else console
-    policy = release_policy_in_force(out, policy_file, overrides, threshold=threshold,
-                                     alpha=alpha, min_items=min_items,
-                                     require_validation=require_validation)
-    report = compare_runs(Store(), run_a, run_b, policy=policy.release,
-                          alpha=0.05 if alpha is None else alpha, method=method,
-                          corrected=corrected,
-                          require_validation=policy.policy.validation.require_of_record)
-    report["policy"] = policy.as_dict("release")
-    if as_json:
-        echo_json(report)
-    else:
+    with json_output(as_json) as doc:
+        policy = release_policy_in_force(console, policy_file, overrides, threshold=threshold,
+                                         alpha=alpha, min_items=min_items,
+                                         require_validation=require_validation)
+        report = compare_runs(Store(), run_a, run_b, policy=policy.release,
+                              alpha=0.05 if alpha is None else alpha, method=method,
+                              corrected=corrected,
+                              require_validation=policy.policy.validation.require_of_record)
+        report["policy"] = policy.as_dict("release")
+        doc.set(report)
         print_policy(console, policy, "release")
         _print_compare(report)
-    # With --json, stdout is the JSON alone: the "wrote ..." lines go to stderr.
-    write_ci_outputs(out, lambda: compare_suite(report, policy=policy), junit=junit,
-                     summary_md=summary_md)
-    release = report["release"]
-    if fail_on_regression and not release["passed"]:
-        failing = release["regressed"] + ([] if release["cannot_tell_allowed"]
-                                          else release["cannot_tell"]) + release["unmet"]
-        fixes = []
-        if len(failing) > len(release["unmet"]):
-            fixes.append("the release passes only when every endpoint is shown non-inferior; "
-                         "inspect the items listed above, or compare on more items")
-        if release["unmet"]:
-            fixes.append("the policy requires a validation of record for every judge: validate "
-                         "each judge listed above with `legal-judge calibrate validate "
-                         "--calibration CAL --candidate JUDGE`")
-        if release["pending_review"]:
-            failing.append(release["review"]["reason"])
-            fixes.append("the policy requires every escalated item reviewed: have the lawyers "
-                         "fill the escalation's sheet, then legal-judge calibrate import "
-                         f"FILLED.csv --run {run_b} (or calibrate import --from-langfuse --queue "
-                         "QUEUE_ID)")
-        raise GateFailure(f"release gate: {release['decision']}: " + "; ".join(failing),
-                          fix="; ".join(fixes))
+        write_ci_outputs(console, lambda: compare_suite(report, policy=policy), junit=junit,
+                         summary_md=summary_md)
+        release = report["release"]
+        if fail_on_regression and not release["passed"]:
+            _fail(release, run_b)
+
+
+def _fail(release: dict[str, Any], run_b: str) -> None:
+    """The release gate's failure: every reason, and the fix for each."""
+    failing = release["regressed"] + ([] if release["cannot_tell_allowed"]
+                                      else release["cannot_tell"]) + release["unmet"]
+    fixes = []
+    if len(failing) > len(release["unmet"]):
+        fixes.append("the release passes only when every endpoint is shown non-inferior; "
+                     "inspect the items listed above, or compare on more items")
+    if release["unmet"]:
+        fixes.append("the policy requires a validation of record for every judge: validate "
+                     "each judge listed above with `legal-judge calibrate validate "
+                     "--calibration CAL --candidate JUDGE`")
+    if release["pending_review"]:
+        failing.append(release["review"]["reason"])
+        fixes.append("the policy requires every escalated item reviewed: have the lawyers "
+                     "fill the escalation's sheet, then legal-judge calibrate import "
+                     f"FILLED.csv --run {run_b} (or calibrate import --from-langfuse --queue "
+                     "QUEUE_ID)")
+    raise GateFailure(f"release gate: {release['decision']}: " + "; ".join(failing),
+                      fix="; ".join(fixes))
 
 
 def release_policy_in_force(out: Console, policy_file: Path | None, overrides: tuple[str, ...],

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -15,13 +15,19 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.text import Text
 
 from legal_judge.benchmark.inputs import ItemSelection
+from legal_judge.commands.batches import batch_options, check_no_wait
 from legal_judge.commands.ci_outputs import check_ci_paths, ci_options, write_ci_outputs
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
-from legal_judge.commands.run_render import print_summary
+from legal_judge.commands.run_render import print_summary, run_document
 from legal_judge.commands.tables import wrote
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
 from legal_judge.errors import ConfigError, Problem
 from legal_judge.store import Store
+
+if TYPE_CHECKING:
+    from legal_judge.commands.json_out import JsonDocument
+    from legal_judge.policy import PolicyInForce
 
 __all__ = ["COMMANDS", "console", "export_and_say"]
 
@@ -34,11 +40,19 @@ _SHOWN_WARNINGS = 10
 
 @click.command()
 @click.argument("dataset", type=click.Path(dir_okay=False, path_type=Path))
-def validate(dataset: Path) -> None:
+@json_option
+def validate(dataset: Path, as_json: bool) -> None:
     """Check a benchmark dataset without running anything."""
     warnings: list[Problem] = []
     items = load_dataset(dataset, warnings=warnings)
     s = summarize(items)
+    if as_json:
+        from legal_judge.commands.tables import echo_json
+
+        echo_json({"dataset": str(dataset), "valid": True, "rows": s.rows,
+                   "jurisdictions": s.jurisdictions, "systems_under_test": s.systems_under_test,
+                   "datasets": s.datasets, "warnings": [str(w) for w in warnings]})
+        return
     console.print(f"[green]valid[/green]: {dataset} — {s.rows} rows")
     for title, counts in (("jurisdictions", s.jurisdictions), ("systems under test",
                           s.systems_under_test), ("datasets", s.datasets)):
@@ -141,32 +155,26 @@ def export_and_say(store: Store, run_id: str, path: Path, *, fmt: str | None = N
               help="Apply the correction fitted by `calibrate fit` (raw scores are kept).")
 @click.option("--lookup", is_flag=True,
               help="Verify citations with CourtListener (COURTLISTENER_TOKEN) during the run.")
-@click.option("--batch", is_flag=True,
-              help="Send OpenAI/Anthropic judge calls as provider batch jobs (batch prices); "
-                   "collect later with --resume RUN_ID --batch.")
-@click.option("--no-wait", is_flag=True,
-              help="With --batch: submit, merge what has ended, and return; finish later with "
-                   "--resume RUN_ID --batch.")
+@batch_options("OpenAI/Anthropic judge calls", "batch prices", "--resume RUN_ID --batch")
 @click.option("--release", default=None,
               help="Name the release this run judges: stored with the run, and a tag and "
                    "metadata on its Langfuse traces.")
 @ci_options
 @policy_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@json_option
 def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | None,
         no_cache: bool, out: Path | None, limit: int | None, sample: int | None,
         seed: int | None, ids: str | None, calibration: str | None, lookup: bool, batch: bool,
         no_wait: bool, release: str | None, junit: Path | None, summary_md: Path | None,
-        policy_file: Path | None, overrides: tuple[str, ...], quiet: bool,
+        policy_file: Path | None, overrides: tuple[str, ...], quiet: bool, as_json: bool,
         shard: str | None = None) -> None:
     """Score DATASET (a file, or langfuse:NAME) with the three-judge ensemble.
 
     Exits 1 when the share of INCONCLUSIVE items is above the policy's
     run.max_inconclusive_share, and 3 when no item could be judged (resume it).
     """
-    if no_wait and not batch:
-        raise ConfigError("--no-wait needs --batch", code="batch-options",
-                          fix="add --batch, or drop --no-wait")
+    check_no_wait(no_wait, batch, code="batch-options")
     release = _release_name(release, resume=resume)
     policy = policy_in_force(policy_file, overrides)  # a defect in it costs nothing yet
     selection = ItemSelection.from_options(limit=limit, sample=sample, seed=seed, ids=ids)
@@ -175,17 +183,32 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
 
         check_export_path(out)  # before anything is paid for
     check_ci_paths(junit=junit, summary_md=summary_md)
+    if shard is not None and (batch or resume or lookup):
+        raise ConfigError("--shard does not combine with --batch, --resume or --lookup",
+                          code="shard-options",
+                          fix="rerun the same --shard command to resume a shard")
+    with json_output(as_json) as doc:
+        _run(dataset, ensemble, resume=resume, run_id=run_id, no_cache=no_cache, out=out,
+             calibration=calibration, lookup=lookup, batch=batch, no_wait=no_wait,
+             selection=selection, junit=junit, summary_md=summary_md, policy=policy,
+             quiet=quiet or as_json, doc=doc, release=release, shard=shard)
+
+
+def _run(dataset: str | None, ensemble: str, *, resume: str | None, run_id: str | None,
+         no_cache: bool, out: Path | None, calibration: str | None, lookup: bool, batch: bool,
+         no_wait: bool, selection: ItemSelection, junit: Path | None, summary_md: Path | None,
+         policy: PolicyInForce, quiet: bool, doc: JsonDocument, release: str | None,
+         shard: str | None) -> None:
+    """``run`` once its options are checked: judge, print, gate; ``doc`` gets the run's JSON."""
     if shard is not None:
-        if batch or resume or lookup:
-            raise ConfigError("--shard does not combine with --batch, --resume or --lookup",
-                              code="shard-options",
-                              fix="rerun the same --shard command to resume a shard")
         from legal_judge.commands.shards import run_shard_cli
 
         shard_res = run_shard_cli(console, dataset, ensemble, run_id=run_id, shard=shard,
                                   no_cache=no_cache, calibration=calibration, selection=selection,
                                   release=release)
         if shard_res is None:
+            doc.set({"shard": shard, "run_id": run_id, "status": "shard completed",
+                     "note": "the run completes when its last shard does"})
             return  # this shard is done; the run waits for the others (said)
         res = shard_res
     elif batch:
@@ -211,6 +234,7 @@ def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | No
         console.print(gate.line, style=None if gate.passed else "red", soft_wrap=True,
                       highlight=False, markup=False)
     print_policy(console, policy, "run")
+    doc.set(run_document(res["run"], gate=gate, policy=policy, out=out))
     if out is not None and outcome.status == "completed":
         export_and_say(Store(), outcome.run_id, out)
     from legal_judge.reports.ci import run_suite
@@ -282,18 +306,23 @@ def _end_unfinished(outcome: Any, *, batch: bool = False) -> None:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write results as .csv, .jsonl or .parquet (as `runs export`).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def demo(out: Path | None, quiet: bool) -> None:
+@json_option
+def demo(out: Path | None, quiet: bool, as_json: bool) -> None:
     """Score the bundled sample with three simulated judges (no keys, no network)."""
     if out is not None:
         from legal_judge.benchmark.export import check_export_path
 
         check_export_path(out)
-    res = _execute(str(sample_dataset_path()), "demo", resume=None, no_cache=False, run_id=None,
-                   quiet=quiet)
-    print_summary(res["run"])
-    if out is not None and res["outcome"].status == "completed":
-        export_and_say(Store(), res["outcome"].run_id, out)
-    _end_unfinished(res["outcome"])
+    with json_output(as_json) as doc:
+        res = _execute(str(sample_dataset_path()), "demo", resume=None, no_cache=False,
+                       run_id=None, quiet=quiet or as_json)
+        print_summary(res["run"])
+        doc.set(run_document(res["run"], out=out))
+        if out is not None and res["outcome"].status == "completed":
+            export_and_say(Store(), res["outcome"].run_id, out)
+        _end_unfinished(res["outcome"])
+    if as_json:
+        return
     console.print(
         "\nThis demo used simulated judges. To use real judges: set OPENAI_API_KEY, GEMINI_API_KEY "
         "and MISTRAL_API_KEY, then run\n  legal-judge run your_bench.jsonl --ensemble default\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from legal_judge.calibration.hooks import annotation_queue
 from legal_judge.calibration.plan import LabelPlan, plan_labels
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.sample import guide_path
+from legal_judge.commands.json_out import json_output
 from legal_judge.commands.tables import echo_json, wrote
 from legal_judge.errors import GateFailure
 from legal_judge.store import Store
@@ -60,24 +62,21 @@ def escalate_cmd(run_id: str, target: float, confidence: float, rubric: str | No
     the `calibrate sample` format). Exit 1 when no threshold can be guaranteed (every item is
     then escalated, and the labels that would be needed are printed).
     """
-    store = Store()
-    try:
+    # Under --json a Langfuse outage's warning (from _queue) goes to stderr with the text.
+    with json_output(as_json) as doc, contextlib.closing(Store()) as store:
         report = escalate(store, run_id, target=target, confidence=confidence, rubric=rubric,
                           assume_random=assume_random)
         path = write_escalation_sheet(store, report, out or Path(f"{run_id}-escalated.csv"))
         rubric_set = str(store.get_run(run_id)["config"].get("rubric_set") or "legal_judge_set")
         queue = _queue(report, rubric_set) if langfuse_queue and report.escalated else None
         report = report.model_copy(update={"sheet": str(path), "annotation_queue": queue})
-    finally:
-        store.close()
-    if as_json:
-        echo_json(report.model_dump(mode="json"))
-    else:
-        _print(report)
-    if not report.guaranteed:
-        raise GateFailure(f"cannot guarantee {report.target:.0%} agreement at "
-                          f"{report.confidence:.0%} confidence: every item goes to a lawyer",
-                          fix="label more items (see above), or review them all")
+        doc.set(report.model_dump(mode="json"))
+        if not as_json:
+            _print(report)
+        if not report.guaranteed:
+            raise GateFailure(f"cannot guarantee {report.target:.0%} agreement at "
+                              f"{report.confidence:.0%} confidence: every item goes to a lawyer",
+                              fix="label more items (see above), or review them all")
 
 
 def _queue(report: EscalationReport, rubric_set: str) -> str | None:

@@ -10,7 +10,8 @@ import click
 from rich.console import Console
 
 from legal_judge.assets.catalogue import load_assets
-from legal_judge.commands.tables import Col, print_table
+from legal_judge.commands.json_out import JsonDocument, json_option, json_output
+from legal_judge.commands.tables import Col, echo_json, print_table
 from legal_judge.errors import LegalJudgeError, SyncError
 from legal_judge.store import Store
 
@@ -34,16 +35,22 @@ def prompts() -> None:
 
 
 @prompts.command("list")
-def prompts_list() -> None:
+@json_option
+def prompts_list(as_json: bool) -> None:
     """Every template and rubric in the repository with kind, name, version and sha256."""
-    _table("prompts and rubrics", load_assets().listing(), ["kind", "name", "version", "sha256"])
+    rows = load_assets().listing()
+    if as_json:
+        echo_json(rows)
+        return
+    _table("prompts and rubrics", rows, ["kind", "name", "version", "sha256"])
 
 
 @prompts.command("push")
 @click.option("--label", default=None,
               help="label to set, e.g. staging (only this label; the judge prompt's rubric "
                    "references follow it; without one they follow latest)")
-def prompts_push(label: str | None) -> None:
+@json_option
+def prompts_push(label: str | None, as_json: bool) -> None:
     """Create a Langfuse version for each prompt whose content hash changed.
 
     Only LABEL is set: on each new version, and moved to an unchanged version that holds the
@@ -51,14 +58,19 @@ def prompts_push(label: str | None) -> None:
     """
     from legal_judge.sync.langfuse_prompts import push_prompts
 
-    _table("prompt push", push_prompts(label=label), ["name", "kind", "action", "version"])
+    rows = push_prompts(label=label)
+    if as_json:
+        echo_json(rows)
+        return
+    _table("prompt push", rows, ["name", "kind", "action", "version"])
 
 
 @prompts.command("pull")
 @click.argument("name")
 @click.option("--label", default="production", show_default=True)
 @click.option("--version", "version", type=int, default=None, help="a version instead of a label")
-def prompts_pull(name: str, label: str, version: int | None) -> None:
+@json_option
+def prompts_pull(name: str, label: str, version: int | None, as_json: bool) -> None:
     """Fetch one Langfuse prompt (references resolved) and print it.
 
     The judge prompt's rubric references are resolved by the server; the versions they resolved
@@ -67,6 +79,9 @@ def prompts_pull(name: str, label: str, version: int | None) -> None:
     from legal_judge.sync.langfuse_prompts import pull_prompt
 
     got = pull_prompt(name, label=label, version=version)
+    if as_json:
+        echo_json(got)
+        return
     _console.print(f"[bold]{got['name']}[/] v{got['version']} labels={','.join(got['labels'])}")
     for ref in got["references"]:
         how = f"label {ref['label']}" if ref["label"] else "pinned"
@@ -80,22 +95,35 @@ def prompts_pull(name: str, label: str, version: int | None) -> None:
 @click.argument("name")
 @click.argument("version", type=int)
 @click.option("--label", default="production", show_default=True)
-def prompts_promote(name: str, version: int, label: str) -> None:
+@json_option
+def prompts_promote(name: str, version: int, label: str, as_json: bool) -> None:
     """Move a label (default production) to a prompt version."""
     from legal_judge.sync.langfuse_prompts import promote_prompt
 
     labels = promote_prompt(name, version, label=label)
+    if as_json:
+        echo_json({"name": name, "version": version, "label": label, "labels": labels})
+        return
     _console.print(f"{name} v{version}: {', '.join(labels)}")
 
 
 @prompts.command("diff")
 @click.option("--label", default="latest", show_default=True)
-def prompts_diff(label: str) -> None:
-    """Repository prompts against the Langfuse version with LABEL."""
+@json_option
+def prompts_diff(label: str, as_json: bool) -> None:
+    """Repository prompts against the Langfuse version with LABEL.
+
+    The sha256 columns are the repository assets' (as `prompts list` shows them) and the ones
+    the Langfuse version was pushed from.
+    """
     from legal_judge.sync.langfuse_prompts import diff_prompts
 
-    _table(f"repository vs Langfuse ({label})", diff_prompts(label=label),
-           ["name", "status", "remote_version", "local_sha256", "remote_sha256"])
+    rows = diff_prompts(label=label)
+    if as_json:
+        echo_json(rows)
+        return
+    _table(f"repository vs Langfuse ({label})", rows,
+           ["name", "asset", "status", "remote_version", "sha256", "remote_sha256"])
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -136,10 +164,14 @@ def _print_fixes(parked: Sequence[Mapping[str, Any]]) -> None:
         _echo(f"fix ({', '.join(names[:3])}{more}): {fix}")
 
 
-def _status(store: Store) -> None:
+def _status(store: Store, doc: JsonDocument) -> None:
     counts = store.outbox_status()
     rows = store.outbox_pending()
     parked = store.outbox_parked()
+    doc.set({"action": "status", "pending": counts["pending"], "delivered": counts["delivered"],
+             "pending_entities": [{k: v for k, v in r.items()
+                                   if k not in ("payload", "payload_json")} for r in rows],
+             "parked": parked})
     _console.print(f"pending: {counts['pending']}  delivered: {counts['delivered']}  "
                    f"parked: {len(parked)}")
     if rows:
@@ -151,7 +183,7 @@ def _status(store: Store) -> None:
         _print_parked(parked, details=True)
 
 
-def _drop(store: Store, ids: Sequence[str], every: bool) -> None:
+def _drop(store: Store, ids: Sequence[str], every: bool, doc: JsonDocument) -> None:
     parked = store.outbox_parked()
     chosen = parked if every else [p for p in parked if p["entity_id"] in ids]
     unknown = sorted(set(ids) - {p["entity_id"] for p in parked})
@@ -159,6 +191,7 @@ def _drop(store: Store, ids: Sequence[str], every: bool) -> None:
         raise LegalJudgeError(f"not parked: {', '.join(unknown)}",
                               fix="`legal-judge sync --status` lists the parked entities")
     store.outbox_drop([p["id"] for p in chosen])
+    doc.set({"action": "drop", "dropped": chosen})
     _echo(f"dropped {_plural(len(chosen), 'parked entity', 'parked entities')} from the outbox "
           "(the store keeps what they refer to; queue one again to resend it)")
     _print_parked(chosen, details=False)
@@ -174,8 +207,9 @@ def _drop(store: Store, ids: Sequence[str], every: bool) -> None:
               help="remove this parked entity from the outbox (repeatable; the store keeps it)")
 @click.option("--drop-parked", is_flag=True,
               help="remove every parked entity from the outbox (the store keeps them)")
+@json_option
 def sync(status_only: bool, timeout_s: float, retry_parked: bool, drop_ids: tuple[str, ...],
-         drop_parked: bool) -> None:
+         drop_parked: bool, as_json: bool) -> None:
     """Deliver the outbox (runs, audits, calibrations, labels) to Langfuse.
 
     Debias experiments are delivered too, as traces and scores like audits. An entity that cannot
@@ -185,38 +219,49 @@ def sync(status_only: bool, timeout_s: float, retry_parked: bool, drop_ids: tupl
     """
     store = Store()
     try:
-        if status_only:
-            _status(store)
-            return
-        if drop_ids or drop_parked:
-            _drop(store, drop_ids, drop_parked)
-            return
-        from legal_judge.sync.sink import sync_now
-
-        report = sync_now(store, timeout_s=timeout_s, retry_parked=retry_parked)
-        _console.print(f"delivered {report.delivered}, failed {report.failed}, "
-                       f"pending {report.pending}, parked {len(report.parked)} "
-                       f"({report.elapsed_s:.1f} s)")
-        for note in report.notes:
-            _echo(f"note: {note}")
-        if report.parked:
-            new = f"{report.newly_parked} new" if report.newly_parked else "none new"
-            _echo(f"parked, not delivered ({new}):")
-            _print_parked(report.parked, details=False)
-            _print_fixes(report.parked)
-        if report.failed:
-            raise SyncError("some entities were not delivered: " + "; ".join(report.errors[:3]),
-                            fix="check Langfuse is reachable, then run `legal-judge sync` again")
-        if report.newly_parked:
-            raise LegalJudgeError(
-                f"{_plural(report.newly_parked, 'entity', 'entities')} could not be delivered as "
-                f"stored and {'was' if report.newly_parked == 1 else 'were'} parked; "
-                + (f"the other {report.delivered} delivered" if report.delivered
-                   else "nothing else was waiting"),
-                fix="apply the fix named above for each parked entity "
-                    "(`legal-judge sync --status` lists them again)")
+        with json_output(as_json) as doc:
+            if status_only:
+                _status(store, doc)
+            elif drop_ids or drop_parked:
+                _drop(store, drop_ids, drop_parked, doc)
+            else:
+                _sync(store, timeout_s=timeout_s, retry_parked=retry_parked, doc=doc)
     finally:
         store.close()
+
+
+def _sync(store: Store, *, timeout_s: float, retry_parked: bool, doc: JsonDocument) -> None:
+    """Deliver the outbox and say what happened; raise when something was not delivered."""
+    from legal_judge.sync.sink import sync_now
+
+    report = sync_now(store, timeout_s=timeout_s, retry_parked=retry_parked)
+    doc.set({"action": "sync", "configured": report.configured,
+             "delivered": report.delivered, "failed": report.failed,
+             "pending": report.pending, "newly_parked": report.newly_parked,
+             "retried": report.retried, "timed_out": report.timed_out,
+             "elapsed_s": round(report.elapsed_s, 3), "errors": report.errors,
+             "notes": report.notes, "parked": report.parked})
+    _console.print(f"delivered {report.delivered}, failed {report.failed}, "
+                   f"pending {report.pending}, parked {len(report.parked)} "
+                   f"({report.elapsed_s:.1f} s)")
+    for note in report.notes:
+        _echo(f"note: {note}")
+    if report.parked:
+        new = f"{report.newly_parked} new" if report.newly_parked else "none new"
+        _echo(f"parked, not delivered ({new}):")
+        _print_parked(report.parked, details=False)
+        _print_fixes(report.parked)
+    if report.failed:
+        raise SyncError("some entities were not delivered: " + "; ".join(report.errors[:3]),
+                        fix="check Langfuse is reachable, then run `legal-judge sync` again")
+    if report.newly_parked:
+        raise LegalJudgeError(
+            f"{_plural(report.newly_parked, 'entity', 'entities')} could not be delivered as "
+            f"stored and {'was' if report.newly_parked == 1 else 'were'} parked; "
+            + (f"the other {report.delivered} delivered" if report.delivered
+               else "nothing else was waiting"),
+            fix="apply the fix named above for each parked entity "
+                "(`legal-judge sync --status` lists them again)")
 
 
 @click.group()
@@ -227,11 +272,17 @@ def datasets() -> None:
 @datasets.command("push")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--name", required=True, help="the Langfuse dataset name")
-def datasets_push(file: str, name: str) -> None:
+@json_option
+def datasets_push(file: str, name: str, as_json: bool) -> None:
     """Upload a JSONL/CSV/JSON benchmark as a Langfuse dataset (masked)."""
     from legal_judge.sync.langfuse_datasets import push_dataset
 
-    n = push_dataset(file, name=name)
+    with json_output(as_json) as doc:
+        n = push_dataset(file, name=name)
+        doc.set({"file": file, "name": name, "items": n,
+                 "run_command": f"legal-judge run langfuse:{name}"})
+    if as_json:
+        return
     # The dataset is `run`'s positional DATASET argument (there is no --dataset option).
     _console.print(f"pushed {n} items to Langfuse dataset {name}; score it with\n"
                    f"  legal-judge run langfuse:{name}\n(add --ensemble FILE to choose the judges)")

@@ -8,7 +8,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from legal_judge.commands.json_out import json_option
 from legal_judge.commands.policy import policy_options
+from legal_judge.commands.tables import echo_json
 from legal_judge.errors import ConfigError
 
 console = Console()
@@ -110,7 +112,8 @@ def _write_site(folder: Path) -> None:
 @click.option("--ping", is_flag=True,
               help="Send one 1-token request per judge (through its SDK, one retry at most) "
                    "and report each endpoint reachable or not.")
-def doctor(ensemble: str, timeout_s: float, ping: bool) -> None:
+@json_option
+def doctor(ensemble: str, timeout_s: float, ping: bool, as_json: bool) -> None:
     """Check the setup: versions, keys (never printed), store, ensemble, Langfuse; exit 2 on a problem.
 
     With --ping, also whether each judge's endpoint answers.
@@ -118,6 +121,11 @@ def doctor(ensemble: str, timeout_s: float, ping: bool) -> None:
     from legal_judge.doctor import run_doctor
 
     result = run_doctor(ensemble=ensemble, timeout_s=timeout_s, ping=ping)
+    if as_json:
+        echo_json(result.as_dict(pinged=ping))
+        if result.problems:
+            raise click.exceptions.Exit(2)
+        return
     for check in result.checks:
         style = {"ok": "green", "info": "cyan", "problem": "red"}[check.status]
         console.print(f"{check.status:>7}", style=style, end="")

@@ -3,7 +3,8 @@ per-rubric and per-judge tables, the corrected and calibrated figures, the calls
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -13,7 +14,11 @@ from legal_judge.commands.tables import Col, ci_cell, print_table
 from legal_judge.config import store_address
 from legal_judge.sync.plan_tags import RELEASE_KEY
 
-__all__ = ["print_summary"]
+if TYPE_CHECKING:
+    from legal_judge.benchmark.run_gate import RunGate
+    from legal_judge.policy import PolicyInForce
+
+__all__ = ["print_summary", "run_document"]
 
 console = Console()
 
@@ -39,6 +44,22 @@ def _cache_line(s: dict[str, Any]) -> str:
         return f"reused from the cache: {reused}"
     line = f"reused from the cache: {s['cached_items']} of {s['items']} items ({reused})"
     return line + (", not paid again" if s.get("cached_verdicts") else "")
+
+
+def run_document(run: dict[str, Any], *, gate: RunGate | None = None,
+                 policy: PolicyInForce | None = None, out: Path | None = None) -> dict[str, Any]:
+    """``run --json`` / ``demo --json``: the stored run (as ``runs show --json``), its ``[run]``
+    gate and the policy it applied (None when not gated: a demo, an unfinished run), the command
+    that finishes it, the results file and the store: every figure :func:`print_summary` shows.
+    """
+    from legal_judge.run_owner import resume_command
+
+    finished = run["status"] == "completed"
+    return {**run, "resume_command": None if finished else resume_command(run),
+            "gate": gate.as_dict() if gate is not None else None,
+            "policy": policy.as_dict("run") if policy is not None else None,
+            "results_file": str(out) if out is not None and finished else None,
+            "store": store_address()}
 
 
 def print_summary(run: dict[str, Any]) -> None:

@@ -54,8 +54,9 @@ def push_prompts(*, label: str | None = None, judge_name: str | None = None) -> 
     with the same label (``latest`` without one), so a staging push leaves production as it was.
 
     Returns:
-        One row per prompt: name, kind, action (``created``/``labeled``/``unchanged``), version,
-        sha256.
+        One row per prompt: name, kind, asset, action (``created``/``labeled``/``unchanged``),
+        version, sha256 (the asset's, as ``prompts list`` shows it) and prompt_sha256 (the
+        composed prompt's content hash, stored in its Langfuse config).
 
     Raises:
         SyncError: Langfuse refused or was unreachable.
@@ -74,15 +75,17 @@ def push_prompts(*, label: str | None = None, judge_name: str | None = None) -> 
                 if label and label not in cur.labels:
                     _relabel(c, lp.name, int(cur.version), label)
                     action = "labeled"
-                rows.append({"name": lp.name, "kind": lp.kind, "action": action,
-                             "version": cur.version, "sha256": lp.sha256})
+                rows.append({"name": lp.name, "kind": lp.kind, "asset": lp.asset,
+                             "action": action, "version": cur.version,
+                             "sha256": lp.asset_sha256, "prompt_sha256": lp.sha256})
                 continue
             made = c.lf.api.prompts.create(request=CreateTextPromptRequest(
                 name=lp.name, prompt=lp.text, config=lp.config, labels=[label] if label else [],
                 tags=["legal_judge", lp.kind],
                 commit_message=f"legal-judge push ({lp.config['legal_judge']['asset']})"))
-            rows.append({"name": lp.name, "kind": lp.kind, "action": "created",
-                         "version": made.version, "sha256": lp.sha256})
+            rows.append({"name": lp.name, "kind": lp.kind, "asset": lp.asset,
+                         "action": "created", "version": made.version,
+                         "sha256": lp.asset_sha256, "prompt_sha256": lp.sha256})
     except (ConfigError, SyncError):
         raise
     except Exception as exc:
@@ -161,6 +164,11 @@ def promote_prompt(name: str, version: int, *, label: str = "production") -> lis
 def diff_prompts(*, label: str = "latest") -> list[dict[str, Any]]:
     """Repository prompts against Langfuse's ``label`` version: same / changed / missing.
 
+    ``sha256`` is the repository asset's (the catalogue's, as ``prompts list`` shows it: the
+    judge prompt's is its template's) and ``remote_sha256`` the asset the Langfuse version was
+    pushed from; ``prompt_sha256`` / ``remote_prompt_sha256`` are the composed prompts' content
+    hashes that decide same or changed.
+
     The judge prompt is compared as composed for the label that version's references follow
     (recorded in its config), so a judge pushed with ``--label production`` is "same" under any
     label as long as the repository's content did not change.
@@ -175,9 +183,16 @@ def diff_prompts(*, label: str = "latest") -> list[dict[str, Any]]:
                 if cur is not None and lp.kind == "judge" else None
             if ref and ref != label:
                 lp = next(p for p in local_prompts(assets, label=str(ref)) if p.name == lp.name)
-            remote = (cur.config or {}).get("sha256") if cur is not None else None
-            out.append({"name": lp.name, "local_sha256": lp.sha256, "remote_version":
-                        cur.version if cur else None, "remote_sha256": remote,
+            remote = (cur.config or {}) if cur is not None else {}
+            origin = remote.get("legal_judge") if isinstance(remote, dict) else None
+            out.append({"name": lp.name, "kind": lp.kind, "asset": lp.asset,
+                        "sha256": lp.asset_sha256,
+                        "remote_version": cur.version if cur else None,
+                        "remote_sha256": (origin or {}).get("asset_sha256")
+                        if isinstance(origin, dict) else None,
+                        "prompt_sha256": lp.sha256,
+                        "remote_prompt_sha256": remote.get("sha256")
+                        if isinstance(remote, dict) else None,
                         "status": "missing" if cur is None else
                         ("same" if remote_matches(lp, cur.prompt, cur.config) else "changed")})
     except Exception as exc:

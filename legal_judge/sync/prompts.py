@@ -54,6 +54,16 @@ class LocalPrompt:
         """The content hash stored in the Langfuse prompt's config."""
         return str(self.config["sha256"])
 
+    @property
+    def asset(self) -> str:
+        """The repository asset (``name@version``) this prompt is made from."""
+        return str(self.config["legal_judge"]["asset"])
+
+    @property
+    def asset_sha256(self) -> str:
+        """That asset's sha256, as the catalogue (and ``prompts list``) has it."""
+        return str(self.config["legal_judge"]["asset_sha256"])
+
 
 def reference_label(push_label: str | None) -> str:
     """The label the judge prompt's rubric references follow: the push's own, else ``latest``."""

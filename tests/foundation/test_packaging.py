@@ -25,4 +25,8 @@ def test_wheel_contains_assets(tmp_path: Path) -> None:
                      "legal_judge/data/ensemble.demo.toml",
                      "legal_judge/data/simulated_profiles.v1.yaml"):
         assert required in names, required
+    # The --json documents' schemas ship with the package (README, "Machine-readable output").
+    schemas = {f"legal_judge/data/schemas/{p.name}"
+               for p in (ROOT / "legal_judge" / "data" / "schemas").glob("*.schema.json")}
+    assert schemas and schemas <= names, sorted(schemas - names)
     assert any(n.endswith("entry_points.txt") for n in names)

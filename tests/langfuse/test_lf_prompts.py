@@ -53,7 +53,7 @@ def test_push_twice_creates_one_version(standin: LangfuseStandin) -> None:
         judge[0]["prompt"]
     assert "label=production" not in judge[0]["prompt"]
     assert judge[0]["config"]["sha256"] == first[[r["name"] for r in first].index(
-        "llm-judge-v2")]["sha256"]
+        "llm-judge-v2")]["prompt_sha256"]
     assert not standin.state.rejected
 
 
