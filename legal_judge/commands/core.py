@@ -206,10 +206,10 @@ def _run(dataset: str | None, ensemble: str, *, resume: str | None, run_id: str 
         shard_res = run_shard_cli(console, dataset, ensemble, run_id=run_id, shard=shard,
                                   no_cache=no_cache, calibration=calibration, selection=selection,
                                   release=release)
-        if shard_res is None:
-            doc.set({"shard": shard, "run_id": run_id, "status": "shard completed",
-                     "note": "the run completes when its last shard does"})
-            return  # this shard is done; the run waits for the others (said)
+        if shard_res.get("pending"):
+            # This shard is done and the run waits for the others (said): the shard's run.
+            doc.set(run_document(shard_res["run"], gate=None, policy=policy, out=None))
+            return
         res = shard_res
     elif batch:
         if calibration or lookup:

@@ -11,6 +11,7 @@ from legal_judge.calibration.escalation import escalation_figures
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
 from legal_judge.commands.core import console, err_console, export_and_say
 from legal_judge.commands.escalate import print_escalation_figures
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.run_render import print_summary
 from legal_judge.commands.shards import print_shards
 from legal_judge.commands.tables import Col, echo_json, print_table
@@ -134,26 +135,30 @@ def runs_export(run_id: str, fmt: str | None, out: Path | None) -> None:
 
 @runs.command("finish")
 @click.argument("run_id")
-def runs_finish(run_id: str) -> None:
+@json_option
+def runs_finish(run_id: str, as_json: bool) -> None:
     """Merge the completed shards of RUN_ID into one run, summarise and sync it (once)."""
     from legal_judge.benchmark.shards import finish_sharded, shard_status
 
     store = Store()
-    merged = finish_sharded(store, run_id)
-    if merged is None:
-        status = shard_status(store, run_id)
-        raise ConfigError(f"run {run_id} cannot finish: {status.line() if status else ''}",
-                          code="shards-pending",
-                          fix=f"run each pending shard (legal-judge run DATASET --run-id {run_id} "
-                              "--shard K/N), then `legal-judge runs finish` again")
-    print_summary(merged)
+    with json_output(as_json) as doc:
+        merged = finish_sharded(store, run_id)
+        if merged is None:
+            status = shard_status(store, run_id)
+            raise ConfigError(f"run {run_id} cannot finish: {status.line() if status else ''}",
+                              code="shards-pending",
+                              fix=f"run each pending shard (legal-judge run DATASET --run-id "
+                                  f"{run_id} --shard K/N), then `legal-judge runs finish` again")
+        doc.set(merged)
+        print_summary(merged)
 
 
 @runs.command("merge")
 @click.argument("run_id")
 @click.argument("stores", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def runs_merge(run_id: str, stores: tuple[Path, ...]) -> None:
+@json_option
+def runs_merge(run_id: str, stores: tuple[Path, ...], as_json: bool) -> None:
     """Bring the shards of RUN_ID from other SQLite store files into this store and finish it.
 
     Each CI runner with a store of its own ran one or more shards; overlapping or mismatched
@@ -162,15 +167,17 @@ def runs_merge(run_id: str, stores: tuple[Path, ...]) -> None:
     from legal_judge.benchmark.shards import finish_sharded, import_shards
 
     store = Store()
-    found = import_shards(store, run_id, list(stores))
-    console.print(f"merged {found} shard run(s) into {store.path}", highlight=False,
-                  soft_wrap=True, markup=False)
-    merged = finish_sharded(store, run_id)
-    if merged is None:
-        print_shards(console, store, run_id)
-        raise ConfigError(f"run {run_id} still has pending shards", code="shards-pending",
-                          fix="merge the stores of the pending shards too")
-    print_summary(merged)
+    with json_output(as_json) as doc:
+        found = import_shards(store, run_id, list(stores))
+        console.print(f"merged {found} shard run(s) into {store.path}", highlight=False,
+                      soft_wrap=True, markup=False)
+        merged = finish_sharded(store, run_id)
+        if merged is None:
+            print_shards(console, store, run_id)
+            raise ConfigError(f"run {run_id} still has pending shards", code="shards-pending",
+                              fix="merge the stores of the pending shards too")
+        doc.set({**merged, "merged_shard_runs": found})
+        print_summary(merged)
 
 
 COMMANDS: list[click.Command] = [runs]

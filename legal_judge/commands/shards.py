@@ -30,12 +30,13 @@ def run_shard_cli(console: Console, dataset: str | None, ensemble: str, *, run_i
                   shard: str,
                   no_cache: bool, calibration: str | None,
                   selection: ItemSelection | None,
-                  release: str | None = None) -> dict[str, Any] | None:
+                  release: str | None = None) -> dict[str, Any]:
     """Judge one shard of the run ``run_id``; the merged run when this shard completed it.
 
     Returns:
         ``{"run", "outcome"}`` of the merged run when every shard is done, the shard's own when
-        it did not complete, None when it completed and other shards are pending (said here).
+        it did not complete; when it completed and other shards are pending (said here), the
+        shard's own with ``"pending": True``.
 
     Raises:
         ConfigError: no --run-id, a selection, a different dataset/ensemble/N than the stored
@@ -89,7 +90,7 @@ def run_shard_cli(console: Console, dataset: str | None, ensemble: str, *, run_i
             console.print(status.line(), highlight=False, soft_wrap=True)
         console.print(f"the run completes when the last shard does, or with `legal-judge runs "
                       f"finish {run_id}`", highlight=False, soft_wrap=True, markup=False)
-        return None
+        return {"run": store.get_run(own), "outcome": outcome, "pending": True}
     done = RunOutcome(run_id=run_id, status="completed", results=StoredResults(store, run_id),
                       progress=outcome.progress, warnings=merged["summary"].get("warnings", []))
     return {"run": merged, "outcome": done}

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from legal_judge.commands.core import console
+from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.tables import Col, print_table
 from legal_judge.config import is_postgres_url, mask_url
 from legal_judge.errors import ConfigError, GateFailure
@@ -28,7 +29,8 @@ def store() -> None:
 @store.command("copy")
 @click.argument("source")
 @click.argument("target")
-def store_copy(source: str, target: str) -> None:
+@json_option
+def store_copy(source: str, target: str, as_json: bool) -> None:
     """Copy every row of SOURCE into TARGET (a SQLite file or a postgresql:// URL).
 
     Ids are kept (the audit log's chain arrives as it was); rows TARGET already holds are left
@@ -41,10 +43,22 @@ def store_copy(source: str, target: str) -> None:
         # Opening a missing file would create an empty store and "copy" nothing.
         raise ConfigError(f"no store at {source}", code="store-missing",
                           fix="give an existing store file or a postgresql:// URL as SOURCE")
-    src, dst = Store(source), Store(target)
-    copy_store(src, dst)
-    counts = (row_counts(src), row_counts(dst))
-    heads = (AuditLog(src).head(), AuditLog(dst).head())
+    with json_output(as_json) as doc:
+        src, dst = Store(source), Store(target)
+        copy_store(src, dst)
+        counts = (row_counts(src), row_counts(dst))
+        heads = (AuditLog(src).head(), AuditLog(dst).head())
+        same = counts[0] == counts[1] and heads[0] == heads[1]
+        doc.set({"source": _shown(source), "target": _shown(target), "passed": same,
+                 "tables": {t: {"source": counts[0][t], "target": counts[1].get(t),
+                                "same": counts[0][t] == counts[1].get(t)} for t in counts[0]},
+                 "audit_log_head": {"source": heads[0], "target": heads[1],
+                                    "same": heads[0] == heads[1]}})
+        _say(source, target, counts, heads)
+
+
+def _say(source: str, target: str, counts: tuple[dict[str, int], dict[str, int]],
+         heads: tuple[str, str]) -> None:
     rows = [[table, str(counts[0][table]), str(counts[1][table]),
              "ok" if counts[0][table] == counts[1][table] else "differs"] for table in counts[0]]
     print_table(console, f"{_shown(source)} -> {_shown(target)}",

@@ -178,6 +178,19 @@ def test_every_reporting_command_prints_one_document_in_its_schema(session: Sess
     run_b = s("run", sample, "--ensemble", "demo")["id"]
     s("runs", "list")
     s("compare", run_a, run_b)
+    # A sharded run: the last shard merges it; `runs finish` then shows it; a shard store merged.
+    s("run", sample, "--ensemble", "demo", "--run-id", "sh", "--shard", "1/2", "--quiet")
+    s("run", sample, "--ensemble", "demo", "--run-id", "sh", "--shard", "2/2", "--quiet")
+    assert s("runs", "finish", "sh")["id"] == "sh"
+    other = {**s.env, "LEGAL_JUDGE_HOME": str(s.cwd / "other")}
+    for part in ("1/2", "2/2"):
+        CliRunner().invoke(cli, ["run", sample, "--ensemble", "demo", "--run-id", "sm",
+                                 "--shard", part, "--quiet"], env=other, catch_exceptions=False)
+    merged = s("runs", "merge", "sm", str(s.cwd / "other" / "store.sqlite3"))
+    assert merged["id"] == "sm" and merged["merged_shard_runs"] == 2
+    copied = s("store", "copy", str(Path(s.env["LEGAL_JUDGE_HOME"]) / "store.sqlite3"),
+               str(s.cwd / "copy.sqlite3"))
+    assert copied["passed"] is True
     s("judge", "--judge", "simulated:demo-openai", "--item", "us-fed-004", "--dataset", sample)
     # check has three documents (one answer, a dataset's answers, --about): one schema, anyOf.
     s("check", "--text", "Roe v. Wade, 999 U.S. 1 (2020).", "--today", "2026-11-29", expect=1)
