@@ -27,7 +27,7 @@ from typing import Any
 
 from legal_judge.assets.catalogue import load_assets
 from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot
-from legal_judge.benchmark.ensemble_config import EnsembleConfig
+from legal_judge.benchmark.ensemble_config import EnsembleConfig, ensemble_judge_id
 from legal_judge.benchmark.item_checks import citation_lookup_from_env
 from legal_judge.benchmark.outcome import RunOutcome, StoredResults, new_run_id
 from legal_judge.benchmark.pipeline import ItemInputs, ItemJob, judge_item, settle_cached
@@ -35,7 +35,6 @@ from legal_judge.benchmark.progress import CostLimitReached, RunProgress
 from legal_judge.benchmark.run_items import FamilyCheck, drive, stored_items
 from legal_judge.benchmark.run_setup import (
     build_judges,
-    ensemble_judge_id,
     fewer_collections,
     langfuse_prompt_versions,
     refuse_reused_run_id,
@@ -72,7 +71,9 @@ class RunState:
         self.assets = load_assets()
         self.results = StoredResults(store, run_id)
         self.warnings: list[str] = []
-        self.ensemble_id = ensemble_judge_id(config, judges)
+        self.ensemble_id = ensemble_judge_id(
+            {"ensemble": config.model_dump(), "judge_ids": {j.label: j.judge_id for j in judges}},
+            fresh=True)
         self._owner: ExitStack | None = None
         self._sut_families: dict[str, str] = {}
         # What the item pipeline needs of the run, in one explicit object.
