@@ -25,7 +25,6 @@ from legal_judge.calibration import (
     save_calibration,
     write_template,
 )
-from legal_judge.calibration.hooks import annotation_sink
 from legal_judge.calibration.sample import SampleReport, guide_path
 from legal_judge.commands.calibrate_view import (
     print_calibration,
@@ -37,6 +36,7 @@ from legal_judge.commands.escalate import escalate_cmd, plan_cmd
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.store import Store
+from legal_judge.sync.sink import annotation_sink
 
 __all__ = ["COMMANDS", "calibrate"]
 
