@@ -9,8 +9,8 @@ and calibrations must name the ensemble alike, on stored configs of every age.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +26,14 @@ BEFORE: dict[str, Any] = json.loads(
     (Path(__file__).parents[1] / "data" / "seam_ids" / "ids.json").read_text())
 
 
-def _stored(path: Path, run_id: str) -> dict[str, Any]:
-    db = sqlite3.connect(path)
-    config = json.loads(db.execute("SELECT config_json FROM runs WHERE id = ?",
-                                   (run_id,)).fetchone()[0])
-    verdicts = {f"{i}|{j}": [jid, key] for i, j, jid, key in db.execute(
-        "SELECT item_id, judge, judge_id, verdict_key FROM verdicts WHERE run_id = ?", (run_id,))}
-    cache = sorted(k for (k,) in db.execute("SELECT key FROM provider_cache"))
-    db.close()
-    return {"config": config, "verdicts": verdicts, "provider_cache_keys": cache}
+def _generator() -> Any:
+    """``generate.py``, which wrote ``ids.json``: its reading of a store is the test's."""
+    path = Path(__file__).parents[1] / "data" / "seam_ids" / "generate.py"
+    spec = importlib.util.spec_from_file_location("seam_ids_generate", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
@@ -45,22 +44,22 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, dict[str, 
     store = Store(tmp_path_factory.mktemp("ids") / "store.sqlite3")
     asyncio.run(run_benchmark(items, load_ensemble_config("demo"), store=store,
                               run_id=BEFORE["run_id"]))
-    return store, _stored(store.path, BEFORE["run_id"])
+    return store, _generator().stored_ids(store.path, BEFORE["run_id"])
 
 
 def test_a_run_stores_the_ids_the_code_before_stored(
         written: tuple[Store, dict[str, Any]]) -> None:
     _, now = written
-    assert now["config"]["judge_id"] == BEFORE["judge_id"]
-    assert now["config"]["judge_ids"] == BEFORE["judge_ids"]
+    assert now["judge_id"] == BEFORE["judge_id"]
+    assert now["judge_ids"] == BEFORE["judge_ids"]
     assert now["verdicts"] == BEFORE["verdicts"]  # judge ids and verdict-cache keys
     assert now["provider_cache_keys"] == BEFORE["provider_cache_keys"]
 
 
 def test_runs_and_calibrations_name_the_ensemble_alike(
         written: tuple[Store, dict[str, Any]]) -> None:
-    store, now = written
-    config = now["config"]
+    store, _ = written
+    config = store.get_run(BEFORE["run_id"])["config"]
     # The calibration's side (what it reads back) and the run's (what it computes) agree.
     assert from_store(store, BEFORE["run_id"]).judge_ids[ENSEMBLE] == BEFORE["judge_id"]
     assert ensemble_judge_id(config) == BEFORE["calibration_ensemble_id"] == BEFORE["judge_id"]
