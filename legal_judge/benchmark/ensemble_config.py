@@ -23,20 +23,26 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.judge.config import JudgeConfig
+from legal_judge.store import canonical_json
 
-__all__ = ["EnsembleConfig", "bundled_config", "bundled_names", "load_ensemble_config",
-           "resolve_ensemble_path"]
+__all__ = ["ENSEMBLE", "EnsembleConfig", "bundled_config", "bundled_names", "ensemble_judge_id",
+           "load_ensemble_config", "resolve_ensemble_path"]
 
 log = logging.getLogger(__name__)
+
+#: The ensemble's name where it stands beside its judges (a calibration's judges, a run's ids).
+ENSEMBLE = "ensemble"
 
 
 class EnsembleConfig(BaseModel):
@@ -201,3 +207,44 @@ def _refuse_pairwise_only(config: EnsembleConfig, path: Path) -> None:
     if problems:
         raise InputError(problems, fix="an ensemble judges each answer alone against the rubrics: "
                                        "there is no order to swap (swap acts in `debias compare`)")
+
+
+def ensemble_judge_id(run_config: Mapping[str, Any],
+                      judge_ids: Mapping[str, str | None] | None = None, *,
+                      fresh: bool = False) -> str:
+    """The ensemble's identity (DESIGN: judge identity), as runs record it and calibrations,
+    corrections and estimates key it: the one function both sides call.
+
+    Args:
+        run_config: A run's stored config (``ensemble``: its judges with their weights and the
+            policy; ``judge_ids``: each judge's id by name; ``judge_id``: the id recorded), or
+            the config of a run being created.
+        judge_ids: The judges' ids when the config names none (as seen in a run's verdicts).
+        fresh: A run being created: its id is computed from its judges' ids and weights and the
+            weighting policy, whatever ``run_config`` records.
+
+    Returns:
+        The id a run recorded (``judge_id``, or ``ensemble_judge_id``), which every run stored
+        since the runner recorded one has; for a new run, ``ens-`` + short sha256 of its judges'
+        ``(judge id, weight)`` and policy; for a run stored without a recorded id (and judges
+        known only by their ids), ``ens-`` + short sha256 of the sorted ``name=judge_id`` of its
+        judges, the key its calibrations were stored under. Stored ids never change.
+    """
+    if not fresh:
+        for key in ("judge_id", "ensemble_judge_id"):
+            if isinstance(run_config.get(key), str):
+                return str(run_config[key])
+    recorded = run_config.get("judge_ids")
+    members = recorded if isinstance(recorded, Mapping) else (judge_ids or {})
+    if not fresh:
+        # Before a run recorded its id, its calibrations keyed it by its judges' ids alone.
+        named = sorted(f"{k}={v}" for k, v in members.items() if k != ENSEMBLE)
+        return "ens-" + hashlib.sha256(canonical_json(named).encode()).hexdigest()[:12]
+    ensemble = run_config["ensemble"]
+    weights = {j.get("name") or j["spec"]: j["weight"] for j in ensemble["judges"]}
+    payload = {"judges": sorted((members[label], weights[label]) for label in weights),
+               "policy": {"quorum": ensemble["quorum"],
+                          "other_family_min_share": ensemble["other_family_min_share"],
+                          "allow_same_family_only": ensemble["allow_same_family_only"],
+                          "rubric_set": ensemble["rubric_set"]}}
+    return "ens-" + hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:12]

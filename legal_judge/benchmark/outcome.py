@@ -1,20 +1,22 @@
-"""What a run returns, and how a new run is named (shared by online and batch runs)."""
+"""What a run returns (its results read from the store on access), and how a new run is named
+(shared by online and batch runs)."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from legal_judge.benchmark.progress import RunProgress
 from legal_judge.models import EnsembleResult
+from legal_judge.store import Store
 
 if TYPE_CHECKING:
     from legal_judge.benchmark.run_gate import NoJudgment
 
-__all__ = ["RunOutcome", "new_run_id"]
+__all__ = ["RunOutcome", "StoredResults", "new_run_id"]
 
 
 def new_run_id() -> str:
@@ -33,3 +35,26 @@ class RunOutcome:
     warnings: list[str] = field(default_factory=list)
     #: Why a ``failed`` run scored no item.
     failure: NoJudgment | None = None
+
+
+class StoredResults(Mapping[str, EnsembleResult]):
+    """A run's ensemble results, read from the store on access.
+
+    A 10,000-item run keeps none of them in memory; ``outcome.results[item_id]`` still works.
+    """
+
+    def __init__(self, store: Store, run_id: str) -> None:
+        self.store = store
+        self.run_id = run_id
+
+    def __getitem__(self, item_id: str) -> EnsembleResult:
+        text = self.store.result_text(self.run_id, item_id)
+        if text is None:
+            raise KeyError(item_id)
+        return EnsembleResult.model_validate_json(text)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.store.result_item_ids(self.run_id))
+
+    def __len__(self) -> int:
+        return self.store.result_count(self.run_id)

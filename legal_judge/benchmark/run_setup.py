@@ -1,5 +1,6 @@
 """What a run's start and finish call besides the run itself: its judges and identity, the refusal
-of a reused run id, the Langfuse prompt versions it records and the Langfuse sync at its end; and
+of a reused run id (its identity is :func:`~legal_judge.benchmark.ensemble_config.ensemble_judge_id`,
+shared with calibrations), the Langfuse prompt versions it records and the Langfuse sync at its end; and
 the garbage-collector setting it judges under.
 """
 
@@ -15,7 +16,7 @@ from legal_judge.errors import ConfigError
 from legal_judge.judge.judge import Judge
 from legal_judge.store import Store
 
-__all__ = ["GC_YOUNG_THRESHOLD", "build_judges", "ensemble_judge_id", "fewer_collections",
+__all__ = ["GC_YOUNG_THRESHOLD", "build_judges", "fewer_collections",
            "langfuse_prompt_versions", "refuse_reused_run_id", "sync_run_at_end"]
 
 #: Allocations between two young-generation collections while a run judges (Python's default:
@@ -35,19 +36,6 @@ def fewer_collections() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*old)
-
-
-def ensemble_judge_id(config: EnsembleConfig, judges: list[Judge]) -> str:
-    """The ensemble's identity: its judges' ids plus the weighting policy (DESIGN: judge identity)."""
-    import hashlib
-
-    from legal_judge.store import canonical_json
-
-    payload = {"judges": sorted((j.judge_id, j.config.weight) for j in judges),
-               "policy": {"quorum": config.quorum, "other_family_min_share": config.other_family_min_share,
-                          "allow_same_family_only": config.allow_same_family_only,
-                          "rubric_set": config.rubric_set}}
-    return "ens-" + hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:12]
 
 
 def langfuse_prompt_versions(warnings: list[str]) -> dict[str, int] | None:

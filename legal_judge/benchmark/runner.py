@@ -7,7 +7,9 @@ one :class:`RunState` and its lifecycle:
    executes, the ensemble, the judge families, the calibration, the citation lookup token);
 2. :meth:`RunState.start` creates the run with its items in one commit (or takes the resumed one)
    and owns it for this process (pid, host, heartbeat);
-3. :meth:`RunState.item` judges one item, :meth:`RunState.execute` says how the judging ended;
+3. :meth:`RunState.item` judges one item through the one item pipeline
+   (:mod:`legal_judge.benchmark.pipeline`, with the run's :class:`~legal_judge.benchmark.pipeline.ItemJob`),
+   :meth:`RunState.execute` says how the judging ended;
 4. :meth:`RunState.finish` stores the summary and status, releases the run and syncs it to
    Langfuse.
 
@@ -25,21 +27,19 @@ from typing import Any
 
 from legal_judge.assets.catalogue import load_assets
 from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot
-from legal_judge.benchmark.ensemble_config import EnsembleConfig
+from legal_judge.benchmark.ensemble_config import EnsembleConfig, ensemble_judge_id
 from legal_judge.benchmark.item_checks import citation_lookup_from_env
-from legal_judge.benchmark.item_judging import ItemInputs, judge_item, settle_cached
-from legal_judge.benchmark.outcome import RunOutcome, new_run_id
+from legal_judge.benchmark.outcome import RunOutcome, StoredResults, new_run_id
+from legal_judge.benchmark.pipeline import ItemInputs, ItemJob, judge_item, settle_cached
 from legal_judge.benchmark.progress import CostLimitReached, RunProgress
 from legal_judge.benchmark.run_items import FamilyCheck, drive, stored_items
 from legal_judge.benchmark.run_setup import (
     build_judges,
-    ensemble_judge_id,
     fewer_collections,
     langfuse_prompt_versions,
     refuse_reused_run_id,
     sync_run_at_end,
 )
-from legal_judge.benchmark.stored_results import StoredResults
 from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store
@@ -60,7 +60,6 @@ class RunState:
                  calibration: str | None = None, correction: Any = None,
                  lookup: Any = None) -> None:
         self.config = config
-        self.judges = judges
         self.store = store
         self.run_id = run_id
         # Read by start() as it is stored (a list is kept); the workers read the store in chunks.
@@ -69,30 +68,27 @@ class RunState:
         self._families_checked = False
         self.resume = resume
         self.calibration = calibration
-        self.on_progress: Callable[[RunProgress], None] | None = None
-        self.progress = RunProgress()
         self.assets = load_assets()
-        self.rubric_set = self.assets.rubric_set(config.rubric_set)
-        self.severity = self.assets.rubric("hallucination").severity or []
-        self.policy = EnsemblePolicy(
-            quorum=config.quorum, other_family_min_share=config.other_family_min_share,
-            allow_same_family_only=config.allow_same_family_only,
-            disagreement_threshold=config.disagreement_threshold,
-        )
-        self.slots = [JudgeSlot(j.label, j.family, j.config.weight) for j in judges]
-        self.calls = asyncio.Semaphore(config.concurrency)
         self.results = StoredResults(store, run_id)
         self.warnings: list[str] = []
-        # Per judge: how many non-English answers, and the first ids the warning names (a list of
-        # every id grew with the run).
-        self.non_english: dict[str, list[str]] = {}
-        self.non_english_count: dict[str, int] = {}
-        self._done: dict[tuple[str, str], dict[str, Any]] | None = None
-        self.correction = correction
-        self.lookup = lookup
-        self.ensemble_id = ensemble_judge_id(config, judges)
+        self.ensemble_id = ensemble_judge_id(
+            {"ensemble": config.model_dump(), "judge_ids": {j.label: j.judge_id for j in judges}},
+            fresh=True)
         self._owner: ExitStack | None = None
         self._sut_families: dict[str, str] = {}
+        # What the item pipeline needs of the run, in one explicit object.
+        self.job = ItemJob(
+            store=store, run_id=run_id, judges=judges,
+            slots=[JudgeSlot(j.label, j.family, j.config.weight) for j in judges],
+            policy=EnsemblePolicy(
+                quorum=config.quorum, other_family_min_share=config.other_family_min_share,
+                allow_same_family_only=config.allow_same_family_only,
+                disagreement_threshold=config.disagreement_threshold),
+            rubric_set=self.assets.rubric_set(config.rubric_set),
+            severity=self.assets.rubric("hallucination").severity or [],
+            sut_family=self.sut_family, calls=asyncio.Semaphore(config.concurrency),
+            run_checks=config.run_checks, lookup=lookup, correction=correction,
+            ensemble_id=self.ensemble_id, cost_limit_usd=config.cost_limit_usd)
 
     @property
     def items(self) -> list[BenchmarkItem]:
@@ -102,20 +98,42 @@ class RunState:
         return self._items
 
     @property
+    def judges(self) -> list[Judge]:
+        """The run's judges, in order (:meth:`route_judges` replaces them)."""
+        return self.job.judges
+
+    @property
+    def calls(self) -> asyncio.Semaphore:
+        """The bound on calls in flight (a batch run widens it: parked calls must not hold it)."""
+        return self.job.calls
+
+    @calls.setter
+    def calls(self, value: asyncio.Semaphore) -> None:
+        self.job.calls = value
+
+    @property
     def done(self) -> dict[tuple[str, str], dict[str, Any]]:
         """Stored verdicts by (item id, judge): all of them (batch runs), or only those of the items
         in hand (:func:`~legal_judge.benchmark.run_items.drive`)."""
-        if self._done is None:
-            self._done = self.store.load_verdicts(self.run_id)
-        return self._done
+        return self.job.done
 
-    @done.setter
-    def done(self, value: dict[tuple[str, str], dict[str, Any]]) -> None:
-        self._done = value
+    @property
+    def progress(self) -> RunProgress:
+        """The run's live counters."""
+        return self.job.progress
+
+    @property
+    def on_progress(self) -> Callable[[RunProgress], None] | None:
+        """Called after every verdict and item."""
+        return self.job.on_progress
+
+    @on_progress.setter
+    def on_progress(self, value: Callable[[RunProgress], None] | None) -> None:
+        self.job.on_progress = value
 
     def check_families(self) -> None:
         """Refuse (or warn about) judges of the answering system's family, per item family."""
-        families = FamilyCheck(self)
+        families = FamilyCheck(self.job)
         for item in self._checkable():  # read once, kept nowhere
             families.see(item)
         self.warnings += families.warnings
@@ -136,7 +154,7 @@ class RunState:
         """
         if [(j.label, j.judge_id) for j in judges] != [(j.label, j.judge_id) for j in self.judges]:
             raise ValueError("routed judges must be the planned judges (labels and judge ids)")
-        self.judges = judges
+        self.job.judges = judges
 
     def start(self, *, on_progress: Callable[[RunProgress], None] | None = None,
               extra_config: dict[str, Any] | None = None) -> None:
@@ -153,7 +171,7 @@ class RunState:
         if not self.resume:
             config = {"ensemble": self.config.model_dump(),
                       "judge_ids": {j.label: j.judge_id for j in self.judges},
-                      "judge_id": self.ensemble_id, "rubric_set": self.rubric_set.id,
+                      "judge_id": self.ensemble_id, "rubric_set": self.job.rubric_set.id,
                       "calibration": self.calibration,
                       # Kept for a resume: a `--no-cache` run stays uncached when resumed.
                       "use_cache": all(j.use_cache for j in self.judges),
@@ -161,7 +179,7 @@ class RunState:
                       **(extra_config or {})}
             # A source read once is checked as it is stored: a refusal or a defect in it rolls
             # the run back (nothing stored), as when it was checked before the run existed.
-            families = None if self._families_checked else FamilyCheck(self)
+            families = None if self._families_checked else FamilyCheck(self.job)
             self.store.create_run(self.run_id, kind="run", config=config,
                                   items=stored_items(self._checkable(), families))
             self._source = None  # read: what is stored is read back from the store
@@ -245,10 +263,11 @@ class RunState:
 
     def language_warnings(self) -> list[str]:
         """One warning per non-multilingual judge that scored non-English answers."""
-        return [f"{judge} is not marked multilingual but scored {self.non_english_count[judge]} "
+        counts = self.job.non_english_count
+        return [f"{judge} is not marked multilingual but scored {counts[judge]} "
                 f"non-English answer(s): {', '.join(ids)}"
-                f"{' ...' if self.non_english_count[judge] > len(ids) else ''}; prefer a "
-                "multilingual judge" for judge, ids in sorted(self.non_english.items())]
+                f"{' ...' if counts[judge] > len(ids) else ''}; prefer a "
+                "multilingual judge" for judge, ids in sorted(self.job.non_english.items())]
 
     def sut_family(self, item: BenchmarkItem) -> str | None:
         """The family of the system that wrote the item's answer, when one is named."""
@@ -266,13 +285,13 @@ class RunState:
 
     async def item(self, item: BenchmarkItem, inputs: ItemInputs | None = None) -> None:
         """Check, judge and aggregate one item; its ensemble result is stored
-        (:func:`~legal_judge.benchmark.item_judging.judge_item`)."""
-        await judge_item(self, item, inputs)
+        (:func:`~legal_judge.benchmark.pipeline.judge_item`)."""
+        await judge_item(self.job, item, inputs)
 
     async def settle(self, items: list[BenchmarkItem]) -> list[ItemInputs]:
         """Store the results of the items needing no call at once; the others, for the workers
-        (:func:`~legal_judge.benchmark.item_judging.settle_cached`)."""
-        return await settle_cached(self, items)
+        (:func:`~legal_judge.benchmark.pipeline.settle_cached`)."""
+        return await settle_cached(self.job, items)
 
 
 def plan_run(items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: Store,
@@ -362,5 +381,6 @@ async def execute_plan(plan: RunState, *, on_progress: Callable[[RunProgress], N
     else:
         plan.start(on_progress=on_progress, extra_config=extra_config)
     with fewer_collections():
-        status = await plan.execute(drive(plan))
+        status = await plan.execute(drive(plan.job, concurrency=plan.config.concurrency,
+                                          resume=plan.resume))
     return plan.finish(status)

@@ -1,8 +1,8 @@
 """Judge one answer with an ensemble (``legal-judge judge``, the pytest plugin, scripts).
 
-The answer is decided as a run decides an item (:func:`~legal_judge.benchmark.item_judging.check_item`,
-each judge's ``Judge.judge`` with the checks' evidence, then
-:func:`~legal_judge.benchmark.item_judging.decide_item`), so ``judge``, ``assert_judged`` and
+The answer is decided as a run decides an item, through the one item pipeline
+(:func:`~legal_judge.benchmark.pipeline.check_item`, each judge's ``Judge.judge`` with the checks'
+evidence, then :func:`~legal_judge.benchmark.pipeline.decide_item`), so ``judge``, ``assert_judged`` and
 ``run`` agree on the same item and judges. With ``save`` it is an ordinary one-item run: every
 call and verdict is stored (``legal-judge runs show RUN_ID``) and synced to Langfuse when
 configured; without it nothing is stored but the provider and verdict caches (no run, no
@@ -97,18 +97,18 @@ def judge_answer(prompt: str, response: str, *, ensemble: str = "default",
 async def _decide_unsaved(item: BenchmarkItem, config: EnsembleConfig, store: Store, *,
                           use_cache: bool) -> JudgedAnswer:
     """The run's own steps for one item, with no run: checks, judges, rules, aggregation."""
-    from legal_judge.benchmark.item_judging import check_item, decide_item
+    from legal_judge.benchmark.pipeline import check_item, decide_item
     from legal_judge.benchmark.runner import plan_run
 
     plan = plan_run([item], config, store=store, use_cache=use_cache)
     try:
         plan.check_families()  # refused as `run` refuses it: before any call
-        checks, evidence = await check_item(plan, item)
+        checks, evidence = await check_item(plan.job, item)
         verdicts = list(await asyncio.gather(*(j.judge(item, evidence=evidence)
                                                for j in plan.judges)))
     finally:
         for j in plan.judges:
             await j.provider.aclose()
-    result = EnsembleResult.model_validate(decide_item(plan, item, verdicts, checks))
+    result = EnsembleResult.model_validate(decide_item(plan.job, item, verdicts, checks))
     return JudgedAnswer(run_id=None, status="completed", item=item, result=result,
                         verdicts=verdicts)

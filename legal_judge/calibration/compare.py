@@ -19,7 +19,6 @@ from datetime import UTC, datetime
 import numpy as np
 
 from legal_judge.calibration.data import ENSEMBLE, ComparisonData, human_scores, lawyers_pass
-from legal_judge.calibration.hooks import enqueue_calibration
 from legal_judge.calibration.panel import panel_rows
 from legal_judge.calibration.robust import ordinal_fields, pass_fail_fields
 from legal_judge.calibration.rubrics import RubricSpec
@@ -57,6 +56,7 @@ from legal_judge.stats import (
     spearman,
 )
 from legal_judge.store import Store, utcnow
+from legal_judge.sync.outbox import EntityKind, enqueue
 
 __all__ = ["compare", "current_quarter", "save_calibration"]
 
@@ -389,5 +389,5 @@ def save_calibration(store: Store, report: CalibrationReport) -> CalibrationRepo
                                 judge_id=stored.ensemble_judge_id, rubric_set=stored.rubric_set,
                                 created_at=stored.created_at,
                                 report=stored.model_dump(mode="json"))
-        enqueue_calibration(store, cal_id, stored.quarter)
+        enqueue(store, EntityKind.CALIBRATION, cal_id, quarter=stored.quarter)
     return stored

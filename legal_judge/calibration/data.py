@@ -8,13 +8,13 @@ are encoded to severity indexes only for statistics.
 from __future__ import annotations
 
 import csv
-import hashlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from legal_judge.assets.rubrics import RubricSet
+from legal_judge.benchmark.ensemble_config import ENSEMBLE, ensemble_judge_id
 from legal_judge.calibration.label_sheet import RawLabel, read_label_sheet
 from legal_judge.calibration.labels import (
     Label,
@@ -26,7 +26,7 @@ from legal_judge.calibration.labels import (
 from legal_judge.calibration.rubrics import PASS_FAIL, RubricSpec, rubric_specs, with_pass_fail
 from legal_judge.calibration.schema import LawyerComment
 from legal_judge.errors import InputError, Problem
-from legal_judge.store import Store, canonical_json
+from legal_judge.store import Store
 
 __all__ = [
     "ENSEMBLE",
@@ -40,7 +40,6 @@ __all__ = [
     "rule_pass",
 ]
 
-ENSEMBLE = "ensemble"
 Score = float | str
 
 
@@ -74,24 +73,6 @@ def _scores_of(record: dict[str, Any]) -> dict[str, Score]:
 
 def _decision(overall: object) -> bool | None:
     return {"pass": True, "fail": False}.get(str(overall)) if overall else None
-
-
-def ensemble_judge_id(config: dict[str, Any],
-                      judge_ids: dict[str, str | None] | None = None) -> str:
-    """The judge_id of a run's ensemble, as calibrations and corrections key it.
-
-    The run config's ``judge_id`` (or ``ensemble_judge_id``) when the runner recorded one; else
-    ``ens-`` + short sha256 of the sorted ``name=judge_id`` of its judges (the config's
-    ``judge_ids``, or ``judge_ids`` as seen in the verdicts). The runner passes the same value to
-    :func:`~legal_judge.calibration.correction.correct_result`.
-    """
-    for key in ("judge_id", "ensemble_judge_id"):
-        if isinstance(config.get(key), str):
-            return str(config[key])
-    members_map = config.get("judge_ids") if isinstance(config.get("judge_ids"), dict) else None
-    members = sorted(f"{k}={v}" for k, v in (members_map or judge_ids or {}).items()
-                     if k != ENSEMBLE)
-    return "ens-" + hashlib.sha256(canonical_json(members).encode()).hexdigest()[:12]
 
 
 def from_store(store: Store, run_id: str) -> ComparisonData:

@@ -37,7 +37,6 @@ from legal_judge.calibration.escalation_schema import (
     EscalationFigures,
     EscalationReport,
 )
-from legal_judge.calibration.hooks import enqueue_labels
 from legal_judge.calibration.labels import load_labels
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.sample import item_strata, run_samples, write_template
@@ -45,6 +44,7 @@ from legal_judge.calibration.schema import SampledItem, SampleReport
 from legal_judge.errors import ConfigError
 from legal_judge.stats import ThresholdResult, fixed_sequence_threshold
 from legal_judge.store import Store, canonical_json, utcnow
+from legal_judge.sync.outbox import EntityKind, enqueue
 
 __all__ = ["EXCHANGEABILITY_ALPHA", "MAX_RATE_RATIO", "escalate", "escalation_figures",
            "exchangeability_note", "guarantee_sentence", "write_escalation_sheet"]
@@ -307,7 +307,7 @@ def escalate(store: Store, run_id: str, *, target: float = 0.90, confidence: flo
                            report=report.model_dump(mode="json"))
     # Langfuse: the run's split figures (run.pass_rate.judge_decided, run.pending_review) go
     # with the run's labels entity, resent whenever the labels change.
-    enqueue_labels(store, {run_id})
+    enqueue(store, EntityKind.HUMAN_LABELS, run_id)
     return report
 
 

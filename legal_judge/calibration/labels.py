@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from legal_judge.calibration.hooks import enqueue_estimates, enqueue_labels
 from legal_judge.calibration.label_sheet import RawComment, RawLabel, cell_text, read_label_sheet
 from legal_judge.calibration.rubrics import RubricSpec, with_pass_fail
 from legal_judge.calibration.schema import ImportSummary, LawyerComment
 from legal_judge.dataset import id_problem
 from legal_judge.errors import InputError, Problem
 from legal_judge.store import Store
+from legal_judge.sync.outbox import EntityKind, enqueue
 
 __all__ = ["Label", "import_labels", "load_comments", "load_labels", "store_raw_labels",
            "validate_comments", "validate_labels"]
@@ -278,7 +278,8 @@ def store_raw_labels(
         origin: Where the labels came from, for the problems (a file name, a queue).
         source: Stored with each label (``file:NAME``, ``langfuse:queue/ID``).
         send: Queue the labels for Langfuse as ANNOTATION scores (False for labels read from
-            Langfuse: they are there already).
+            Langfuse: they are there already). The runs are queued either way (their corrected
+            figures change); the sync never sends back a label whose source is ``langfuse:``.
         comments: The lawyers' comment cells, validated and stored with the labels (a stored
             comment that differs is a conflict, as a score is, unless ``replace``).
 
@@ -331,10 +332,11 @@ def store_raw_labels(
             store.labels.upsert_comment(item_id=note.item_id, run_id=note.run_id,
                                         annotator=note.annotator, comment=note.text,
                                         labeled_at=note.labeled_at, source=source)
-        if send:
-            enqueue_labels(store, runs)
-        else:
-            enqueue_estimates(store, runs)
+        # The runs' labels as ANNOTATION scores and their corrected figures. Labels read from
+        # Langfuse (``send`` off) are queued alike: the sync skips labels whose source is
+        # ``langfuse:``, so only the corrected figures are resent and nothing is duplicated.
+        for run_id in sorted(runs):
+            enqueue(store, EntityKind.HUMAN_LABELS, run_id)
     return ImportSummary(
         file=origin, labels=len(fresh) + len(changed), items=len({x.item_id for x in labels}),
         annotators=sorted({x.annotator for x in labels}), rubrics=sorted({x.rubric for x in labels}),

@@ -26,7 +26,6 @@ from legal_judge.calibration import (
     save_calibration,
     write_template,
 )
-from legal_judge.calibration.hooks import annotation_queue
 from legal_judge.calibration.sample import SampleReport, guide_path
 from legal_judge.commands.calibrate_view import (
     print_calibration,
@@ -39,6 +38,7 @@ from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError
 from legal_judge.store import Store
+from legal_judge.sync.sink import annotation_queue
 
 __all__ = ["COMMANDS", "calibrate"]
 

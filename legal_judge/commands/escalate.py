@@ -12,7 +12,6 @@ from rich.console import Console
 
 from legal_judge.calibration.escalation import escalate, write_escalation_sheet
 from legal_judge.calibration.escalation_schema import EscalationFigures, EscalationReport
-from legal_judge.calibration.hooks import annotation_queue
 from legal_judge.calibration.plan import LabelPlan, plan_labels
 from legal_judge.calibration.rubrics import rubric_specs
 from legal_judge.calibration.sample import guide_path
@@ -20,6 +19,7 @@ from legal_judge.commands.json_out import json_output
 from legal_judge.commands.tables import echo_json, wrote
 from legal_judge.errors import GateFailure
 from legal_judge.store import Store
+from legal_judge.sync.sink import annotation_queue
 
 __all__ = ["escalate_cmd", "plan_cmd", "print_escalation_figures"]
 

@@ -39,6 +39,7 @@ from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import ModeSpec, parse_mode
 from legal_judge.providers.base import is_simulated_spec
 from legal_judge.store import Store, utcnow
+from legal_judge.sync.outbox import EntityKind, enqueue
 
 __all__ = [
     "DEFAULT_MODES",
@@ -180,7 +181,7 @@ def save_experiment(store: Store, report: dict[str, Any]) -> None:
     store.debias_experiments.save(report["id"], created_at=report["created_at"],
                                   judge_id=report["judge_id"], config=config, report=report)
     # The sync builds the Langfuse trace from the table row; the outbox only says what is new.
-    store.outbox_put("debias_experiment", report["id"], {"experiment_id": report["id"]})
+    enqueue(store, EntityKind.DEBIAS_EXPERIMENT, report["id"])
 
 
 def load_experiment(store: Store, experiment_id: str) -> dict[str, Any] | None:

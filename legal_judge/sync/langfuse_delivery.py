@@ -19,6 +19,7 @@ from legal_judge.sync.langfuse_datasets import link_dataset_run
 from legal_judge.sync.langfuse_scores import ensure_score_configs, post_scores
 from legal_judge.sync.langfuse_traces import emit_trace, flush_spans
 from legal_judge.sync.mask import Masker, load_masker
+from legal_judge.sync.outbox import EntityKind, kind_of
 from legal_judge.sync.plan import ScorePlan, TracePlan, run_plans, score_config_specs
 from legal_judge.sync.plan_debias import debias_plan
 from legal_judge.sync.plan_escalation import escalation_scores
@@ -51,25 +52,25 @@ class DeliveryResult:
 def _plans_for(row: dict[str, Any], store: Store, masker: Masker,
                configs: dict[str, tuple[str, str]]) -> tuple[list[TracePlan], list[ScorePlan],
                                                               list[str]]:
-    kind, eid = row["entity_kind"], row["entity_id"]
-    if kind == "run":
+    kind, eid = kind_of(row["entity_kind"]), row["entity_id"]
+    if kind is EntityKind.RUN:
         plans = run_plans(store, eid, masker=masker, configs=set(configs),
                           judge_name=judge_prompt_name())
         return link_dataset_run(store, eid, plans, masker=masker), [
             *estimate_scores(store, eid), *escalation_scores(store, eid)], []
-    if kind == "audit":
+    if kind is EntityKind.AUDIT:
         return [audit_plan(store, eid, masker=masker)], [], []
-    if kind == "calibration":
+    if kind is EntityKind.CALIBRATION:
         return [calibration_plan(store, eid, masker=masker)], [], []
-    if kind in ("human_labels", "labels"):
+    if kind is EntityKind.HUMAN_LABELS:
         scores, skipped = label_scores(store, eid, masker=masker,
                                        kinds={k: v[1] for k, v in configs.items()})
         return [], [*scores, *estimate_scores(store, eid), *escalation_scores(store, eid)], [
             f"label not mapped to a score config: {s}" for s in skipped]
-    if kind == "debias_experiment":
+    if kind is EntityKind.DEBIAS_EXPERIMENT:
         return [debias_plan(store, eid, masker=masker)], [], []
     raise Undeliverable(
-        f"legal-judge {_version()} cannot deliver '{kind}' entities (queued by a newer version?)",
+        f"legal-judge {_version()} cannot deliver '{row['entity_kind']}' entities (queued by a newer version?)",
         "upgrade legal-judge: a new version retries parked entities by itself")
 
 

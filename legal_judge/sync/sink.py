@@ -1,7 +1,7 @@
 """The small interface the runner, audit and calibration use to send things to Langfuse.
 
 Everything is stored locally first; a sink only queues a reference in the store's outbox
-(``outbox_put``) and :meth:`Sink.flush` delivers the outbox when Langfuse is configured
+(through :func:`legal_judge.sync.outbox.enqueue`, the one way in) and :meth:`Sink.flush` delivers the outbox when Langfuse is configured
 (:mod:`legal_judge.sync.settings`), within a bounded timeout. An outage leaves the rows pending
 with their error; ``legal-judge sync`` delivers them later. This module imports no ``langfuse``
 module, not even in a function: delivery lives in :mod:`legal_judge.sync.langfuse_delivery` and the
@@ -21,11 +21,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from legal_judge.errors import LegalJudgeError
 from legal_judge.store import Store
 from legal_judge.sync.mask import Masker, load_masker
+from legal_judge.sync.outbox import EntityKind, enqueue
 from legal_judge.sync.settings import configured, require_settings
 
-__all__ = ["OutboxSink", "Sink", "SyncReport", "get_sink", "sync_now"]
+__all__ = ["OutboxSink", "Sink", "SyncReport", "annotation_queue", "annotation_sink", "get_sink",
+           "sync_now"]
 
 
 @dataclass
@@ -76,12 +79,6 @@ class Sink(Protocol):
     def enqueue_audit(self, store: Store, audit_id: str) -> None:
         """Queue a bias audit."""
 
-    def enqueue_calibration(self, store: Store, calibration_id: str) -> None:
-        """Queue a calibration."""
-
-    def enqueue_labels(self, store: Store, run_id: str) -> None:
-        """Queue the human labels of a run's items (scores on the judged items' traces)."""
-
     def flush(self, store: Store, *, timeout_s: float = 10.0) -> SyncReport:
         """Deliver what is queued, within ``timeout_s``; never raises for Langfuse being down."""
 
@@ -94,16 +91,10 @@ class OutboxSink:
         self.masker = masker
 
     def enqueue_run(self, store: Store, run_id: str) -> None:
-        store.outbox_put("run", run_id, {"run_id": run_id})
+        enqueue(store, EntityKind.RUN, run_id)
 
     def enqueue_audit(self, store: Store, audit_id: str) -> None:
-        store.outbox_put("audit", audit_id, {"audit_id": audit_id})
-
-    def enqueue_calibration(self, store: Store, calibration_id: str) -> None:
-        store.outbox_put("calibration", calibration_id, {"calibration_id": calibration_id})
-
-    def enqueue_labels(self, store: Store, run_id: str) -> None:
-        store.outbox_put("human_labels", run_id, {"run_id": run_id})
+        enqueue(store, EntityKind.AUDIT, audit_id)
 
     def create_annotation_queue(self, *, name: str, run_id: str, trace_seeds: list[str],
                                 rubrics: list[dict[str, Any]], human: bool = False) -> str:
@@ -151,3 +142,35 @@ def sync_now(store: Store, *, timeout_s: float = 30.0, masker: Masker | None = N
 def get_sink(*, masker: Masker | None = None) -> OutboxSink:
     """The sink for this process: delivering when Langfuse is configured, queue-only otherwise."""
     return OutboxSink(deliver=configured(), masker=masker)
+
+
+def annotation_sink() -> OutboxSink | None:
+    """The sink that creates Langfuse annotation queues (for a calibration sample or an
+    escalation) when Langfuse is configured, else None: the CSV/JSONL sheet is then the only
+    channel."""
+    sink = get_sink()
+    return sink if sink.deliver else None
+
+
+def annotation_queue(*, name: str, run_id: str, item_ids: list[str],
+                     rubrics: list[dict[str, Any]], human: bool = False,
+                     ) -> tuple[str | None, str | None]:
+    """A Langfuse annotation queue of a run's items' traces, when Langfuse is configured.
+
+    Used by ``calibrate sample`` (a sample's items) and ``calibrate escalate`` (the escalated
+    items, with ``human``: the lawyers' own ``human.*`` score configs).
+
+    Returns:
+        ``(queue id, None)`` when created; ``(None, None)`` when Langfuse is not configured;
+        ``(None, reason)`` when Langfuse failed: the caller's sheet is written already, and an
+        outage must not cost it, so the reason is said, not raised.
+    """
+    sink = annotation_sink()
+    if sink is None:
+        return None, None
+    try:
+        return str(sink.create_annotation_queue(
+            name=name, run_id=run_id, trace_seeds=[f"{run_id}:{i}" for i in item_ids],
+            rubrics=rubrics, **({"human": True} if human else {}))), None
+    except LegalJudgeError as exc:
+        return None, str(exc)

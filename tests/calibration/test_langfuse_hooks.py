@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +25,8 @@ class FakeSink:
 
 
 def _install(monkeypatch: pytest.MonkeyPatch, sink: FakeSink | None) -> None:
-    module = types.ModuleType("legal_judge.sync.sink")
-    module.get_sink = lambda: sink  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "legal_judge.sync.sink", module)
+    # The command asks legal_judge.sync.sink.annotation_sink (no importlib discovery any more).
+    monkeypatch.setattr("legal_judge.commands.calibrate.annotation_sink", lambda: sink)
 
 
 def test_sample_creates_an_annotation_queue(invoke: Any, store: Store, make_run: Any,

@@ -152,18 +152,18 @@ def test_checking_the_items_of_a_chunk_lets_the_calls_in_flight_go_on(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The feeder checks a chunk's items before looking them up: the event loop runs between two
     items' checks, so responses in flight are not held up for the whole chunk's checks."""
-    import legal_judge.benchmark.item_judging as item_judging
+    import legal_judge.benchmark.pipeline as pipeline
     from legal_judge.benchmark.runner import plan_run
 
     items = load_dataset(sample_dataset_path())[:8]
     events: list[str] = []
-    real = item_judging.run_item_checks
+    real = pipeline.run_item_checks
 
     def checks(item: Any, lookup: Any = None) -> Any:
         events.append("check")
         return real(item)
 
-    monkeypatch.setattr(item_judging, "run_item_checks", checks)
+    monkeypatch.setattr(pipeline, "run_item_checks", checks)
 
     async def main() -> list[Any]:
         run = plan_run(items, load_ensemble_config("demo"), store=Store(), run_id="r")

@@ -20,6 +20,7 @@ from legal_judge.sync.langfuse_client import client_for
 from legal_judge.sync.langfuse_datasets import load_langfuse_dataset, push_dataset
 from legal_judge.sync.langfuse_evaluators import ensemble_evaluator
 from legal_judge.sync.mask import Masker, load_masker
+from legal_judge.sync.outbox import EntityKind, enqueue
 from legal_judge.sync.plan import det_id, item_trace_id
 from legal_judge.sync.settings import require_settings
 from legal_judge.sync.sink import get_sink
@@ -105,8 +106,8 @@ def test_audit_calibration_and_labels(standin: LangfuseStandin, store: Store,
     sink = get_sink()
     sink.enqueue_run(store, "run-1")
     sink.enqueue_audit(store, "aud-1")
-    sink.enqueue_calibration(store, "cal-1")
-    sink.enqueue_labels(store, "run-1")
+    enqueue(store, EntityKind.CALIBRATION, "cal-1")  # what calibration and labels queue
+    enqueue(store, EntityKind.HUMAN_LABELS, "run-1")
     report = sink.flush(store, timeout_s=20)
     assert report.delivered == 4 and report.pending == 0, report
     assert any("unknown_rubric" in n for n in report.notes)
