@@ -26,7 +26,7 @@ class FakeSink:
 
 def _install(monkeypatch: pytest.MonkeyPatch, sink: FakeSink | None) -> None:
     # The command asks legal_judge.sync.sink.annotation_sink (no importlib discovery any more).
-    monkeypatch.setattr("legal_judge.commands.calibrate.annotation_sink", lambda: sink)
+    monkeypatch.setattr("legal_judge.sync.sink.annotation_sink", lambda: sink)
 
 
 def test_sample_creates_an_annotation_queue(invoke: Any, store: Store, make_run: Any,

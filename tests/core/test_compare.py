@@ -241,7 +241,7 @@ def test_a_calibrated_run_is_compared_on_its_raw_scores_and_says_so(tmp_path) ->
     assert chosen.exit_code == 0, chosen.output
     both = CliRunner().invoke(cli, ["compare", "raw", "cal", "--corrected", "--json"])
     assert both.exit_code == 0, both.output  # both transported from the same calibration
-    out = json.loads(both.output)
+    out = json.loads(both.stdout)  # the text goes to stderr
     assert out["compared"] == "corrected" and out["corrected_pass_rate"] is not None
     ls = out["rubrics"]["legal_soundness"]
     est = out["estimates"]
