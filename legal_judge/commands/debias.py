@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from legal_judge.commands.tables import SECTION, Col, print_table, styled, wrote
+from legal_judge.commands.tables import Col, print_table, styled, wrote
 from legal_judge.debias.experiment import DEFAULT_MODES
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.judge.config import JudgeConfig
