@@ -1,0 +1,48 @@
+"""Journeys of issue 33 (points 1, 2, 4, 5): what a user reads is whole and short.
+
+Each step names the defect it holds fixed; every one failed on the code before the fix.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from legal_judge.dataset import load_dataset, sample_dataset_path
+
+from .conftest import Journey, openai_stub
+
+
+def _bench(journey: Journey, n: int) -> Path:
+    path = journey.cwd / "bench.jsonl"
+    items = load_dataset(sample_dataset_path())[:n]
+    path.write_text("".join(i.model_dump_json() + "\n" for i in items), encoding="utf-8")
+    return path
+
+
+def test_a_flaky_endpoint_counts_retries_once_and_the_same_everywhere(journey: Journey) -> None:
+    """Against an endpoint answering 30% 429 and 10% 5xx, a 15-item run printed 35 ``WARNING ...
+    retry 1/6`` lines, and its progress line said "retries 6" (JSON re-asks) while its summary
+    said "retries 35" (transport retries)."""
+    bench = str(_bench(journey, 15))
+    with openai_stub("--rate-429", "0.3", "--rate-5xx", "0.1", "--retry-after-ms", "1",
+                     "--seed", "3") as url:
+        toml = journey.cwd / "flaky.toml"
+        toml.write_text("name = 'flaky'\nrun_checks = false\n" + "".join(
+            f'\n[[judges]]\nname = "{m}"\nspec = "openai-compatible:{m}@{url}"\n'
+            for m in ("gpt-4o", "mistral-large-latest")), encoding="utf-8")
+        run = journey("run", bench, "--ensemble", str(toml), "--run-id", "flaky")
+        stored = journey.query("SELECT SUM(retries) FROM judge_calls WHERE run_id = 'flaky'")
+        retries = stored[0][0]
+        assert retries > 5, run.describe()  # the stub's faults were met and retried
+        assert "retry 1/" not in run.text and "WARNING" not in run.text, run.describe()
+        progress = re.findall(r"retries (\d+) failed", " ".join(run.err.split()))
+        assert progress and int(progress[-1]) == retries, run.describe()
+        flat = " ".join(run.out.split())
+        assert f"retries {retries}) -- rate limits and server errors, retried; --verbose shows " \
+               "each" in flat, run.describe()
+        # --verbose shows each retry, one line per retry made.
+        verbose = journey("-v", "run", bench, "--ensemble", str(toml), "--run-id", "again",
+                          "--no-cache", "--limit", "5")
+        again = journey.query("SELECT SUM(retries) FROM judge_calls WHERE run_id = 'again'")[0][0]
+        assert len(re.findall(r"retry \d+/6 in", verbose.err)) == again, verbose.describe()
