@@ -24,6 +24,7 @@ configuration, 3 an external service failed after retries)::
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 __all__ = [
@@ -37,6 +38,8 @@ __all__ = [
     "MissingKeyError",
     "NotFoundError",
     "Problem",
+    "problem_lines",
+    "said",
     "ProviderError",
     "ProviderUnavailable",
     "RateLimitError",
@@ -234,6 +237,25 @@ class SyncError(LegalJudgeError):
     """Langfuse could not take the data; the outbox keeps it for ``legal-judge sync``."""
 
     exit_code = 3
+
+
+_LONGEST_SAID = 200
+
+
+def said(exc: LegalJudgeError) -> str:
+    """What the CLI prints for ``exc``: an external service's error in one line, then the fix.
+
+    A provider's or Langfuse's message may hold a gateway's HTML page or a JSON dump; the user
+    reads its first line (at most 200 characters) and the fix, and ``--verbose`` logs it whole.
+    """
+    if not isinstance(exc, ProviderError | SyncError):
+        return str(exc)
+    lines = exc.message.strip().splitlines() or [""]
+    first = lines[0]
+    if len(first) > _LONGEST_SAID or len(lines) > 1:
+        logging.getLogger(__name__).info("the whole message: %s", exc.message)
+        first = first[:_LONGEST_SAID].rstrip() + " ... (--verbose shows all)"
+    return first + (f"\n  fix: {exc.fix}" if exc.fix else "")
 
 
 class NotFoundError(LegalJudgeError):

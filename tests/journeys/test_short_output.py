@@ -6,11 +6,29 @@ Each step names the defect it holds fixed; every one failed on the code before t
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from legal_judge.dataset import load_dataset, sample_dataset_path
 
 from .conftest import Journey, openai_stub
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "langfuse"))
+
+from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402
+
+
+@pytest.fixture
+def langfuse(journey: Journey) -> Iterator[LangfuseStandin]:
+    """A Langfuse stand-in on 127.0.0.1 that the journey's commands are configured for."""
+    server = LangfuseStandin().start()
+    journey.env.update({"LANGFUSE_PUBLIC_KEY": PUBLIC_KEY, "LANGFUSE_SECRET_KEY": SECRET_KEY,
+                        "LANGFUSE_BASE_URL": server.base_url, "LANGFUSE_TIMEOUT": "5"})
+    yield server
+    server.stop()
 
 
 def _bench(journey: Journey, n: int) -> Path:
@@ -46,3 +64,25 @@ def test_a_flaky_endpoint_counts_retries_once_and_the_same_everywhere(journey: J
                           "--no-cache", "--limit", "5")
         again = journey.query("SELECT SUM(retries) FROM judge_calls WHERE run_id = 'again'")[0][0]
         assert len(re.findall(r"retry \d+/6 in", verbose.err)) == again, verbose.describe()
+
+
+def test_langfuse_errors_are_one_line_with_the_fix(journey: Journey,
+                                                  langfuse: LangfuseStandin) -> None:
+    """A Langfuse outage printed the SDK's raw ``ApiError: headers: {'date': ...}, status_code:
+    500, body: ...``; now the status, what was asked and the fix, the payload with --verbose."""
+    langfuse.fail_status = 500
+    push = journey("prompts", "push", expect=3)
+    assert "error: Langfuse answered HTTP 500 to prompt push: Internal Server Error" in push.err
+    assert "fix: Langfuse failed on its side: run the command again later" in push.err
+    assert "headers" not in push.text and "status_code" not in push.text, push.describe()
+    assert len(push.err.strip().splitlines()) == 2, push.describe()  # the error and its fix
+    verbose = journey("-v", "prompts", "push", expect=3)
+    assert "status_code: 500" in verbose.err, verbose.describe()  # the raw payload, when asked
+
+    # The outbox keeps the same one line as its error, for `sync --status`.
+    journey("demo", "--quiet")
+    sync = journey("sync", expect=3)
+    assert "headers" not in sync.text and "status_code" not in sync.text, sync.describe()
+    assert "HTTP 500" in sync.text, sync.describe()
+    errors = {e for (e,) in journey.query("SELECT last_error FROM outbox WHERE last_error IS NOT NULL")}
+    assert errors and all(e.startswith("Langfuse answered HTTP 500 to ") for e in errors), errors
