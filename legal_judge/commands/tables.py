@@ -1,12 +1,13 @@
 """Every table the CLI prints, laid out once: ids, paths, verdicts and numbers are never cut.
 
-A column marked ``keep`` (an id, a path, a verdict, a judge name) or ``numeric`` is always printed
-whole, on one line; in any other column a word holding a digit (a figure, an interval, an item id)
-is never folded inside, only wrapped between words. When the terminal (or ``COLUMNS`` for piped
-output) is too narrow for the natural layout, the other columns are wrapped first; then columns
-marked ``optional`` are dropped, last first, and the table says which in one line that fits the
-width; when even that does not fit, each row is printed as a block of ``header: value`` lines,
-which fits any width. Cells are plain text (never rich markup: a rationale or an item id
+A column marked ``keep`` (an id, a path, a verdict, a judge name) is always printed whole, on one
+line; in every other column a word holding a digit (a figure, an interval, an n) is never folded
+inside, only wrapped between words (``50`` was once printed as ``5``). When the terminal (or
+``COLUMNS`` for piped output) is too narrow for the natural layout, the other columns are wrapped
+first; then columns marked ``optional`` are dropped, last first, and the table says which in one
+line that fits the width; then the table loses its rules (two spaces between cells); when even
+that does not fit, each row is printed as a block of ``header: value`` lines, which fits any
+width. Cells are plain text (never rich markup: a rationale or an item id
 with brackets is printed as written); :func:`styled` gives a cell a colour.
 """
 
@@ -96,7 +97,7 @@ def _widths(cols: Sequence[Col], rows: Sequence[Sequence[Text]], shown: list[int
     for i in shown:
         texts = [r[i] for r in rows]
         nat = max([len(cols[i].header), *(_natural(t) for t in texts)])
-        if cols[i].keep or cols[i].numeric:
+        if cols[i].keep:
             low = nat
         else:
             low = max([min(_longest_token(cols[i].header, header_cap), nat), 1,
@@ -188,6 +189,10 @@ def print_table(console: Console, title: str | None, cols: Sequence[Col],
         console.print(empty, markup=False, highlight=False, soft_wrap=True)
         return
     plan = layout(cols, rows, console.width, compact=compact)
+    if plan.widths is None and not compact:
+        # Rules cost three columns a cell: without them a table often still fits as a table.
+        compact = True
+        plan = layout(cols, rows, console.width, compact=True)
     if plan.widths is None:
         console.print(_blocks(title, cols, rows), soft_wrap=True)
         return
