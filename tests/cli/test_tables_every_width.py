@@ -36,16 +36,24 @@ class Store:
         self.home = home
         self.ids: dict[str, str] = {}
 
-    def cli(self, *args: str, width: int = 200) -> Result:
-        # A module's Console reads COLUMNS once, when first built: in one process every command
-        # would print at the first width asked for; set each console's width for this command.
-        for module in [m for name, m in sys.modules.items()
-                       if name.startswith("legal_judge.commands.")]:
-            for value in list(vars(module).values()):
-                if isinstance(value, Console):
-                    value.width = width
-        return CliRunner().invoke(cli, list(args), env={"LEGAL_JUDGE_HOME": str(self.home),
-                                                        "COLUMNS": str(width)})
+    def cli(self, *args: str, width: int = 80,
+            monkeypatch: pytest.MonkeyPatch | None = None) -> Result:
+        if monkeypatch is not None:
+            # A module's Console reads COLUMNS once, when first built: in one process every
+            # command would print at the first width asked for. Each gets a console this wide,
+            # for this test only.
+            for module in [m for name, m in list(sys.modules.items())
+                           if name.startswith("legal_judge.commands.")]:
+                for attr, value in list(vars(module).items()):
+                    if isinstance(value, Console):
+                        monkeypatch.setattr(module, attr,
+                                            Console(width=width, stderr=value.stderr))
+        # COLUMNS only beside the consoles made for it: a console first built under COLUMNS
+        # keeps that width for the whole process (the other tests' commands included).
+        env = {"LEGAL_JUDGE_HOME": str(self.home)}
+        if monkeypatch is not None:
+            env["COLUMNS"] = str(width)
+        return CliRunner().invoke(cli, list(args), env=env)
 
 
 def _fill(sheet: Path, out: Path) -> None:
@@ -136,11 +144,12 @@ def _digit_words(cell: Any) -> list[str]:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_figure_and_id_of_every_table_is_whole(store: Store, width: int,
-                                                     recorded: list[tuple[Any, ...]]) -> None:
+                                                     recorded: list[tuple[Any, ...]],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     checked = 0
     for args in _commands(store):
         recorded.clear()
-        res = store.cli(*args, width=width)
+        res = store.cli(*args, width=width, monkeypatch=monkeypatch)
         assert res.exit_code in (0, 1), f"{args}: {res.output}"
         assert "…" not in res.output, f"{args} at {width}:\n{res.output}"
         printed = _words(res.output)
@@ -161,9 +170,10 @@ def test_every_figure_and_id_of_every_table_is_whole(store: Store, width: int,
     assert checked > 200  # the tables were there, with their figures
 
 
-def test_calibrate_estimate_at_80_columns_shows_n_and_both_intervals_whole(store: Store) -> None:
+def test_calibrate_estimate_at_80_columns_shows_n_and_both_intervals_whole(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """`calibrate estimate` once printed ``78.9% [66.7%–87.5%  50.4% [37.3%–63.5% ... 5``."""
-    res = store.cli("calibrate", "estimate", store.ids["run"], width=80)
+    res = store.cli("calibrate", "estimate", store.ids["run"], width=80, monkeypatch=monkeypatch)
     est = json.loads(store.cli("calibrate", "estimate", store.ids["run"], "--json").output)
     pr = est["estimate"]["pass_rate"] if "estimate" in est else est["pass_rate"]
     row = next(line for line in res.output.splitlines() if line.strip("│ ").startswith(
