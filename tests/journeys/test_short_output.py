@@ -118,7 +118,7 @@ def test_a_lead_reads_labels_estimates_and_runs_at_80_columns(journey: Journey) 
     refused = journey("calibrate", "import", str(labels), expect=2)
     flat = " ".join(refused.err.split())
     assert "30 problems found" in flat and flat.count("run_id missing") == 1, refused.describe()
-    assert f"labels.csv: 30 rows: run_id missing, and their items are in several runs " \
+    assert "labels.csv: 30 rows: run_id missing, and their items are in several runs " \
            "(again, first)" in flat and "(rows 2-31)" in flat, refused.describe()
     assert journey.query("SELECT COUNT(*) FROM human_labels")[0][0] == 0
 
