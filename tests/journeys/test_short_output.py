@@ -89,6 +89,16 @@ def test_langfuse_errors_are_one_line_with_the_fix(journey: Journey,
     errors = {e for (e,) in journey.query("SELECT last_error FROM outbox WHERE last_error IS NOT NULL")}
     assert errors and all(e.startswith("Langfuse answered HTTP 500 to ") for e in errors), errors
 
+    # Issue 33: `prompts diff` was a 60-84 line key:value list at 80 columns; now a table.
+    langfuse.fail_status = None
+    journey("prompts", "push")
+    diff = journey("prompts", "diff")
+    assert "name: " not in diff.out and "status: " not in diff.out, diff.describe()
+    assert "(narrow terminal: local_sha256, remote_sha256 not shown" in diff.out
+    rows = [line for line in diff.out.splitlines() if line.startswith("│")]
+    assert len(rows) >= 8 and all(" same " in r or " changed " in r for r in rows[1:]), \
+        diff.describe()
+
 
 RUBRICS = ("legal_soundness", "citation_quality", "jurisdiction_awareness", "completeness",
            "hallucination")
