@@ -62,7 +62,7 @@ def _status_of(listing: str, audit_id: str) -> str:
     # one record per audit ("audit: ID", then "  status: ..."); when it fits, a table row.
     lines = listing.splitlines()
     if f"audit: {audit_id}" not in lines:
-        (row,) = [x for x in lines if audit_id in x]
+        row = next(x for x in lines if x.startswith(("│", audit_id)) and audit_id in x)
         if row.startswith("│"):
             return row.split("│")[3].strip()  # audit, judge_id, status (created gives way)
         # Issue 33: a table too wide with rules is printed without them, two spaces apart.
