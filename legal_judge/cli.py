@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from legal_judge import __version__
-from legal_judge.errors import LegalJudgeError
+from legal_judge.errors import LegalJudgeError, said
 
 __all__ = ["cli", "main"]
 
@@ -114,7 +114,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except LegalJudgeError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {said(exc)}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)

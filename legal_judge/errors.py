@@ -25,6 +25,7 @@ configuration, 3 an external service failed after retries)::
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 __all__ = [
@@ -38,6 +39,8 @@ __all__ = [
     "MissingKeyError",
     "NotFoundError",
     "Problem",
+    "problem_lines",
+    "said",
     "ProviderError",
     "ProviderUnavailable",
     "RateLimitError",
@@ -90,6 +93,39 @@ class Problem:
         return f"{where}: {self.message}"
 
 
+def _ranges(lines: list[int]) -> str:
+    """``2-56, 60`` for lines 2..56 and 60."""
+    out: list[str] = []
+    start = prev = lines[0]
+    for n in [*lines[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ", ".join(out)
+
+
+def problem_lines(problems: list[Problem]) -> list[str]:
+    """One line per kind of problem: the same message on many rows is said once, with the rows.
+
+    ``labels.csv: 55 rows: run_id missing (rows 2-56)``, not 55 lines of the same words.
+    """
+    groups: dict[tuple[str, str | None, str], list[Problem]] = {}
+    for p in problems:
+        groups.setdefault((p.file, p.field, p.message), []).append(p)
+    out = []
+    for (file, field, message), same in groups.items():
+        lines = sorted({p.line for p in same if p.line is not None})
+        if len(lines) < 2:
+            out += [str(p) for p in same]
+            continue
+        named = "" if not field or message.startswith(field) else f"field '{field}': "
+        out.append(f"{file}: {len(lines)} rows: {named}{message} (rows {_ranges(lines)})")
+    return out
+
+
 class InputError(ConfigError):
     """One or more defects in an input file; all of them are reported at once."""
 
@@ -97,8 +133,9 @@ class InputError(ConfigError):
         self.problems = list(problems)
         n = len(self.problems)
         head = f"{n} problem{'s' if n != 1 else ''} found"
-        body = "\n".join(f"  {p}" for p in self.problems[:200])
-        more = f"\n  ... and {n - 200} more" if n > 200 else ""
+        said = problem_lines(self.problems)
+        body = "\n".join(f"  {line}" for line in said[:200])
+        more = f"\n  ... and {len(said) - 200} more" if len(said) > 200 else ""
         super().__init__(
             f"{head}:\n{body}{more}",
             code="input-invalid",
@@ -211,6 +248,25 @@ class SyncError(LegalJudgeError):
     """Langfuse could not take the data; the outbox keeps it for ``legal-judge sync``."""
 
     exit_code = 3
+
+
+_LONGEST_SAID = 200
+
+
+def said(exc: LegalJudgeError) -> str:
+    """What the CLI prints for ``exc``: an external service's error in one line, then the fix.
+
+    A provider's or Langfuse's message may hold a gateway's HTML page or a JSON dump; the user
+    reads its first line (at most 200 characters) and the fix, and ``--verbose`` logs it whole.
+    """
+    if not isinstance(exc, ProviderError | SyncError):
+        return str(exc)
+    lines = exc.message.strip().splitlines() or [""]
+    first = lines[0]
+    if len(first) > _LONGEST_SAID or len(lines) > 1:
+        logging.getLogger(__name__).info("the whole message: %s", exc.message)
+        first = first[:_LONGEST_SAID].rstrip() + " ... (--verbose shows all)"
+    return first + (f"\n  fix: {exc.fix}" if exc.fix else "")
 
 
 class NotFoundError(LegalJudgeError):

@@ -17,6 +17,9 @@ class RunProgress:
     items_done: int = 0
     calls: int = 0
     cached: int = 0
+    #: Transport retries (429, 5xx, timeouts) of this invocation: the caller sets it from
+    #: :func:`legal_judge.providers.retry.counting_retries`, the count the call log keeps too. A
+    #: JSON re-ask is a call, not a retry (counting it here showed "retries 6" beside 35).
     retries: int = 0
     failures: int = 0
     inconclusive: int = 0
@@ -38,7 +41,6 @@ class RunProgress:
             self.cached += 1
             return
         self.calls += v.attempts
-        self.retries += max(0, v.attempts - 1)
         self.input_tokens += v.input_tokens or 0
         self.output_tokens += v.output_tokens or 0
         if v.cost_usd is None and v.status != "error":

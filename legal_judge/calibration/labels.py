@@ -160,7 +160,20 @@ def validate_labels(
         seen.setdefault(key, raw.line)
         if label is not None:
             labels.append(label)
-    return labels, problems
+    return labels, _one_message(problems, ambiguous, file, known)
+
+
+def _one_message(problems: list[Problem], lines: set[int], file: str,
+                 known: dict[str, set[str]]) -> list[Problem]:
+    """Many run-less rows say one thing (grouped with their rows by InputError), not one each."""
+    if len(lines) < 2:
+        return problems
+    runs = sorted({r for rs in known.values() if len(rs) > 1 for r in rs})
+    said = (f"run_id missing, and their items are in several runs ({', '.join(runs)}): add a "
+            "run_id column or pass --run RUN_ID")
+    return [Problem(file, p.line, "run_id", said)
+            if p.field == "run_id" and p.line in lines and "the label names none" in p.message
+            else p for p in problems]
 
 
 @dataclass(frozen=True)

@@ -338,7 +338,8 @@ def history_cmd(rubric: str | None, judge: str, as_json: bool) -> None:
 def _print_history(rows: list[HistoryRow]) -> None:
     cells = []
     for r in rows:
-        ci = f" [{_fmt(r.ci95[0])}, {_fmt(r.ci95[1])}]" if r.ci95 else ""
+        # No space inside the interval: a narrow column wraps between words, never inside it.
+        ci = f" [{_fmt(r.ci95[0])},{_fmt(r.ci95[1])}]" if r.ci95 else ""
         alerts = [a for a, on in (("drift", r.drift), ("judge changed", r.judge_changed),
                                   ("recalibrate", r.recalibrate)) if on]
         cells.append([r.rubric, r.quarter, r.judge_id or "—", str(r.n),
@@ -347,9 +348,9 @@ def _print_history(rows: list[HistoryRow]) -> None:
                       styled(", ".join(alerts), "red") if r.drift else ", ".join(alerts)])
     print_table(console, "calibration history",
                 [Col("rubric", keep=True), Col("quarter", keep=True), Col("judge_id", keep=True),
-                 Col("n", numeric=True), Col("mean div [95% CI]", keep=True),
+                 Col("n", numeric=True), Col("mean div [95% CI]", numeric=True),
                  Col("previous", numeric=True, optional=True),
-                 Col("κ quad", numeric=True, optional=True), Col("alert", keep=True)], cells,
+                 Col("κ quad", numeric=True, optional=True), Col("alert")], cells,
                 empty="no calibration yet: `legal-judge calibrate compare RUN_ID` makes one")
     drifted = sorted({r.rubric for r in rows if r.drift})
     if drifted:

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich import box
 from rich.console import Console
 from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
 from legal_judge.calibration.schema import (
@@ -23,12 +21,18 @@ from legal_judge.calibration.schema import (
     PassFailRow,
     RunEstimate,
 )
+from legal_judge.commands.tables import Cell, Col, print_table, styled
 
 __all__ = ["print_calibration", "print_estimate", "print_fit"]
 
 ENSEMBLE = "ensemble"
 _STYLE = {"recalibrate": "[red]recalibrate[/red]", "ok": "[green]ok[/green]",
           "insufficient": "[yellow]insufficient[/yellow]"}
+_COLOUR = {"recalibrate": "red", "ok": "green", "insufficient": "yellow"}
+
+
+def _verdict(verdict: str) -> Cell:
+    return styled(verdict, _COLOUR[verdict])
 
 
 def _f(value: float | None, spec: str = ".2f") -> str:
@@ -37,16 +41,6 @@ def _f(value: float | None, spec: str = ".2f") -> str:
 
 def _ci(ci: tuple[float, float] | None, spec: str = ".2f") -> str:
     return "" if ci is None else f" [{format(ci[0], spec)}, {format(ci[1], spec)}]"
-
-
-def _table(title: str, columns: list[str], *, keep: int = 1) -> Table:
-    """A borderless table; the first ``keep`` columns never wrap (rubric names, verdicts)."""
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0),
-                  show_edge=False, collapse_padding=True,
-                  title_justify="left")
-    for k, col in enumerate(columns):
-        table.add_column(col, overflow="fold", no_wrap=k < keep)
-    return table
 
 
 def _band(value: float | None, ci: tuple[float, float] | None, *, rate: bool) -> str:
@@ -76,42 +70,47 @@ def _banner(report: CalibrationReport, out: Console) -> None:
                   "threshold on the rubrics with enough labels.")
 
 
-def _ensemble_table(report: CalibrationReport) -> Table:
+def _ensemble_table(report: CalibrationReport, out: Console) -> None:
     who = ENSEMBLE if ENSEMBLE in report.judge_ids else "first judge"
-    # "±LoA", not "±limit": at 80 columns the seventh header was cut to "±limi".
-    table = _table(f"{who} against the lawyers (κ: quadratic-weighted kappa; ±LoA: the "
-                   "widest 95% limit of agreement, points)",
-                   ["rubric", "n", "verdict", "κ [95% CI]", "agree", "div", "±LoA"], keep=7)
+    rows: list[list[Cell]] = []
     for comp in report.rubrics:
         row = _focus(comp.judges)
         if row is None:
             continue
         loa = "—" if row.loa is None else f"{max(abs(row.loa[0]), abs(row.loa[1])):.1f}"
-        table.add_row(comp.rubric, str(row.n), _STYLE[row.verdict],
-                      _kci(row.kappa_quadratic, row.kappa_quadratic_ci95),
-                      _f(row.raw_agreement, ".0%"), _f(row.mean_divergence, "+.2f"), loa)
+        rows.append([comp.rubric, str(row.n), _verdict(row.verdict),
+                     _kci(row.kappa_quadratic, row.kappa_quadratic_ci95),
+                     _f(row.raw_agreement, ".0%"), _f(row.mean_divergence, "+.2f"), loa])
     pf = report.pass_fail.get(ENSEMBLE) or next(iter(report.pass_fail.values()), None)
     if pf is not None:
-        table.add_row("pass/fail", str(pf.n), _STYLE[pf.verdict], _kci(pf.kappa, pf.kappa_ci95),
-                      _f(pf.agreement, ".0%"), "", "")
-    return table
+        rows.append(["pass/fail", str(pf.n), _verdict(pf.verdict), _kci(pf.kappa, pf.kappa_ci95),
+                     _f(pf.agreement, ".0%"), "", ""])
+    # "±LoA", not "±limit": at 80 columns the seventh header was cut to "±limi".
+    print_table(out, f"{who} against the lawyers (κ: quadratic-weighted kappa; ±LoA: the "
+                "widest 95% limit of agreement, points)",
+                [Col("rubric", keep=True), Col("n", numeric=True), Col("verdict", keep=True),
+                 Col("κ [95% CI]", numeric=True), Col("agree", numeric=True),
+                 Col("div", numeric=True), Col("±LoA", numeric=True)], rows)
 
 
-def _robust_table(report: CalibrationReport) -> Table | None:
+def _robust_table(report: CalibrationReport, out: Console) -> None:
     """Gwet's AC2/AC1 and PABAK beside kappa: agreement that does not collapse under skew."""
-    table = _table("prevalence-robust agreement (AC2: Gwet, quadratic weights as κ; AC1 and "
-                   "PABAK on pass/fail; 95% CI)", ["rubric", "n", "κ", "Gwet [95% CI]",
-                                                  "PABAK [95% CI]"], keep=5)
+    rows: list[list[Cell]] = []
     for comp in report.rubrics:
         row = _focus(comp.judges)
         if row is not None and row.ac2 is not None:
-            table.add_row(comp.rubric, str(row.n), _f(row.kappa_quadratic),
-                          "AC2 " + _kci(row.ac2, row.ac2_ci95), "")
+            rows.append([comp.rubric, str(row.n), _f(row.kappa_quadratic),
+                         "AC2 " + _kci(row.ac2, row.ac2_ci95), ""])
     pf = report.pass_fail.get(ENSEMBLE) or next(iter(report.pass_fail.values()), None)
     if pf is not None and pf.ac1 is not None:
-        table.add_row("pass/fail", str(pf.n), _f(pf.kappa), "AC1 " + _kci(pf.ac1, pf.ac1_ci95),
-                      _kci(pf.pabak, pf.pabak_ci95))
-    return table if table.row_count else None
+        rows.append(["pass/fail", str(pf.n), _f(pf.kappa), "AC1 " + _kci(pf.ac1, pf.ac1_ci95),
+                     _kci(pf.pabak, pf.pabak_ci95)])
+    if rows:
+        print_table(out, "prevalence-robust agreement (AC2: Gwet, quadratic weights as κ; AC1 "
+                    "and PABAK on pass/fail; 95% CI)",
+                    [Col("rubric", keep=True), Col("n", numeric=True), Col("κ", numeric=True),
+                     Col("Gwet [95% CI]", numeric=True), Col("PABAK [95% CI]", numeric=True)],
+                    rows)
 
 
 def _reasons(report: CalibrationReport, out: Console) -> None:
@@ -221,10 +220,8 @@ def print_calibration(report: CalibrationReport, out: Console) -> None:
     out.print(f"calibration [bold]{report.calibration_id}[/bold] ({report.quarter}): "
               f"{report.n_labelled_items} labelled items, {len(report.annotators)} annotator(s)")
     _banner(report, out)
-    out.print(_ensemble_table(report))
-    robust = _robust_table(report)
-    if robust is not None:
-        out.print(robust)
+    _ensemble_table(report, out)
+    _robust_table(report, out)
     out.print("reasons:")
     _reasons(report, out)
     _per_judge(report, out)
@@ -256,15 +253,17 @@ def print_calibration(report: CalibrationReport, out: Console) -> None:
 
 def print_fit(correction: Correction, out: Console) -> None:
     """Held-out error before and after the isotonic correction, per judge and rubric."""
-    table = _table(f"correction {correction.id}: {correction.cv_folds}-fold cross-validated "
-                   "mean absolute error (points)",
-                   ["judge", "rubric", "n", "raw", "corrected", "kept"], keep=6)
+    rows: list[list[Cell]] = []
     for judge_id, rubrics in sorted(correction.cv.items()):
         name = correction.judges.get(judge_id, judge_id)
         for rubric, cv in sorted(rubrics.items()):
-            table.add_row(name, rubric, str(cv.n), _f(cv.mae_raw), _f(cv.mae_corrected),
-                          "[green]yes[/green]" if cv.kept else "[red]no[/red]")
-    out.print(table)
+            rows.append([name, rubric, str(cv.n), _f(cv.mae_raw), _f(cv.mae_corrected),
+                         styled("yes", "green") if cv.kept else styled("no", "red")])
+    print_table(out, f"correction {correction.id}: {correction.cv_folds}-fold cross-validated "
+                "mean absolute error (points)",
+                [Col("judge", keep=True), Col("rubric", keep=True), Col("n", numeric=True),
+                 Col("raw", numeric=True), Col("corrected", numeric=True), Col("kept", keep=True)],
+                rows)
     out.print("  kept: a correction is applied only where it reduces the held-out error")
     for skipped in correction.skipped:
         out.print(f"  [yellow]not kept[/yellow] {skipped}")
@@ -274,18 +273,20 @@ def print_fit(correction: Correction, out: Console) -> None:
 def print_estimate(est: RunEstimate, out: Console) -> None:
     """Raw and judge-error-corrected figures side by side."""
     out.print(f"run [bold]{est.run_id}[/bold]: {est.label}")
-    table = _table("raw (the judges' opinion) and corrected for judge error (95% CI)",
-                   ["figure", "raw", "corrected", "method", "n"], keep=5)
     rows = [est.pass_rate, *est.rubrics.values(), *([est.rogan_gladen] if est.rogan_gladen
                                                       else [])]
+    cells: list[list[Cell]] = []
     for row in rows:
         rate = row.name.startswith("pass rate")
-        corrected = (_band(row.corrected, row.corrected_ci95, rate=rate)
-                     if row.status == "corrected" else f"[yellow]{row.status}[/yellow]")
-        table.add_row(row.name.replace(" (Rogan-Gladen)", ", R-G"),
+        corrected: Cell = (_band(row.corrected, row.corrected_ci95, rate=rate)
+                           if row.status == "corrected" else styled(row.status, "yellow"))
+        cells.append([row.name.replace(" (Rogan-Gladen)", ", R-G"),
                       _band(row.raw, row.raw_ci95, rate=rate), corrected,
-                      (row.method or "—").replace("Rogan-Gladen", "R-G"), str(row.n_labelled))
-    out.print(table)
+                      (row.method or "—").replace("Rogan-Gladen", "R-G"), str(row.n_labelled)])
+    # The intervals and n are numeric columns: never folded (n = 50 was once printed as "5").
+    print_table(out, "raw (the judges' opinion) and corrected for judge error (95% CI)",
+                [Col("figure", keep=True), Col("raw", numeric=True),
+                 Col("corrected", numeric=True), Col("method"), Col("n", numeric=True)], cells)
     out.print("  n: lawyer-labelled items the correction rests on; R-G: Rogan-Gladen")
     for row in rows:
         if row.reason:

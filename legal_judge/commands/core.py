@@ -106,16 +106,19 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
     # The run is created, its items stored as the dataset is read again, before a bar is drawn.
     plan.start(extra_config=extra)
 
+    from legal_judge.providers.retry import counting_retries
+
     def go(on_progress: Any) -> Any:
         return asyncio.run(execute_plan(plan, on_progress=on_progress))
 
     if quiet:
         outcome = go(None)
     else:
-        with _progress_bar() as bar:
+        with _progress_bar() as bar, counting_retries() as tally:
             task = bar.add_task("judging", total=plan.progress.items_total or None, stats="")
 
             def on_progress(p: RunProgress) -> None:
+                p.retries = tally.count
                 bar.update(task, completed=p.items_done, total=p.items_total or None, stats=(
                     f"calls {p.calls} cached {p.cached} retries {p.retries} failed {p.failures} "
                     f"tokens {p.input_tokens + p.output_tokens:,} cost ${p.cost_usd:.4f}"))

@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from legal_judge.commands.tables import SECTION, Col, print_table, styled, wrote
+from legal_judge.commands.tables import Col, print_table, styled, wrote
 from legal_judge.debias.experiment import DEFAULT_MODES
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.judge.config import JudgeConfig
@@ -82,96 +82,84 @@ def _over(cell: dict[str, Any]) -> str | Text:
     return styled(f"YES{flip}", "red") if oc["flagged"] else f"no{flip}"
 
 
-def _accuracy_table(report: dict[str, Any]) -> None:
-    rows: list[Any] = []
+def _bias_title(bias: str, b: dict[str, Any]) -> str:
+    """The bias and its recommendation in one line: what to use, and plain's stability."""
+    r = b["recommendation"]
+    bal = b["modes"]["plain"]["balanced"] or {}
+    if r["basis"] == "significant":
+        use = (f"use {r['mode']} ({_pct(r.get('accuracy_plain'))}% → {_pct(r.get('accuracy'))}%, "
+               f"p Holm {_p(r.get('p_holm'))})")
+    else:
+        use = "keep plain (no mode helped significantly)"
+    return (f"{bias}: {use}; PC {_fmt(bal.get('position_consistency'))}, "
+            f"RS {_fmt(b['repetition_stability'])}")
+
+
+def _bias_tables(report: dict[str, Any]) -> None:
+    """One small table per bias, the modes as rows, the recommendation in its title."""
     for bias, b in report["biases"].items():
-        for i, (mode, c) in enumerate(b["modes"].items()):
+        rows: list[Any] = []
+        for mode, c in b["modes"].items():
             lo, hi = c["ci95"]
             plain = mode == "plain"
             change = "" if plain or c["change"] is None else f"{100 * c['change']:+.0f}"
-            rows.append([bias if i == 0 else "", mode, str(c["n"]),
-                         f"{_pct(c['accuracy'])} ({_pct(lo)}–{_pct(hi)})", change,
-                         "" if plain else _p((c["mcnemar"] or {}).get("p_value")),
+            rows.append([mode, str(c["n"]), f"{_pct(c['accuracy'])} ({_pct(lo)}–{_pct(hi)})",
+                         change, "" if plain else _p((c["mcnemar"] or {}).get("p_value")),
                          "" if plain else _p(c.get("p_holm")), _over(c)])
-        rows.append(SECTION)
-    print_table(console, f"Accuracy on known-answer pairs: {report['judge']}",
-                [Col("bias", keep=True), Col("mode", keep=True), Col("n", numeric=True),
-                 Col("acc % (95% CI)", keep=True), Col("Δ pts", numeric=True),
-                 Col("p", numeric=True), Col("p Holm", numeric=True),
-                 Col("over-corr.", keep=True)], rows[:-1])
-
-
-def _recommendation_table(report: dict[str, Any]) -> None:
-    rows = []
-    for bias, b in report["biases"].items():
-        r = b["recommendation"]
-        bal = b["modes"]["plain"]["balanced"] or {}
-        helped = r["basis"] == "significant"
-        rows.append([bias, r["mode"] if helped else "plain",
-                     f"{_pct(r.get('accuracy_plain'))} → {_pct(r.get('accuracy'))}" if helped
-                     else f"{_pct(r.get('accuracy_plain'))} (none helped)",
-                     _p(r.get("p_holm")) if helped else "",
-                     str(r["paper_expectation"] or ""), _fmt(bal.get("position_consistency")),
-                     _fmt(b["repetition_stability"])])
-    print_table(console, "Recommendation per bias",
-                [Col("bias", keep=True), Col("use", keep=True),
-                 Col("acc % plain → use", keep=True), Col("p Holm", numeric=True),
-                 Col("paper", optional=True), Col("PC", numeric=True, optional=True),
-                 Col("RS", numeric=True, optional=True)], rows)
+        # The title is a line of its own: a table title would wrap at the table's width.
+        console.print(_bias_title(bias, b), style="bold", markup=False, highlight=False)
+        print_table(console, None,
+                    [Col("mode", keep=True), Col("n", numeric=True),
+                     Col("acc % (95% CI)", keep=True), Col("Δ pts", numeric=True),
+                     Col("p", numeric=True), Col("p Holm", numeric=True),
+                     Col("over-corr.", keep=True)], rows, compact=True)
 
 
 def _cost_table(report: dict[str, Any]) -> None:
-    print_table(console, "Cost per mode",
+    # No title: the headers say it, and `debias compare` fits one screen (issue 33).
+    print_table(console, None,
                 [Col("mode", keep=True), Col("requests/verdict", numeric=True),
                  Col("tokens/trial", numeric=True, optional=True), Col("calls", numeric=True),
                  Col("cost", numeric=True)],
                 [[mode, str(m["requests_per_verdict"]), _fmt(m["tokens_per_trial"], ",.0f"),
                   f"{m['calls']:,}",
                   "unknown" if m["cost_usd"] is None else f"${m['cost_usd']:.4f}"]
-                 for mode, m in report["modes"].items()])
+                 for mode, m in report["modes"].items()], compact=True)
+
 
 def _advice(report: dict[str, Any]) -> None:
     """What the recommendation means for an ensemble: the TOML line, or that nothing helped."""
     helped = {b: v["recommendation"] for b, v in report["biases"].items()
               if v["recommendation"]["basis"] == "significant"}
-    none = [b for b in report["biases"] if b not in helped]
-    alpha = report.get("settings", {}).get("alpha", 0.05)
-    if none:
-        console.print(f"No mode helped significantly for {', '.join(none)} (McNemar against "
-                      f"plain, Holm-adjusted p ≥ {alpha:g}): keep plain for "
-                      f"{'it' if len(none) == 1 else 'them'}, or measure again with more pairs.",
-                      markup=False, highlight=False)
     if not helped:
+        console.print("No mode helped significantly: keep plain, or measure again with more "
+                      "pairs.", markup=False, highlight=False)
         return
-    console.print("The experiment judges pairs of answers. Each recommendation names the judging "
-                  "form it applies to; an ensemble scores one answer at a time (pointwise): paste "
-                  "the pointwise line into the judge's [[judges]] block of your ensemble TOML.",
+    # An ensemble scores one answer at a time: the pointwise line is the one to paste.
+    console.print("In an ensemble (pointwise), paste into the judge's [[judges]] block:",
                   markup=False, highlight=False)
     for bias, r in helped.items():
         pointwise = r.get("pointwise_mode", r["mode"])
         if parse_mode(r["mode"]).base == "swap":
-            console.print(f"  {bias}, pairwise judging (debias compare): {toml_line(r['mode'], bias)}",
+            console.print(f"  {bias}, pairwise: {toml_line(r['mode'], bias)}",
                           markup=False, highlight=False)
-        line = (f"  {bias}, pointwise scoring (an ensemble): {toml_line(pointwise, bias)}"
-                if pointwise != "plain" else
-                f"  {bias}, pointwise scoring (an ensemble): no mode that acts on one answer helped "
-                f"significantly; keep plain (swap has no order to swap there)")
+        line = (f"  {bias}: {toml_line(pointwise, bias)}" if pointwise != "plain" else
+                f"  {bias}: keep plain (no pointwise mode helped; swap has no order to swap)")
         console.print(line, markup=False, highlight=False)
         effects = r.get("side_effects")
         if effects:
-            console.print("    side effects of " + r["mode"] + " on the other biases measured: "
+            console.print("    side effects of " + r["mode"] + " on the other biases: "
                           + ", ".join(f"{other} {_pts(e['change'])}"
                                       + (" (worse)" if e["worse"] else "")
                                       for other, e in effects.items()),
                           markup=False, highlight=False)
         elif effects is None and len(report["biases"]) > 1:
-            console.print(f"    side effects on the other biases: not measured (a warning "
-                          f"naming {bias} was tried on {bias} only; measure "
+            console.print(f"    side effects on other biases: not measured (measure "
                           f"{parse_mode(r['mode']).base}-all to see them)",
                           markup=False, highlight=False)
     if len({r.get("pointwise_mode", r["mode"]) for r in helped.values()}) > 1:
-        console.print("A judge holds one debias setting: pick the bias that matters most for "
-                      "your answers, or measure a combined mode (e.g. --modes aware+self-all).",
+        console.print("One setting per judge: pick one bias, or measure a combined mode "
+                      "(aware+self-all).",
                       markup=False, highlight=False)
 
 
@@ -183,17 +171,13 @@ def _render(report: dict[str, Any]) -> None:
     if report.get("simulated"):
         console.print("[yellow]SIMULATED judge: a demo of the method, never a judge of record."
                       "[/yellow]")
-    _accuracy_table(report)
-    console.print("acc: share of test trials where the judge picked the correct answer; Δ pts: "
-                  "change against plain (exact McNemar, paired by trial; p Holm: adjusted across "
-                  "the modes compared). over-corr.: the judge now penalises the signal "
-                  "(reversed-signal controls; flip: the bias effect changed sign; n/a: no "
-                  "controls for this bias).", markup=False, highlight=False)
-    _recommendation_table(report)
-    console.print("use: the cheapest mode that beat plain significantly (McNemar, Holm-adjusted "
-                  "p below the significance level) without over-correcting, else plain. PC: "
-                  "position consistency of plain over both orders; RS: repetition stability of "
-                  "plain.", markup=False, highlight=False)
+    console.print(f"Accuracy on known-answer pairs: {report['judge']}", markup=False,
+                  highlight=False)
+    _bias_tables(report)
+    alpha = report.get("settings", {}).get("alpha", 0.05)
+    console.print(f"use: cheapest mode beating plain (McNemar, p Holm < {alpha:g}) without "
+                  "over-correcting; PC, RS: plain's position consistency, repetition stability",
+                  markup=False, highlight=False)
     _cost_table(report)
     _advice(report)
 

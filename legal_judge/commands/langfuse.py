@@ -24,8 +24,10 @@ _console = Console()
 _KEEP = {"name", "id", "version", "action", "status", "kind", "remote_version"}
 
 
-def _table(title: str, rows: Sequence[Mapping[str, object]], columns: list[str]) -> None:
-    print_table(_console, title, [Col(c, keep=c in _KEEP) for c in columns],
+def _table(title: str, rows: Sequence[Mapping[str, object]], columns: list[str], *,
+           optional: Sequence[str] = ()) -> None:
+    print_table(_console, title, [Col(c, keep=c in _KEEP, optional=c in optional)
+                                  for c in columns],
                 [["" if row.get(c) is None else str(row.get(c)) for c in columns] for row in rows])
 
 
@@ -122,8 +124,11 @@ def prompts_diff(label: str, as_json: bool) -> None:
     if as_json:
         echo_json(rows)
         return
+    # Two whole sha256 never fit 80 columns: they give way (the status says whether they differ)
+    # so the rest stays a table, not a key:value list of 60-84 lines.
     _table(f"repository vs Langfuse ({label})", rows,
-           ["name", "asset", "status", "remote_version", "sha256", "remote_sha256"])
+           ["name", "asset", "status", "remote_version", "sha256", "remote_sha256"],
+           optional=("sha256", "remote_sha256"))
 
 
 def _plural(n: int, one: str, many: str) -> str:

@@ -105,7 +105,9 @@ def print_summary(run: dict[str, Any]) -> None:
                       f"failed but should pass: {exp['false_fail']}")
     calls = s["calls"]
     console.print(f"provider calls: {calls['calls']} (cached {calls['cached']}, failed "
-                  f"{calls['failed']}, retries {calls['retries']})")
+                  f"{calls['failed']}, retries {calls['retries']})"
+                  + (" -- rate limits and server errors, retried; --verbose shows each"
+                     if calls["retries"] else ""))
     console.print(_cache_line(s), soft_wrap=True)
     console.print(f"tokens: {s['input_tokens']:,} in / "
                   f"{s['output_tokens']:,} out  cost: ${s['cost_usd']:.4f}"

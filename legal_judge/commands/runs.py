@@ -30,11 +30,15 @@ def runs() -> None:
 
 @runs.command("list")
 @click.option("--limit", default=20, show_default=True)
+@click.option("--all", "every_kind", is_flag=True,
+              help="Also list calibration samples and stored pytest assertions.")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
-def runs_list(limit: int, as_json: bool) -> None:
+def runs_list(limit: int, every_kind: bool, as_json: bool) -> None:
     """Most recent runs (a run whose process is gone is shown interrupted)."""
+    from legal_judge.run_list import listed_runs
+
     store = Store()
-    rows = store.list_runs(limit=limit)
+    rows = listed_runs(store, limit=limit, every_kind=every_kind)
     owners = store.owners("run", [r["id"] for r in rows])
     for r in rows:
         r["status"] = _shown_status(r["status"], owners.get(r["id"], {}))
@@ -44,11 +48,19 @@ def runs_list(limit: int, as_json: bool) -> None:
         echo_json([{**r, "resume_command": commands.get(r["id"])} for r in rows])
         return
     print_table(console, "Runs",
-                [Col("run id", keep=True), Col("kind", optional=True), Col("status", keep=True),
-                 Col("created"), Col("items", numeric=True), Col("results", numeric=True)],
-                [[r["id"], r["kind"], r["status"], r["created_at"][:16].replace("T", " "),
-                  str(r["items"]), str(r["results"])] for r in rows],
+                [Col("run id", keep=True), Col("kind", keep=True), Col("status", keep=True),
+                 Col("pass rate", numeric=True), Col("items", numeric=True),
+                 Col("dataset", keep=True, optional=True), Col("ensemble", keep=True,
+                                                               optional=True),
+                 Col("created", optional=True)],
+                [[r["id"], r["kind"], r["status"],
+                  "n/a" if r["pass_rate"] is None else f"{r['pass_rate']:.1%}", str(r["items"]),
+                  r["dataset"] or "", r["ensemble"] or "",
+                  r["created_at"][:16].replace("T", " ")] for r in rows],
                 empty="no runs yet: `legal-judge demo` makes one")
+    if not every_kind:
+        console.print("(calibration samples and pytest assertions: --all)", style="dim",
+                      highlight=False, markup=False)
     shown = [c for c in commands.values() if c]
     if shown:
         console.print("unfinished runs can be finished (calls already made are not repeated):",

@@ -43,9 +43,9 @@ def run_shard_cli(console: Console, dataset: str | None, ensemble: str, *, run_i
             shards, a run id that is already a finished run.
     """
     from legal_judge.benchmark.inputs import resolve_inputs
+    from legal_judge.benchmark.outcome import StoredResults
     from legal_judge.benchmark.run_setup import refuse_reused_run_id
     from legal_judge.benchmark.runner import execute_plan, plan_run
-    from legal_judge.benchmark.outcome import StoredResults
 
     part = Shard.parse(shard)
     if not run_id:

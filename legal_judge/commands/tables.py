@@ -1,10 +1,13 @@
-"""Every table the CLI prints, laid out once: ids, paths and verdicts are never cut.
+"""Every table the CLI prints, laid out once: ids, paths, verdicts and numbers are never cut.
 
 A column marked ``keep`` (an id, a path, a verdict, a judge name) is always printed whole, on one
-line. When the terminal (or ``COLUMNS`` for piped output) is too narrow for the natural layout, the
-other columns are folded first; then columns marked ``optional`` are dropped, last first, and the
-table says which; when even that does not fit, each row is printed as a block of ``header: value``
-lines, which fits any width. Cells are plain text (never rich markup: a rationale or an item id
+line; in every other column a word holding a digit (a figure, an interval, an n) is never folded
+inside, only wrapped between words (``50`` was once printed as ``5``). When the terminal (or
+``COLUMNS`` for piped output) is too narrow for the natural layout, the other columns are wrapped
+first; then columns marked ``optional`` are dropped, last first, and the table says which in one
+line that fits the width; then the table loses its rules (two spaces between cells); when even
+that does not fit, each row is printed as a block of ``header: value`` lines, which fits any
+width. Cells are plain text (never rich markup: a rationale or an item id
 with brackets is printed as written); :func:`styled` gives a cell a colour.
 """
 
@@ -21,8 +24,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["Cell", "Col", "SECTION", "ci_cell", "echo_json", "layout", "print_table", "styled",
-           "wrote"]
+__all__ = ["Cell", "Col", "SECTION", "ci_cell", "dropped_line", "echo_json", "layout",
+           "print_table", "styled", "wrote"]
 
 Cell = str | Text | None
 #: A row equal to this starts a new section (a rule between row groups).
@@ -69,6 +72,12 @@ def _longest_token(text: str, cap: int) -> int:
     return min(cap, max((len(t) for t in text.split()), default=0))
 
 
+def _unbreakable(text: str, cap: int) -> int:
+    """The narrowest width that cuts no figure: a word with a digit is never folded ("5" of 50)."""
+    return max((len(t) if any(c.isdigit() for c in t) else min(cap, len(t))
+                for t in text.split()), default=0)
+
+
 @dataclass
 class _Plan:
     columns: list[int]           # indexes of the columns shown
@@ -76,12 +85,14 @@ class _Plan:
     dropped: list[str]
 
 
-def _overhead(n: int) -> int:
+def _overhead(n: int, compact: bool = False) -> int:
+    if compact:
+        return 2 * (n - 1)  # no rules: two spaces between cells, none at the edges
     return 3 * n + 1  # one space each side of a cell, a rule between and around cells
 
 
 def _widths(cols: Sequence[Col], rows: Sequence[Sequence[Text]], shown: list[int],
-            width: int, header_cap: int) -> list[int] | None:
+            width: int, header_cap: int, compact: bool = False) -> list[int] | None:
     natural, minimum = [], []
     for i in shown:
         texts = [r[i] for r in rows]
@@ -90,10 +101,10 @@ def _widths(cols: Sequence[Col], rows: Sequence[Sequence[Text]], shown: list[int
             low = nat
         else:
             low = max([min(_longest_token(cols[i].header, header_cap), nat), 1,
-                       *(_longest_token(t.plain, _MIN_TOKEN) for t in texts)])
+                       *(_unbreakable(t.plain, _MIN_TOKEN) for t in texts)])
         natural.append(nat)
         minimum.append(min(low, nat))
-    room = width - _overhead(len(shown))
+    room = width - _overhead(len(shown), compact)
     if sum(natural) <= room:
         return natural
     if sum(minimum) > room:
@@ -111,14 +122,15 @@ def _widths(cols: Sequence[Col], rows: Sequence[Sequence[Text]], shown: list[int
     return out
 
 
-def layout(cols: Sequence[Col], rows: Sequence[Sequence[Cell]], width: int) -> _Plan:
+def layout(cols: Sequence[Col], rows: Sequence[Sequence[Cell]], width: int, *,
+           compact: bool = False) -> _Plan:
     """Which columns to show and their widths at ``width`` (``widths=None``: block layout)."""
     texts = [[_text(c) for c in r] for r in rows if tuple(r) != SECTION]
     for cap in _HEADER_CAPS:
         shown = list(range(len(cols)))
         dropped: list[str] = []
         while True:
-            widths = _widths(cols, texts, shown, width, cap)
+            widths = _widths(cols, texts, shown, width, cap, compact)
             if widths is not None:
                 return _Plan(shown, widths, dropped)
             optional = [i for i in shown if cols[i].optional]
@@ -130,9 +142,11 @@ def layout(cols: Sequence[Col], rows: Sequence[Sequence[Cell]], width: int) -> _
 
 
 def _table(title: str | None, cols: Sequence[Col], rows: Sequence[Sequence[Cell]],
-           plan: _Plan) -> Table:
+           plan: _Plan, compact: bool = False) -> Table:
     assert plan.widths is not None
-    table = Table(title=title, highlight=False)
+    table = (Table(title=title, highlight=False, box=None, pad_edge=False, padding=(0, 1),
+                   title_justify="left", title_style="bold", show_edge=False)
+             if compact else Table(title=title, highlight=False))
     for i, w in zip(plan.columns, plan.widths, strict=True):
         col = cols[i]
         table.add_column(col.header, width=w, no_wrap=col.keep, overflow="fold",
@@ -159,7 +173,8 @@ def _blocks(title: str | None, cols: Sequence[Col], rows: Sequence[Sequence[Cell
 
 
 def print_table(console: Console, title: str | None, cols: Sequence[Col],
-                rows: Sequence[Sequence[Cell]], *, empty: str | None = None) -> None:
+                rows: Sequence[Sequence[Cell]], *, empty: str | None = None,
+                compact: bool = False) -> None:
     """Print rows under ``cols`` at the console's width (see the module docstring).
 
     Args:
@@ -168,19 +183,32 @@ def print_table(console: Console, title: str | None, cols: Sequence[Col],
         cols: The columns.
         rows: One sequence of cells per row, in column order; :data:`SECTION` starts a group.
         empty: Printed instead of an empty table (None: print the headers anyway).
+        compact: No rules (one line per row, for many small tables in one screen).
     """
     if not [r for r in rows if tuple(r) != SECTION] and empty is not None:
         console.print(empty, markup=False, highlight=False, soft_wrap=True)
         return
-    plan = layout(cols, rows, console.width)
+    plan = layout(cols, rows, console.width, compact=compact)
+    if plan.widths is None and not compact:
+        # Rules cost three columns a cell: without them a table often still fits as a table.
+        compact = True
+        plan = layout(cols, rows, console.width, compact=True)
     if plan.widths is None:
         console.print(_blocks(title, cols, rows), soft_wrap=True)
         return
-    console.print(_table(title, cols, rows, plan))
+    console.print(_table(title, cols, rows, plan, compact))
     if plan.dropped:
-        console.print(f"(narrow terminal: {', '.join(plan.dropped)} not shown; --json or a "
-                      "wider terminal shows every column)", markup=False, highlight=False,
+        console.print(dropped_line(plan.dropped, console.width), markup=False, highlight=False,
                       soft_wrap=True, style="dim")
+
+
+def dropped_line(dropped: Sequence[str], width: int) -> str:
+    """The one line naming the columns left out; it fits ``width`` (at most 80) itself."""
+    fits = min(width, 80)
+    line = f"(narrow terminal: {', '.join(dropped)} not shown; --json shows all)"
+    if len(line) > fits:
+        line = f"(narrow terminal: {len(dropped)} columns not shown; --json shows all)"
+    return line
 
 
 def echo_json(data: Any) -> None:

@@ -12,6 +12,10 @@ Adapters translate SDK exceptions into :mod:`legal_judge.errors` first (see
 * The SDKs' own retries are switched off (``max_retries=0``) so these are the only ones and the
   count can be reported in ``CompletionResponse.retries``.
 
+Each retry is logged at INFO (shown with ``--verbose``) and counted in the active
+:func:`counting_retries` tally, which a run's progress line shows; the call log records the same
+retries per call, so the progress line and the run's summary count the same thing.
+
 Sleeping and randomness are injectable so tests never wait. :class:`RequestRateLimiter` spaces
 request starts for an optional requests-per-minute budget.
 """
@@ -23,7 +27,9 @@ import logging
 import math
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -41,8 +47,10 @@ __all__ = [
     "RequestRateLimiter",
     "RetryDecision",
     "RetryPolicy",
+    "RetryTally",
     "Sleep",
     "classify",
+    "counting_retries",
     "error_for_status",
     "retry_after_from_headers",
 ]
@@ -51,6 +59,27 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
+
+@dataclass
+class RetryTally:
+    """The retries made while a :func:`counting_retries` block runs (asyncio tasks included)."""
+
+    count: int = 0
+
+
+_TALLY: ContextVar[RetryTally | None] = ContextVar("legal_judge_retry_tally", default=None)
+
+
+@contextmanager
+def counting_retries() -> Iterator[RetryTally]:
+    """Count every retry :class:`RetryPolicy` makes inside the block (a run's progress line)."""
+    tally = RetryTally()
+    token = _TALLY.set(tally)
+    try:
+        yield tally
+    finally:
+        _TALLY.reset(token)
+
 
 # A provider that asks for more than this is effectively down; waiting longer helps nobody.
 MAX_RETRY_AFTER_S = 300.0
@@ -232,7 +261,12 @@ class RetryPolicy:
                     setattr(exc, "retries", retries)  # noqa: B010 - ProviderError has no field yet
                     raise
                 wait = self.wait_for(decision, retries)
-                logger.warning(
+                tally = _TALLY.get()
+                if tally is not None:
+                    tally.count += 1
+                # INFO, not WARNING: a flaky endpoint printed one line per retry (35 for 15
+                # items); the progress line counts them and the summary says them once.
+                logger.info(
                     "%s (%s); retry %d/%d in %.2fs",
                     exc.message,
                     decision.kind,

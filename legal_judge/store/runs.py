@@ -87,6 +87,22 @@ class RunsMixin(StoreBase):
         )
         return [dict(r) for r in rows]
 
+    def iter_runs(self) -> Iterator[dict[str, Any]]:
+        """Every run, most recent first, with decoded config and summary and item and result
+        counts; read lazily, so a caller that filters and stops early reads only what it shows."""
+        cursor = self.db.execute(
+            """SELECT r.id, r.kind, r.status, r.created_at, r.finished_at, r.config_json,
+                      r.summary_json,
+                      (SELECT COUNT(*) FROM items i WHERE i.run_id = r.id) AS items,
+                      (SELECT COUNT(*) FROM ensemble_results e WHERE e.run_id = r.id) AS results
+               FROM runs r ORDER BY r.created_at DESC, r.id DESC""")
+        for row in cursor:
+            out = dict(row)
+            out["config"] = json.loads(out.pop("config_json") or "{}")
+            summary = out.pop("summary_json")
+            out["summary"] = json.loads(summary) if summary else None
+            yield out
+
     def save_items(self, run_id: str, items: list[dict[str, Any]]) -> None:
         """Store the run's items (idempotent)."""
         with self.transaction() as db:

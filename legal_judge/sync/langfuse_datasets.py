@@ -10,10 +10,11 @@ from pathlib import Path
 
 from langfuse.api.commons.errors import NotFoundError as LfNotFound
 
-from legal_judge.errors import InputError, NotFoundError, Problem, SyncError
+from legal_judge.errors import InputError, NotFoundError, Problem
 from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store
 from legal_judge.sync.langfuse_client import client_for, project_id
+from legal_judge.sync.langfuse_errors import langfuse_failure
 from legal_judge.sync.mask import Masker, load_masker
 from legal_judge.sync.plan import TracePlan, det_id
 from legal_judge.sync.plan_dataset import DATASET_ITEM_KEY, dataset_run_links, is_dataset_run
@@ -56,7 +57,7 @@ def push_dataset(path: str | Path, *, name: str, masker: Masker | None = None) -
                 expected_output=masker.deep({"expected_signals": it.expected_signals}),
                 metadata=masker.deep({"item_id": it.id, **it.metadata}))
     except Exception as exc:
-        raise SyncError(f"dataset push failed: {exc}", fix="check LANGFUSE_BASE_URL") from None
+        raise langfuse_failure(exc, f"dataset push of {name}") from None
     return len(items)
 
 
@@ -76,7 +77,7 @@ def load_langfuse_dataset(name: str) -> list[BenchmarkItem]:
         raise NotFoundError(f"no Langfuse dataset {name}",
                             fix="`legal-judge datasets push FILE --name NAME` creates it") from None
     except Exception as exc:
-        raise SyncError(f"cannot load dataset {name}: {exc}", fix="check LANGFUSE_BASE_URL") from None
+        raise langfuse_failure(exc, f"loading dataset {name}") from None
     out, problems = [], []
     where = f"langfuse:{name}"
     for i, it in enumerate(ds.items, start=1):

@@ -16,6 +16,7 @@ from legal_judge.assets.catalogue import load_assets
 from legal_judge.store import Store
 from legal_judge.sync.langfuse_client import Deadline, Undeliverable, client_for, refusal
 from legal_judge.sync.langfuse_datasets import link_dataset_run
+from legal_judge.sync.langfuse_errors import failure_line
 from legal_judge.sync.langfuse_scores import ensure_score_configs, post_scores
 from legal_judge.sync.langfuse_traces import emit_trace, flush_spans
 from legal_judge.sync.mask import Masker, load_masker
@@ -169,8 +170,10 @@ def _park(store: Store, result: DeliveryResult, row_id: int, reason: str, fix: s
 def _fail(store: Store, result: DeliveryResult, ids: list[int], exc: BaseException) -> None:
     if not ids:
         return
-    message = f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, TimeoutError) or "timed out" in str(exc).lower() or "Timeout" in message:
+    raw = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, TimeoutError) or "timed out" in str(exc).lower() or "Timeout" in raw:
         result.timed_out = True
+    # One line (status, what was asked); the raw payload goes to the log (--verbose).
+    message, _ = failure_line(exc, "the delivery")
     store.outbox_mark(ids, error=message)
     result.failed.update({i: message for i in ids})

@@ -19,6 +19,7 @@ from langfuse.api import LangfuseAPI
 from legal_judge.assets.catalogue import load_assets
 from legal_judge.errors import SyncError
 from legal_judge.sync.langfuse_client import Deadline, client_for
+from legal_judge.sync.langfuse_errors import langfuse_failure
 from legal_judge.sync.langfuse_scores import ensure_score_configs
 from legal_judge.sync.plan import (
     human_score_config_specs,
@@ -92,8 +93,7 @@ def create_annotation_queue(*, name: str, run_id: str, trace_seeds: list[str],
     except SyncError:
         raise
     except Exception as exc:
-        raise SyncError(f"cannot create the annotation queue: {exc}",
-                        fix="check LANGFUSE_BASE_URL and the keys; the CSV template still works") from None
+        raise langfuse_failure(exc, "creating the annotation queue") from None
     return str(queue.id)
 
 
@@ -114,9 +114,7 @@ def queue_trace_ids(queue_id: str, *, timeout_s: float = 30.0) -> list[str]:
                 return out
             page += 1
     except Exception as exc:
-        raise SyncError(f"cannot read annotation queue {queue_id}: {exc}",
-                        fix="check the queue id (Langfuse > Annotation queues), "
-                            "LANGFUSE_BASE_URL and the keys") from None
+        raise langfuse_failure(exc, f"reading annotation queue {queue_id}") from None
 
 
 def annotation_scores(trace_ids: list[str], *, timeout_s: float = 30.0) -> list[AnnotationScore]:
@@ -140,8 +138,7 @@ def annotation_scores(trace_ids: list[str], *, timeout_s: float = 30.0) -> list[
                 if not cursor:
                     break
     except Exception as exc:
-        raise SyncError(f"cannot read the annotation scores: {exc}",
-                        fix="check LANGFUSE_BASE_URL and the keys; rerun to retry") from None
+        raise langfuse_failure(exc, "reading the annotation scores") from None
     return out
 
 

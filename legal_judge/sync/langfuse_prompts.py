@@ -16,6 +16,7 @@ from langfuse.api.commons.errors import NotFoundError as LfNotFound
 from legal_judge.assets.catalogue import load_assets
 from legal_judge.errors import ConfigError, NotFoundError, SyncError
 from legal_judge.sync.langfuse_client import LangfuseClient, client_for
+from legal_judge.sync.langfuse_errors import langfuse_failure
 from legal_judge.sync.prompts import (
     local_prompts,
     parse_references,
@@ -89,8 +90,7 @@ def push_prompts(*, label: str | None = None, judge_name: str | None = None) -> 
     except (ConfigError, SyncError):
         raise
     except Exception as exc:
-        raise SyncError(f"prompt push failed: {exc}",
-                        fix="check LANGFUSE_BASE_URL and the keys, then run it again") from None
+        raise langfuse_failure(exc, "prompt push") from None
     return rows
 
 
@@ -121,7 +121,7 @@ def pull_prompt(name: str, *, label: str | None = "production",
         raw = _get(c, name, label=by_label, version=version, resolve=False) if got else None
         refs = _references(c, raw.prompt) if raw is not None else []
     except Exception as exc:
-        raise SyncError(f"cannot fetch prompt {name}: {exc}", fix="check LANGFUSE_BASE_URL") from None
+        raise langfuse_failure(exc, f"fetching prompt {name}") from None
     if got is None:
         raise NotFoundError(f"no Langfuse prompt {name} with {'version ' + str(version) if version else 'label ' + str(label)}",
                             fix="`legal-judge prompts diff` lists the prompts and their versions")
@@ -157,7 +157,7 @@ def promote_prompt(name: str, version: int, *, label: str = "production") -> lis
     except ConfigError:
         raise
     except Exception as exc:
-        raise SyncError(f"promote failed: {exc}", fix="check LANGFUSE_BASE_URL") from None
+        raise langfuse_failure(exc, "prompt promote") from None
     return list(got.labels)
 
 
@@ -196,7 +196,7 @@ def diff_prompts(*, label: str = "latest") -> list[dict[str, Any]]:
                         "status": "missing" if cur is None else
                         ("same" if remote_matches(lp, cur.prompt, cur.config) else "changed")})
     except Exception as exc:
-        raise SyncError(f"prompt diff failed: {exc}", fix="check LANGFUSE_BASE_URL") from None
+        raise langfuse_failure(exc, "prompt diff") from None
     return out
 
 
@@ -221,5 +221,5 @@ def resolve_prompt_versions(*, label: str = "production",
     except SyncError:
         raise
     except Exception as exc:
-        raise SyncError(f"cannot resolve prompt versions: {exc}", fix="check LANGFUSE_BASE_URL") from None
+        raise langfuse_failure(exc, "resolving prompt versions") from None
     return versions

@@ -299,3 +299,23 @@ def test_files_mode_takes_the_template_run_id_but_refuses_two_runs_of_one_item(
     with pytest.raises(InputError) as exc:
         from_files(scores, labels)
     assert "item 'i3' has labels of 2 runs (r1, r2)" in str(exc.value)
+
+
+def test_many_run_less_rows_are_one_line_with_their_rows(invoke: Any, store: Store,
+                                                         make_run: Any, tmp_path: Path) -> None:
+    """Issue 33: a label file without run_id over two runs printed the same problem per row."""
+    make_run(store, "r1", n_items=30)
+    make_run(store, "r2", n_items=30)
+    sheet = tmp_path / "q.csv"
+    sheet.write_text(HEADER + "".join(f"item-{i:03d},legal_soundness,3,lawyer,2026-06-30\n"
+                                      for i in range(30)) + "nope,legal_soundness,3,lawyer,"
+                     "2026-06-30\n")
+    res = invoke("calibrate", "import", str(sheet))
+    assert res.exit_code == 2
+    assert "31 problems found" in res.output
+    flat = " ".join(res.output.split())
+    assert ("q.csv: 30 rows: run_id missing, and their items are in several runs (r1, r2): "
+            "add a run_id column or pass --run RUN_ID (rows 2-31)") in flat, res.output
+    assert flat.count("run_id missing") == 1 and "item 'item-007'" not in flat
+    assert "q.csv:32: field 'item_id': unknown item 'nope'" in flat  # another problem: its own line
+    assert store.db.execute("SELECT COUNT(*) FROM human_labels").fetchone()[0] == 0

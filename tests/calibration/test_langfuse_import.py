@@ -108,7 +108,7 @@ def test_arguments_and_an_unreachable_langfuse(store: Store, make_run: Any, invo
     monkeypatch.setenv("LANGFUSE_SECRET_KEY", SECRET_KEY)
     monkeypatch.setenv("LANGFUSE_BASE_URL", "http://127.0.0.1:9")
     down = invoke("calibrate", "import", "--from-langfuse", "--queue", "q")
-    assert down.exit_code == 3 and "cannot read annotation queue q" in down.output
+    assert down.exit_code == 3 and "cannot reach Langfuse for reading annotation queue q" in down.output
 
 
 def test_run_level_raw_and_corrected_scores_reach_langfuse(store: Store, make_run: Any,

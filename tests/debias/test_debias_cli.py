@@ -23,7 +23,7 @@ def test_compare_recommends_the_warning_for_authority_and_self_for_verbosity(hom
         "--modes", "plain,aware,aware-generic,self,aware+self",
         "--biases", "authority,verbosity", "--json", str(out)])
     assert result.exit_code == 0, result.output
-    assert "SIMULATED" in result.output and "Recommendation per bias" in result.output
+    assert "SIMULATED" in result.output and "authority: use aware (" in result.output
     report = json.loads(out.read_text(encoding="utf-8"))
     auth, verb = report["biases"]["authority"], report["biases"]["verbosity"]
     assert auth["recommendation"]["mode"] == "aware"
@@ -106,3 +106,23 @@ def test_resolve_judge_from_spec_judge_file_and_ensemble(tmp_path: Path) -> None
     assert resolve_judge(str(judge_file)).label == "b"
     demo = resolve_judge("demo")
     assert demo.spec.startswith("simulated:")
+
+
+def test_compare_of_four_modes_fits_one_screen_at_80_columns(home: Path) -> None:
+    """Issue 33: about 280 lines of ``bias: / mode: / n:`` blocks; now one table per bias."""
+    result = CliRunner().invoke(cli, ["debias", "compare", "--judge", "simulated:demo-openai",
+                                      "--modes", "plain,aware,self,swap"],
+                                env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert len(lines) <= 60, result.output
+    assert all(len(line) <= 80 for line in lines), result.output
+    assert "bias: " not in result.output and "  mode: " not in result.output  # no blocks
+    # Every bias gets its own table, its modes as rows, plain first.
+    titles = [i for i, line in enumerate(lines) if line.split(":")[0] in (
+        "authority", "bandwagon", "confidence", "formatting", "position", "sentiment",
+        "verbosity")]
+    assert len(titles) == 7
+    for i in titles:
+        assert lines[i + 1].split()[:2] == ["mode", "n"]
+        assert [lines[i + k].split()[0] for k in range(2, 6)] == ["plain", "aware", "self", "swap"]

@@ -134,16 +134,16 @@ def test_cli_says_no_mode_helped_and_prints_the_toml_line(tmp_path: Path,
                                     "--biases", "sentiment", "--modes", "plain,aware,swap",
                                     "--repeats", "1"])
     assert fair.exit_code == 0, fair.output
-    assert "No mode helped significantly for sentiment" in fair.output
+    assert "sentiment: keep plain (no mode helped significantly)" in fair.output
     assert "debias = {" not in fair.output
     demo = CliRunner().invoke(cli, ["debias", "compare", "--judge", "demo",
                                     "--biases", "authority,verbosity", "--repeats", "1"])
     assert demo.exit_code == 0, demo.output
-    # Each recommendation names the judging form it applies to (issue 29).
+    # Each recommendation names the judging form it applies to (issue 29): the lines under
+    # "In an ensemble (pointwise)" are pointwise; a pairwise one says "pairwise" (issue 33).
     flat = " ".join(demo.output.split())
-    assert ('authority, pointwise scoring (an ensemble): debias = { mode = "aware", bias = '
-            '"authority" }') in flat
-    assert ('verbosity, pointwise scoring (an ensemble): debias = { mode = "self", bias = '
-            '"verbosity" }') in flat
-    assert "side effects on the other biases: not measured" in flat
-    assert "No mode helped significantly" not in demo.output
+    assert ('In an ensemble (pointwise), paste into the judge\'s [[judges]] block: authority: '
+            'debias = { mode = "aware", bias = "authority" }') in flat
+    assert 'verbosity: debias = { mode = "self", bias = "verbosity" }' in flat
+    assert "side effects on other biases: not measured" in flat
+    assert "no mode helped significantly" not in demo.output

@@ -6,6 +6,7 @@ Each step names the defect it holds fixed; every one failed on the code before t
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import time
@@ -64,8 +65,11 @@ def _status_of(listing: str, audit_id: str) -> str:
     # one record per audit ("audit: ID", then "  status: ..."); when it fits, a table row.
     lines = listing.splitlines()
     if f"audit: {audit_id}" not in lines:
-        (row,) = [x for x in lines if audit_id in x and x.startswith("│")]
-        return row.split("│")[3].strip()  # audit, judge_id, status (created gives way)
+        row = next(x for x in lines if x.startswith(("│", audit_id)) and audit_id in x)
+        if row.startswith("│"):
+            return row.split("│")[3].strip()  # audit, judge_id, status (created gives way)
+        # Issue 33: a table too wide with rules is printed without them, two spaces apart.
+        return re.split(r"\s{2,}", row.strip())[2]
     start = lines.index(f"audit: {audit_id}")
     (status,) = [x for x in lines[start + 1:start + 5] if x.startswith("  status: ")]
     return status.removeprefix("  status: ").strip()

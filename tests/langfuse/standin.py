@@ -187,6 +187,8 @@ class LangfuseStandin:
         self.secret_key = secret_key
         self.state = StandinState()
         self.delay_s = 0.0
+        #: Answer every request with this status (a Langfuse outage: 500 with headers and body).
+        self.fail_status: int | None = None
         self.lock = threading.RLock()
         self.port = 0
         self._server: ThreadingHTTPServer | None = None
@@ -226,6 +228,7 @@ class LangfuseStandin:
         with self.lock:
             self.state = StandinState()
             self.delay_s = 0.0
+            self.fail_status = None
 
     # request bodies as received (for masking assertions) --------------------------------------
     def received_text(self) -> str:
@@ -710,7 +713,13 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         try:
-            status, payload, kind = self.standin.handle(method, url.path, query, self.headers, raw)
+            if self.standin.fail_status is not None:
+                status, payload, kind = (self.standin.fail_status,
+                                         {"message": "Internal Server Error", "error": "boom",
+                                          "trace": "at handler (server.ts:1)\n" * 5}, "json")
+            else:
+                status, payload, kind = self.standin.handle(method, url.path, query, self.headers,
+                                                            raw)
         except Exception as exc:  # a stand-in bug must be visible, not a hang
             status, payload, kind = 500, {"message": f"stand-in error: {exc!r}"}, "json"
         if kind == "protobuf":
