@@ -17,7 +17,7 @@ from legal_judge.assets.catalogue import Assets
 from legal_judge.errors import AuthError, BadRequestError, ProviderError
 from legal_judge.judge.attempts import Attempts, Complete, run_attempts
 from legal_judge.judge.parse import ParseError, extract_json
-from legal_judge.models import Message
+from legal_judge.models import CallContext, Message
 
 __all__ = ["Compared", "Scored", "compared_from", "compared_or_error", "json_path_get",
            "number_in", "parse_pairwise", "repeat_seed", "with_json_retries"]
@@ -88,12 +88,14 @@ async def with_json_retries(
     complete: Complete, messages: list[Message], parse: Callable[[str], T], *, assets: Assets,
     provider: str, model: str, temperature: float, max_tokens: int,
     json_schema: dict[str, Any] | None, schema_name: str, seed: int | None,
+    context: CallContext | None = None,
 ) -> Attempts[T]:
     """The JSON retry loop (:func:`~legal_judge.judge.attempts.run_attempts`), an inconclusive
     outcome logged as the audit's."""
     out = await run_attempts(complete, messages, parse, assets=assets, provider=provider,
                              model=model, temperature=temperature, max_tokens=max_tokens,
-                             json_schema=json_schema, schema_name=schema_name, seed=seed)
+                             json_schema=json_schema, schema_name=schema_name, seed=seed,
+                             context=context)
     if not out.ok:
         log.warning("INCONCLUSIVE audit judgment after %d attempts: %s", out.calls, out.error)
     return out

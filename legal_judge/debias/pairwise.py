@@ -28,7 +28,7 @@ from legal_judge.judge.attempts import run_attempts
 from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import self_debias_text, warning_text
 from legal_judge.judge.parse import PAIRWISE_SCHEMA, ParseError, extract_json
-from legal_judge.models import CompletionRequest, CompletionResponse, Message
+from legal_judge.models import Message
 from legal_judge.stats import position_consistency, repetition_stability
 
 __all__ = [
@@ -293,14 +293,11 @@ class PairwiseJudge:
                    seed: int | None, purpose: str) -> OrderVerdict:
         j = self.judge
 
-        async def call(request: CompletionRequest, attempt: int) -> CompletionResponse:
-            return await j.complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
-                                    attempt=attempt)
-
         out = await run_attempts(
-            call, messages, parse_pairwise, assets=j.assets, provider=j.provider.spec.prefix,
+            j.calls.complete, messages, parse_pairwise, assets=j.assets, provider=j.provider.spec.prefix,
             model=j.model, temperature=j.config.temperature, max_tokens=j.config.max_tokens,
-            json_schema=PAIRWISE_SCHEMA, schema_name="pairwise_verdict", seed=seed)
+            json_schema=PAIRWISE_SCHEMA, schema_name="pairwise_verdict", seed=seed,
+            context=j.context(item_id, run_id=run_id, purpose=purpose))
         verdict = OrderVerdict(status="inconclusive", raw=out.raw[-1] if out.raw else "",
                                calls=out.calls, input_tokens=out.input_tokens,
                                output_tokens=out.output_tokens, cost_usd=out.cost_usd)

@@ -17,24 +17,27 @@ from typing import Any, Generic, TypeVar
 
 from legal_judge.assets.catalogue import Assets
 from legal_judge.judge.parse import ParseError
-from legal_judge.models import CompletionRequest, CompletionResponse, Message
+from legal_judge.models import CallContext, CompletionRequest, CompletionResponse, Message
 
 __all__ = ["RETRY_TEMPERATURES", "Attempts", "Complete", "call_cost", "run_attempts"]
 
 RETRY_TEMPERATURES = (0.0, 0.2, 0.4)
 T = TypeVar("T")
 
-#: One provider call of attempt ``n`` (1-based), through whatever cache and call log the caller keeps.
-Complete = Callable[[CompletionRequest, int], Awaitable[CompletionResponse]]
+#: One provider call (its attempt is in the request's context), through whatever cache and call log
+#: the caller keeps.
+Complete = Callable[[CompletionRequest], Awaitable[CompletionResponse]]
 
 
 def call_cost(provider: str, model: str, resp: CompletionResponse) -> float | None:
-    """The USD cost of one response: 0 for a cache hit (no call was made), None when unpriced."""
+    """The USD cost of one response: 0 for a cache hit (no call was made), the batch rate for an
+    answer that came through a provider batch, None when unpriced."""
     from legal_judge.providers.pricing import cost_usd
 
     if resp.cached:
         return 0.0
-    return cost_usd(model, resp.usage.input_tokens, resp.usage.output_tokens, provider=provider)
+    return cost_usd(model, resp.usage.input_tokens, resp.usage.output_tokens, provider=provider,
+                    batch=resp.batched)
 
 
 def _add(a: int | None, b: int | None) -> int | None:
@@ -58,6 +61,7 @@ class Attempts(Generic[T]):
     cost_usd: float | None = 0.0
     latency_ms: float = 0.0
     cached: bool = True
+    batched: int = 0  # calls answered through a provider batch (not coalesced)
 
     @property
     def status(self) -> str:
@@ -75,6 +79,7 @@ class Attempts(Generic[T]):
         self.raw.append(resp.text)
         self.latency_ms += resp.latency_ms
         self.cached = self.cached and resp.cached
+        self.batched += resp.batched and not resp.cached
         self.input_tokens = _add(self.input_tokens, resp.usage.input_tokens)
         self.output_tokens = _add(self.output_tokens, resp.usage.output_tokens)
         self.cost_usd = None if self.cost_usd is None or cost is None else self.cost_usd + cost
@@ -84,6 +89,7 @@ async def run_attempts(
     complete: Complete, messages: list[Message], parse: Callable[[str], T], *, assets: Assets,
     provider: str, model: str, temperature: float, max_tokens: int,
     json_schema: dict[str, Any] | None, schema_name: str = "verdict", seed: int | None = None,
+    context: CallContext | None = None,
 ) -> Attempts[T]:
     """Call, parse, and retry with the JSON retry instruction; inconclusive after three failures.
 
@@ -99,6 +105,7 @@ async def run_attempts(
         json_schema: The schema sent to providers that enforce one (None: none).
         schema_name: The schema's name (a tool name for some providers).
         seed: The request seed (a noise-floor repeat's, or None).
+        context: Who calls and why; each attempt's request carries it with its attempt number.
 
     Raises:
         ProviderError: from ``complete``; the caller decides what a failed call means.
@@ -109,8 +116,9 @@ async def run_attempts(
         request = CompletionRequest(
             model=model, messages=convo, temperature=temperature if attempt == 1 else retry_temperature,
             max_tokens=max_tokens, json_schema=json_schema, schema_name=schema_name, seed=seed,
+            context=None if context is None else context.for_attempt(attempt),
         )
-        resp = await complete(request, attempt)
+        resp = await complete(request)
         out.add(resp, call_cost(provider, model, resp))
         try:
             if resp.finish_reason == "length":

@@ -16,12 +16,14 @@ against the rubrics has no order to swap, so there it changes nothing but the ju
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from legal_judge.assets.catalogue import Assets
 from legal_judge.errors import ConfigError
 from legal_judge.judge.config import DebiasConfig
+from legal_judge.models import Verdict
 
 __all__ = [
     "ModeSpec",
@@ -29,6 +31,7 @@ __all__ = [
     "prompt_texts",
     "self_debias_text",
     "toml_line",
+    "verdict_json",
     "warning_text",
 ]
 
@@ -144,3 +147,16 @@ def self_debias_text(assets: Assets, config: DebiasConfig, *, verdict: str,
         return assets.template("self_debias").render(mode="generic", **variables)
     return assets.template("self_debias").render(mode="specific", bias=assets.bias(config.bias),
                                                  **variables)
+
+
+def verdict_json(v: Verdict) -> str:
+    """The first verdict as the self-debiasing request shows it (the verdict schema's shape)."""
+    body: dict[str, Any] = {
+        "rubrics": {k: {"score": s, "rationale": v.rationales.get(k, "")} for k, s in v.scores.items()},
+        "overall": v.overall,
+        "summary": v.summary,
+    }
+    if v.hallucination is not None:
+        body["rubrics"]["hallucination"] = {"result": v.hallucination,
+                                            "notes": v.rationales.get("hallucination", "")}
+    return json.dumps(body, ensure_ascii=False)
