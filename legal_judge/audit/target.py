@@ -41,7 +41,7 @@ from legal_judge.errors import (
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import warning_text
-from legal_judge.judge.parse import PAIRWISE_SCHEMA, fence_for
+from legal_judge.judge.pairwise import PAIRWISE_SCHEMA, pair_fence, pairwise_prompt
 from legal_judge.models import BenchmarkItem, Message
 from legal_judge.store import Store
 
@@ -133,13 +133,11 @@ class JudgeTarget:
                       repeat: int = 0, slot: int | None = None) -> Compared:
         """Pairwise judgment with legal-judge's pairwise template (``prompts/pairwise``)."""
         j = self.judge
-        fence_open, fence_close = fence_for(first + "\n" + second)
         debias = j.config.debias
-        text = j.assets.template("pairwise").render(
-            criterion=debias.criterion, question=question, answer_a=first, answer_b=second,
-            fence_open=fence_open, fence_close=fence_close,
-            bias_warning=warning_text(j.assets, debias) if "aware" in debias.mode else "",
-        )
+        text = pairwise_prompt(
+            j.assets, criterion=debias.criterion, question=question, answer_a=first,
+            answer_b=second, fence=pair_fence(first, second, separator="\n"),
+            bias_warning=warning_text(j.assets, debias) if "aware" in debias.mode else "")
 
         return await compared_or_error(with_json_retries(
             j.calls.complete, [Message(role="user", content=text)], parse_pairwise,

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from legal_judge.assets.catalogue import Assets
 from legal_judge.errors import ConfigError
 from legal_judge.judge.config import DebiasConfig
+from legal_judge.judge.pairwise import pairwise_prompt
 from legal_judge.models import Verdict
 
 __all__ = [
@@ -117,9 +118,10 @@ def prompt_texts(assets: Assets, bias: str, *, criterion: str) -> dict[str, str]
         assets.bias(bias)  # raises ConfigError naming the catalogue
     config = DebiasConfig(mode="aware+self", bias=bias, criterion=criterion)
     warning = warning_text(assets, config, focus=criterion)
-    judge_prompt = assets.template("pairwise").render(
-        criterion=criterion, question="{question}", answer_a="{answer_A}", answer_b="{answer_B}",
-        fence_open="<<<ANSWER>>>", fence_close="<<<END_ANSWER>>>", bias_warning=warning)
+    # The seed's placeholders stand for the answers, so a fixed fence stands for their digest.
+    judge_prompt = pairwise_prompt(
+        assets, criterion=criterion, question="{question}", answer_a="{answer_A}",
+        answer_b="{answer_B}", fence=("<<<ANSWER>>>", "<<<END_ANSWER>>>"), bias_warning=warning)
     self_prompt = self_debias_text(assets, config, verdict="{model_verdict}", focus=criterion,
                                    final_instruction="name the final option: A or B.")
     return {"bias_warning": warning, "judge_prompt": judge_prompt, "self_debias": self_prompt}
