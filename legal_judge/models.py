@@ -6,7 +6,7 @@ inside a module plain dataclasses are fine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
@@ -79,10 +79,6 @@ class CallContext:
     purpose: str = "verdict"
     attempt: int = 1
     slot: int | None = None
-
-    def for_attempt(self, attempt: int) -> CallContext:
-        """The same call's context at another JSON attempt."""
-        return self if attempt == self.attempt else replace(self, attempt=attempt)
 
 
 class CompletionRequest(_Strict):

@@ -12,7 +12,7 @@ default in place of an answer. Used by the judge's verdicts and self-debias pass
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from legal_judge.assets.catalogue import Assets
@@ -116,7 +116,9 @@ async def run_attempts(
         request = CompletionRequest(
             model=model, messages=convo, temperature=temperature if attempt == 1 else retry_temperature,
             max_tokens=max_tokens, json_schema=json_schema, schema_name=schema_name, seed=seed,
-            context=None if context is None else context.for_attempt(attempt),
+            # The same call's context at this attempt (no method call: one less module per call).
+            context=(context if context is None or context.attempt == attempt
+                     else replace(context, attempt=attempt)),
         )
         resp = await complete(request)
         out.add(resp, call_cost(provider, model, resp))

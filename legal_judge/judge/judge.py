@@ -62,7 +62,10 @@ class Judge:
                  rubric_set: str = "legal_judge_set", store: Store | None = None,
                  use_cache: bool = True) -> None:
         self.config = config
-        self.calls = Calls(provider, label=config.label, store=store, use_cache=use_cache)
+        #: The judge's display name (``name`` or the spec), read once: every call's context
+        #: and every verdict carry it.
+        self.label: str = config.label
+        self.calls = Calls(provider, label=self.label, store=store, use_cache=use_cache)
         self.assets = assets or load_assets()
         self.rubric_set: RubricSet = self.assets.rubric_set(rubric_set)
         self.store = store
@@ -72,6 +75,9 @@ class Judge:
         self.judge_id = self._compute_id()
         self._system_cache: dict[tuple[str, ...], str] = {}
         self._schemas: dict[tuple[str, ...], dict[str, Any]] = {}
+        # Per answer language, the rubrics scored; the user template (each read once).
+        self._active: dict[str | None, list[Rubric]] = {}
+        self._user_template = self.assets.template("judge_user")
 
     @property
     def provider(self) -> Any:
@@ -81,11 +87,6 @@ class Judge:
     @provider.setter
     def provider(self, provider: Any) -> None:
         self.calls.provider = provider
-
-    @property
-    def label(self) -> str:
-        """The judge's display name."""
-        return self.config.label
 
     def _templates_used(self) -> list[str]:
         names = ["judge_system", "judge_rubric", "judge_user", "json_retry"]
@@ -123,7 +124,7 @@ class Judge:
         rubrics = self.active_rubrics(item)
         names = tuple(r.name for r in rubrics)
         system = self._system_prompt(names, rubrics)
-        template = self.assets.template("judge_user")
+        template = self._user_template
         # The judges of an item render the same user message: render it once (the key is the
         # template's source and every variable it is given).
         key = (template.source, item.prompt, item.response, item.jurisdiction,
@@ -158,7 +159,13 @@ class Judge:
     def active_rubrics(self, item: BenchmarkItem) -> list[Rubric]:
         """Rubrics scored for this item (the language rubric only for Arabic/French answers)."""
         language = item.metadata.get("language") if isinstance(item.metadata, dict) else None
-        return self.assets.active_rubrics(self.rubric_set, language=language)
+        if not isinstance(language, str | None):  # an odd metadata value: not a memo key
+            return self.assets.active_rubrics(self.rubric_set, language=language)
+        rubrics = self._active.get(language)
+        if rubrics is None:
+            rubrics = self._active[language] = self.assets.active_rubrics(self.rubric_set,
+                                                                          language=language)
+        return rubrics
 
     def _schema(self, rubrics: list[Rubric]) -> dict[str, Any]:
         names = tuple(r.name for r in rubrics)
@@ -175,10 +182,8 @@ class Judge:
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
                        purpose: str, attempt: int,
                        writes: PendingWrites | None = None) -> CompletionResponse:
-        """One provider call made outside a judgment (a script, a test): the request carries a
-        :class:`~legal_judge.models.CallContext` built from these words and goes through
-        :meth:`Calls.complete <legal_judge.judge.calls.Calls.complete>` (cache, single flight,
-        call log; its rows wait in ``writes``, None: committed at once)."""
+        """One call outside a judgment (a script, a test), its context built from these words,
+        through :meth:`Calls.complete <legal_judge.judge.calls.Calls.complete>`."""
         context = CallContext(run_id, item_id, self.label, purpose, attempt)
         return await self.calls.complete(request.with_context(context), writes)
 
