@@ -6,12 +6,14 @@ inside a module plain dataclasses are fine.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 __all__ = [
     "BenchmarkItem",
+    "CallContext",
     "CompletionRequest",
     "CompletionResponse",
     "DigitToken",
@@ -53,8 +55,39 @@ class Message(_Strict):
     content: str
 
 
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """Who makes one provider call and why: it rides on the request, outside its cache key.
+
+    The way httpx carries ``Request.extensions``: the call log (run, item, judge, purpose,
+    attempt), a batch's custom id (``slot``, else the item's position), batch pricing and the
+    Langfuse generation read it; the provider's answer never depends on it, so two requests that
+    differ only here share a cache entry.
+
+    Attributes:
+        run: The run or audit the call is logged under; None logs nothing.
+        item: The item (or audit variant) the call is about.
+        judge: The judge's display name.
+        purpose: ``verdict``, ``self_debias``, ``audit``, ``audit-pairwise`` or ``pairwise``.
+        attempt: The JSON attempt, from 1.
+        slot: An audit's call slot (pair task and step), which stands for the item's position
+            in a batch custom id; None outside a batched audit.
+    """
+
+    run: str | None
+    item: str
+    judge: str = ""
+    purpose: str = "verdict"
+    attempt: int = 1
+    slot: int | None = None
+
+
 class CompletionRequest(_Strict):
-    """Everything a provider needs for one call; its canonical JSON is the cache key."""
+    """Everything a provider needs for one call; its canonical JSON is the cache key.
+
+    ``context`` (who calls and why) is carried beside the body: excluded from every dump, so it is
+    in no cache key, no stored request summary and no wire body.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -65,6 +98,12 @@ class CompletionRequest(_Strict):
     json_schema: dict[str, Any] | None = None
     schema_name: str = "verdict"
     seed: int | None = None
+    # Not validated: a frozen dataclass the code builds itself, set on every call.
+    context: SkipValidation[CallContext | None] = Field(default=None, exclude=True, repr=False)
+
+    def with_context(self, context: CallContext | None) -> CompletionRequest:
+        """This request carrying ``context`` (the body, and so the cache key, unchanged)."""
+        return self if context is self.context else self.model_copy(update={"context": context})
 
 
 class Usage(_Strict):
@@ -106,6 +145,8 @@ class CompletionResponse(_Strict):
     retries: int = 0
     structured_mode: str | None = None
     digit_logprobs: list[DigitToken] | None = None
+    #: Answered through a provider batch (priced at the batch rate); never stored or cached.
+    batched: bool = Field(default=False, exclude=True)
 
 
 class Verdict(_Strict):

@@ -22,7 +22,7 @@ from legal_judge.audit.log import AuditLog
 from legal_judge.audit.target import AuditTarget
 from legal_judge.errors import ProviderError
 from legal_judge.judge.parse import ParseError, extract_json, fence_for
-from legal_judge.models import CompletionRequest, CompletionResponse, Message
+from legal_judge.models import Message
 from legal_judge.store import Store
 
 __all__ = ["generate_variants", "parse_variants"]
@@ -70,13 +70,9 @@ async def _one(pair: TestPair, provider: Any, settings: AuditSettings, target: A
         base_answer=base, dimension=pair.dimension, fence_open=fence_open, fence_close=fence_close,
     )
 
-    async def call(request: CompletionRequest, attempt: int) -> CompletionResponse:
-        resp: CompletionResponse = await provider.complete(request)
-        return resp
-
     try:
         out = await with_json_retries(
-            call, [Message(role="user", content=prompt)], parse_variants, assets=assets,
+            provider.complete, [Message(role="user", content=prompt)], parse_variants, assets=assets,
             provider=provider.spec.prefix, model=provider.spec.model, temperature=0.0, max_tokens=2000,
             json_schema=_VARIANT_SCHEMA, schema_name="variants", seed=None)
     except ProviderError as exc:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from legal_judge.assets.catalogue import Assets
 from legal_judge.errors import AuthError, BadRequestError, ProviderError
 from legal_judge.judge.attempts import Attempts, Complete, run_attempts
-from legal_judge.judge.parse import ParseError, extract_json
-from legal_judge.models import Message
+from legal_judge.judge.pairwise import AUDIT_RULES, json_path_get, number_in, parse_pairwise_answer
+from legal_judge.models import CallContext, Message
 
 __all__ = ["Compared", "Scored", "compared_from", "compared_or_error", "json_path_get",
            "number_in", "parse_pairwise", "repeat_seed", "with_json_retries"]
@@ -88,55 +88,26 @@ async def with_json_retries(
     complete: Complete, messages: list[Message], parse: Callable[[str], T], *, assets: Assets,
     provider: str, model: str, temperature: float, max_tokens: int,
     json_schema: dict[str, Any] | None, schema_name: str, seed: int | None,
+    context: CallContext | None = None,
 ) -> Attempts[T]:
     """The JSON retry loop (:func:`~legal_judge.judge.attempts.run_attempts`), an inconclusive
     outcome logged as the audit's."""
     out = await run_attempts(complete, messages, parse, assets=assets, provider=provider,
                              model=model, temperature=temperature, max_tokens=max_tokens,
-                             json_schema=json_schema, schema_name=schema_name, seed=seed)
+                             json_schema=json_schema, schema_name=schema_name, seed=seed,
+                             context=context)
     if not out.ok:
         log.warning("INCONCLUSIVE audit judgment after %d attempts: %s", out.calls, out.error)
     return out
 
 
-def json_path_get(data: Any, path: str) -> Any:
-    """Follow a simple JSON path (``$.a.b[0].c`` or ``a.b.0.c``); ParseError when absent."""
-    parts = path.removeprefix("$").lstrip(".").replace("[", ".").replace("]", "").split(".")
-    node = data
-    for part in (p for p in parts if p):
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            raise ParseError(f"'{path}' not found in the answer")
-    return node
-
-
-def number_in(value: Any, scale: tuple[float, float], *, where: str) -> float:
-    """A score inside the scale, or ParseError (never a default)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ParseError(f"{where} must be a number, got {value!r}")
-    try:
-        number = float(value)
-    except ValueError:
-        raise ParseError(f"{where} must be a number, got {value!r}") from None
-    if not scale[0] <= number <= scale[1]:
-        raise ParseError(f"{where} {number:g} is outside {scale[0]:g}-{scale[1]:g}")
-    return number
-
-
 def parse_pairwise(text: str, *, first: str = "score_a", second: str = "score_b",
                    winner: str = "winner", scale: tuple[float, float] = (0.0, 5.0)
                    ) -> tuple[float, float, str]:
-    """Parse a pairwise answer: the two slot scores and the winning slot (A, B or tie)."""
-    data = extract_json(text)
-    sa = number_in(json_path_get(data, first), scale, where=first)
-    sb = number_in(json_path_get(data, second), scale, where=second)
-    try:
-        w = str(json_path_get(data, winner)).strip().upper()
-    except ParseError:
-        w = "A" if sa > sb else "B" if sb > sa else "TIE"
-    if w not in ("A", "B", "TIE"):
-        raise ParseError(f"{winner} must be 'A' or 'B', got {w!r}")
-    return sa, sb, "tie" if w == "TIE" else w
+    """Parse a pairwise answer: the two slot scores and the winning slot (A, B or tie), under the
+    audit's rules (:data:`~legal_judge.judge.pairwise.AUDIT_RULES`: scores required, ties
+    allowed) with the answer's paths and scale."""
+    rules = replace(AUDIT_RULES, scale=scale, first=first, second=second, winner=winner)
+    answer = parse_pairwise_answer(text, rules)
+    assert answer.score_a is not None and answer.score_b is not None  # required by the rules
+    return answer.score_a, answer.score_b, answer.winner

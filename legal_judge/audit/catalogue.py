@@ -8,6 +8,7 @@ new kinds of check appear by adding rows here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,23 +29,27 @@ def catalogue_rows(dimensions_file: Path | None = None,
     from legal_judge.audit.dimensions import builtin_dimensions, load_dimension_file
     from legal_judge.audit.probes import builtin_probes, load_probe_file
 
-    dims = dict(builtin_dimensions())
-    source = dict.fromkeys(dims, "built-in")
-    if dimensions_file is not None:
-        extra = load_dimension_file(dimensions_file)
-        dims.update(extra)
-        source.update(dict.fromkeys(extra, str(dimensions_file)))
+    dims, source = _with_file(builtin_dimensions(), dimensions_file, load_dimension_file)
     rows = [{"kind": "dimension", "name": d.name, "type": d.effective_kind,
              "perturbation": d.perturbation, "source": source[d.name],
              "description": d.description} for d in dims.values()]
-    probes = dict(builtin_probes())
-    probe_source = dict.fromkeys(probes, "built-in")
-    if probes_file is not None:
-        extra_probes = load_probe_file(probes_file)
-        probes.update(extra_probes)
-        probe_source.update(dict.fromkeys(extra_probes, str(probes_file)))
+    probes, probe_source = _with_file(builtin_probes(), probes_file, load_probe_file)
     rows += [{"kind": "probe", "name": p.name,
               "type": f"{', '.join(p.rubrics)} must {p.direction}",
               "perturbation": p.perturbation, "source": probe_source[p.name],
               "description": p.description} for p in probes.values()]
     return rows
+
+
+def _with_file(builtin: dict[str, Any], path: str | Path | None,
+               load: Callable[[str | Path], dict[str, Any]]
+               ) -> tuple[dict[str, Any], dict[str, str]]:
+    """The built-in entries, then a user file's (a same-named one replaces the built-in), and
+    where each comes from."""
+    entries = dict(builtin)
+    source = dict.fromkeys(entries, "built-in")
+    if path is not None:
+        extra = load(path)
+        entries.update(extra)
+        source.update(dict.fromkeys(extra, str(path)))
+    return entries, source

@@ -18,7 +18,7 @@ Perturbations that need no code, for user dimensions:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -43,6 +43,7 @@ __all__ = [
     "perturb",
     "plain_prose",
     "read_catalogue",
+    "read_entries",
     "resolve_dimensions",
     "sentences",
 ]
@@ -112,21 +113,28 @@ def read_catalogue(path: Path, model: type[_M]) -> _M:
                                   e["msg"]) for e in exc.errors()]) from None
 
 
-def _parse_file(path: Path) -> list[Dimension]:
-    parsed = read_catalogue(path, _DimensionFile)
-    problems = [Problem(str(path), None, f"dimensions.{d.name}.perturbation",
-                        f"unknown perturbation '{d.perturbation}' (use one of "
-                        f"{', '.join(sorted(PERTURBATIONS))})")
-                for d in parsed.dimensions if d.perturbation not in PERTURBATIONS]
+def read_entries(path: Path, model: type[BaseModel], field: str,
+                 known: Collection[str]) -> dict[str, Any]:
+    """The entries (dimensions or probes) of a catalogue file by name, in file order, each with
+    a known perturbation.
+
+    Raises:
+        InputError: as :func:`read_catalogue`, or an entry names an unknown perturbation.
+    """
+    entries = getattr(read_catalogue(path, model), field)
+    problems = [Problem(str(path), None, f"{field}.{e.name}.perturbation",
+                        f"unknown perturbation '{e.perturbation}' (use one of "
+                        f"{', '.join(sorted(known))})")
+                for e in entries if e.perturbation not in known]
     if problems:
         raise InputError(problems)
-    return parsed.dimensions
+    return {e.name: e for e in entries}
 
 
 @lru_cache(maxsize=1)
 def builtin_dimensions() -> dict[str, Dimension]:
     """The built-in dimensions by name, in file order."""
-    return {d.name: d for d in _parse_file(BUILTIN_PATH)}
+    return load_dimension_file(BUILTIN_PATH)
 
 
 def load_dimension_file(path: str | Path) -> dict[str, Dimension]:
@@ -135,7 +143,7 @@ def load_dimension_file(path: str | Path) -> dict[str, Dimension]:
     Raises:
         InputError: unreadable file, invalid YAML, unknown fields or perturbations.
     """
-    return {d.name: d for d in _parse_file(Path(path))}
+    return read_entries(Path(path), _DimensionFile, "dimensions", PERTURBATIONS)
 
 
 def resolve_dimensions(names: list[str] | None, *,

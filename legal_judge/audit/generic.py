@@ -44,7 +44,13 @@ from legal_judge.audit.calls import (
 )
 from legal_judge.errors import AuthError, BadRequestError, ProviderError
 from legal_judge.judge.parse import ParseError, extract_json, fence_for
-from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message
+from legal_judge.models import (
+    BenchmarkItem,
+    CallContext,
+    CompletionRequest,
+    CompletionResponse,
+    Message,
+)
 from legal_judge.store import Store, canonical_json
 
 __all__ = ["GenericTarget", "GenericTargetConfig", "ScoreLocation"]
@@ -182,8 +188,7 @@ class GenericTarget:
                 "scale": list(c.score.scale), "scale_step": _step(c.score.scale),
                 "spec": c.provider, "name": c.name}
 
-    async def _complete(self, request: CompletionRequest, *, run_id: str, item_id: str,
-                        purpose: str, attempt: int) -> CompletionResponse:
+    async def _complete(self, request: CompletionRequest) -> CompletionResponse:
         key = hashlib.sha256(canonical_json({"provider": self.config.provider,
                                              "request": request.model_dump()}).encode()).hexdigest()
         if self.store is not None and self.use_cache:
@@ -194,20 +199,21 @@ class GenericTarget:
         try:
             resp = await self.provider.complete(request)
         except ProviderError as exc:
-            self._log(run_id, item_id, purpose, attempt, request, None, str(exc))
+            self._log(request, None, str(exc))
             raise
         if self.store is not None:
             self.store.cache_put(key, provider=self.provider.spec.prefix, model=request.model,
                                  response=resp.model_dump(exclude={"cached", "latency_ms", "retries"}))
-        self._log(run_id, item_id, purpose, attempt, request, resp, None)
+        self._log(request, resp, None)
         return resp
 
-    def _log(self, run_id: str, item_id: str, purpose: str, attempt: int,
-             request: CompletionRequest, resp: CompletionResponse | None, error: str | None) -> None:
-        if self.store is None:
+    def _log(self, request: CompletionRequest, resp: CompletionResponse | None,
+             error: str | None) -> None:
+        ctx = request.context
+        if self.store is None or ctx is None or ctx.run is None:
             return
         self.store.record_call(
-            run_id, item_id, self.label, purpose=purpose, attempt=attempt,
+            ctx.run, ctx.item, self.label, purpose=ctx.purpose, attempt=ctx.attempt,
             request=request.model_dump(exclude={"messages"}) | {"n_messages": len(request.messages)},
             response_text=resp.text if resp else None,
             usage=resp.usage.model_dump() if resp else None,
@@ -222,18 +228,16 @@ class GenericTarget:
 
     async def _run(self, user: str, parse: Any, *, run_id: str, item_id: str, purpose: str,
                    repeat: int) -> Any:
-        async def call(request: CompletionRequest, attempt: int) -> CompletionResponse:
-            return await self._complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
-                                        attempt=attempt)
-
         return await with_json_retries(
-            call, self._messages(user), parse, assets=self.assets,
+            self._complete, self._messages(user), parse, assets=self.assets,
             provider=self.provider.spec.prefix, model=self.provider.spec.model,
             temperature=self.config.temperature, max_tokens=self.config.max_tokens,
             json_schema=None, schema_name="score", seed=repeat_seed(self.request_seed, repeat),
+            context=CallContext(run_id, item_id, self.label, purpose),
         )
 
-    async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0) -> Scored:
+    async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0,
+                    slot: int | None = None) -> Scored:
         """Render the template for one variant, call, and extract the score."""
         fence_open, fence_close = fence_for(item.response)
         user = render_string(self.template, {
@@ -252,7 +256,7 @@ class GenericTarget:
                       out.cached)
 
     async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,
-                      repeat: int = 0) -> Compared:
+                      repeat: int = 0, slot: int | None = None) -> Compared:
         """Pairwise judgment with the target's own pairwise template."""
         if self.config.pairwise_template is None:
             return Compared(None, None, None, "error", "the target has no pairwise_template")

@@ -21,7 +21,7 @@ from legal_judge.audit.probes import SCORE, Probe
 from legal_judge.audit.target import AuditTarget
 from legal_judge.models import BenchmarkItem
 
-__all__ = ["Guard", "PairRunner", "Progress", "TaskRouter", "in_sequence", "judge_pairs",
+__all__ = ["SLOT_STRIDE", "Guard", "PairRunner", "Progress", "TaskRouter", "in_sequence", "judge_pairs",
            "planned_calls", "variant_input"]
 
 Progress = Callable[[int, int], None]
@@ -83,6 +83,18 @@ def _other_answer(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if line.strip())
 
 
+#: Judgments one pair task may make (at most 3: A, B and the noise-floor repeat). A judgment's call
+#: slot is ``task index * SLOT_STRIDE + step``: unique in the audit and the same on every rerun of
+#: its design, so a batch custom id built from it finds a stored batch's line again.
+SLOT_STRIDE = 4
+
+
+def _slots(task: int, n: int) -> list[int]:
+    if n > SLOT_STRIDE:
+        raise RuntimeError(f"pair task {task} makes more than {SLOT_STRIDE} judgments")
+    return [task * SLOT_STRIDE + step for step in range(n)]
+
+
 class PairRunner:
     """Judges the pairs of one audit and keeps each judgment's raw output (``raw``)."""
 
@@ -120,8 +132,9 @@ class PairRunner:
             return await self.router.judgments(calls, self._guard)
         return await in_sequence(calls, self._guard)
 
-    async def text_pair(self, pair: TestPair, kind: str, repeat: bool) -> PairRow:
-        """Judge a counterfactual pair (and B once more for a noise repeat): one row."""
+    async def text_pair(self, pair: TestPair, kind: str, repeat: bool, task: int = 0) -> PairRow:
+        """Judge a counterfactual pair (and B once more for a noise repeat): one row; ``task``
+        is the pair task's index (its judgments' call slots)."""
         run = self.audit_id
         if pair.meta.get("llm_error"):  # no valid variants: nothing to judge, documented as failed
             return PairRow(dimension=pair.dimension, pair_id=pair.pair_id,
@@ -130,9 +143,11 @@ class PairRunner:
                            error=f"variant generation INCONCLUSIVE: {pair.meta['llm_error']}",
                            kind=kind, subgroup=pair.subgroup)  # type: ignore[arg-type]
         first, second = (pair.a, pair.b) if pair.order == "ab" else (pair.b, pair.a)
-        calls = [self.target.score(first, run_id=run), self.target.score(second, run_id=run)]
+        slot = _slots(task, 2 + repeat)
+        calls = [self.target.score(first, run_id=run, slot=slot[0]),
+                 self.target.score(second, run_id=run, slot=slot[1])]
         if repeat:
-            calls.append(self.target.score(pair.b, run_id=run, repeat=1))
+            calls.append(self.target.score(pair.b, run_id=run, repeat=1, slot=slot[2]))
         s1, s2, *more = await self._judgments(calls)
         sa, sb = (s1, s2) if pair.order == "ab" else (s2, s1)
         rep = more[0] if more else None
@@ -151,16 +166,18 @@ class PairRunner:
                        subgroup=pair.subgroup, quality=pair.quality, order=pair.order,
                        repeat_score=rep.score if rep is not None else None)
 
-    async def position_pair(self, pair: TestPair, repeat: bool) -> PairRow:
+    async def position_pair(self, pair: TestPair, repeat: bool, task: int = 0) -> PairRow:
         """Judge an answer shown first and second against its re-flowed twin: one row."""
         q, x = pair.a.prompt, pair.a.response
         y = _other_answer(x)
         run, iid = self.audit_id, pair.pair_id
         orders = [("ab", x, y), ("ba", y, x)] if pair.order == "ab" else [("ba", y, x), ("ab", x, y)]
-        calls = [self.target.compare(q, first, second, run_id=run, item_id=iid)
-                 for _, first, second in orders]
+        slot = _slots(task, 2 + repeat)
+        calls = [self.target.compare(q, first, second, run_id=run, item_id=iid, slot=s)
+                 for s, (_, first, second) in zip(slot, orders, strict=False)]
         if repeat:
-            calls.append(self.target.compare(q, y, x, run_id=run, item_id=iid, repeat=1))
+            calls.append(self.target.compare(q, y, x, run_id=run, item_id=iid, repeat=1,
+                                             slot=slot[2]))
         c1, c2, *more = await self._judgments(calls)
         got = {orders[0][0]: c1, orders[1][0]: c2}
         ab, ba = got["ab"], got["ba"]
@@ -182,13 +199,15 @@ class PairRunner:
                        winners=winners)
 
 
-    async def probe_pair(self, pair: ProbePair, probe: Probe, step: float) -> list[PairRow]:
+    async def probe_pair(self, pair: ProbePair, probe: Probe, step: float,
+                         task: int = 0) -> list[PairRow]:
         """Judge a sound answer and its degraded variant; one row per rubric the probe scores."""
         run = self.audit_id
         first, second = ((pair.original, pair.degraded) if pair.order == "od"
                          else (pair.degraded, pair.original))
-        s1, s2 = await self._judgments([self.target.score(first, run_id=run),
-                                        self.target.score(second, run_id=run)])
+        slot = _slots(task, 2)
+        s1, s2 = await self._judgments([self.target.score(first, run_id=run, slot=slot[0]),
+                                        self.target.score(second, run_id=run, slot=slot[1])])
         so, sd = (s1, s2) if pair.order == "od" else (s2, s1)
         self.raw[pair.pair_id] = {
             side: {"status": x.status, "score": x.score, "detail": x.detail, "raw": x.raw,
@@ -245,10 +264,11 @@ async def judge_pairs(design: Design, runner: PairRunner, settings: AuditSetting
         for i, pair in enumerate(pairs):
             repeat = i < settings.noise_pairs
             if kinds[name] == "position":
-                tasks.append(runner.position_pair(pair, repeat))
+                tasks.append(runner.position_pair(pair, repeat, len(tasks)))
             else:
-                tasks.append(runner.text_pair(pair, kinds[name], repeat))
+                tasks.append(runner.text_pair(pair, kinds[name], repeat, len(tasks)))
     n_dimension = len(tasks)
-    tasks += [runner.probe_pair(pair, probes[pair.probe], step) for pair in design.probe_pairs]
+    tasks += [runner.probe_pair(pair, probes[pair.probe], step, n_dimension + i)
+              for i, pair in enumerate(design.probe_pairs)]
     out = await router.gather(tasks) if router is not None else list(await asyncio.gather(*tasks))
     return list(out[:n_dimension]), [row for rows in out[n_dimension:] for row in rows]

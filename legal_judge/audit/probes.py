@@ -29,9 +29,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from legal_judge.audit.dimensions import PERTURBATIONS as DIMENSION_PERTURBATIONS
-from legal_judge.audit.dimensions import read_catalogue
+from legal_judge.audit.dimensions import read_entries
 from legal_judge.dataset import expected_pass_of
-from legal_judge.errors import ConfigError, InputError, Problem
+from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem
 from legal_judge.sentences import sentences
 
@@ -141,21 +141,10 @@ class _ProbeFile(BaseModel):
     probes: list[Probe]
 
 
-def _parse_file(path: Path) -> list[Probe]:
-    parsed = read_catalogue(path, _ProbeFile)
-    known = sorted(PROBE_PERTURBATIONS)
-    problems = [Problem(str(path), None, f"probes.{p.name}.perturbation",
-                        f"unknown perturbation '{p.perturbation}' (use one of {', '.join(known)})")
-                for p in parsed.probes if p.perturbation not in PROBE_PERTURBATIONS]
-    if problems:
-        raise InputError(problems)
-    return parsed.probes
-
-
 @lru_cache(maxsize=1)
 def builtin_probes() -> dict[str, Probe]:
     """The built-in probes by name, in file order."""
-    return {p.name: p for p in _parse_file(BUILTIN_PROBES_PATH)}
+    return load_probe_file(BUILTIN_PROBES_PATH)
 
 
 def load_probe_file(path: str | Path) -> dict[str, Probe]:
@@ -164,7 +153,7 @@ def load_probe_file(path: str | Path) -> dict[str, Probe]:
     Raises:
         InputError: unreadable file, invalid YAML, unknown fields or perturbations.
     """
-    return {p.name: p for p in _parse_file(Path(path))}
+    return read_entries(Path(path), _ProbeFile, "probes", PROBE_PERTURBATIONS)
 
 
 def resolve_probes(names: list[str] | None, *, extra_file: str | Path | None = None

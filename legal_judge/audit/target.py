@@ -41,8 +41,8 @@ from legal_judge.errors import (
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import warning_text
-from legal_judge.judge.parse import PAIRWISE_SCHEMA, fence_for
-from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Message
+from legal_judge.judge.pairwise import PAIRWISE_SCHEMA, pair_fence, pairwise_prompt
+from legal_judge.models import BenchmarkItem, Message
 from legal_judge.store import Store
 
 __all__ = ["AuditTarget", "JudgeTarget", "load_targets"]
@@ -61,12 +61,14 @@ class AuditTarget(Protocol):
         """The seed's target-judge specification (template, schemas, rubric, scale)."""
         ...
 
-    async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0) -> Scored:
-        """Score one variant; ``repeat`` > 0 re-judges it without the cache."""
+    async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0,
+                    slot: int | None = None) -> Scored:
+        """Score one variant; ``repeat`` > 0 re-judges it without the cache; ``slot`` is the
+        judgment's call slot in its audit (a batch custom id)."""
         ...
 
     async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,
-                      repeat: int = 0) -> Compared:
+                      repeat: int = 0, slot: int | None = None) -> Compared:
         """Judge two answers shown in this order."""
         ...
 
@@ -116,10 +118,11 @@ class JudgeTarget:
             "model": self.judge.model, "rubric_set": self.judge.rubric_set.id,
         }
 
-    async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0) -> Scored:
+    async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0,
+                    slot: int | None = None) -> Scored:
         """Judge one variant and reduce the verdict to one score (a repeat carries its own seed)."""
         verdict = await self.judge.judge(item, run_id=run_id,
-                                         seed=repeat_seed(self.request_seed, repeat))
+                                         seed=repeat_seed(self.request_seed, repeat), slot=slot)
         if verdict.status != "ok":
             return Scored(None, verdict.status, verdict.reason, verdict.raw, verdict.attempts,
                           verdict.cached)
@@ -139,26 +142,22 @@ class JudgeTarget:
                       detail)
 
     async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,
-                      repeat: int = 0) -> Compared:
+                      repeat: int = 0, slot: int | None = None) -> Compared:
         """Pairwise judgment with legal-judge's pairwise template (``prompts/pairwise``)."""
         j = self.judge
-        fence_open, fence_close = fence_for(first + "\n" + second)
         debias = j.config.debias
-        text = j.assets.template("pairwise").render(
-            criterion=debias.criterion, question=question, answer_a=first, answer_b=second,
-            fence_open=fence_open, fence_close=fence_close,
-            bias_warning=warning_text(j.assets, debias) if "aware" in debias.mode else "",
-        )
-
-        async def call(request: CompletionRequest, attempt: int) -> CompletionResponse:
-            return await j.complete(request, run_id=run_id, item_id=item_id,
-                                    purpose="audit-pairwise", attempt=attempt)
+        text = pairwise_prompt(
+            j.assets, criterion=debias.criterion, question=question, answer_a=first,
+            answer_b=second, fence=pair_fence(first, second, separator="\n"),
+            bias_warning=warning_text(j.assets, debias) if "aware" in debias.mode else "")
 
         return await compared_or_error(with_json_retries(
-            call, [Message(role="user", content=text)], parse_pairwise, assets=j.assets,
+            j.calls.complete, [Message(role="user", content=text)], parse_pairwise,
+            assets=j.assets,
             provider=j.provider.spec.prefix, model=j.model, temperature=j.config.temperature,
             max_tokens=j.config.max_tokens, json_schema=PAIRWISE_SCHEMA, schema_name="pairwise",
             seed=repeat_seed(self.request_seed, repeat),
+            context=j.context(item_id, run_id=run_id, purpose="audit-pairwise", slot=slot),
         ))
 
     async def aclose(self) -> None:

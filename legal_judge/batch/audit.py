@@ -1,10 +1,12 @@
 """``audit run --batch``: the audited judge's calls as provider batch jobs, at batch prices.
 
 The audit runs unchanged (:func:`legal_judge.audit.execute.run_audit`: design, guard, pair tasks,
-statistics, report); only the judge's provider calls are routed, as in ``run --batch`` (see
+statistics, report); only the judge's provider is wrapped for the audit
+(:class:`~legal_judge.providers.batching.BatchingProvider`), as in ``run --batch`` (see
 :mod:`legal_judge.batch.routing`). Every pair task makes up to three judgments in sequence (A, B and
 the noise-floor repeat; or the two orders and the repeat of a position pair), so a call's custom id
-uses a *call slot* ``task index * 4 + step`` in place of an item position: within one round every
+uses the *call slot* its context carries (``task index * 4 + step``,
+:data:`~legal_judge.audit.pairs.SLOT_STRIDE`) in place of an item position: within one round every
 parked request has its own id, and a retry or self-debias call of the same judgment differs by its
 purpose letter and attempt. Prompts, the provider cache, the call log (``judge_calls`` under the
 audit id), parsing and the JSON retry policy are the online path's own code, so the same judge
@@ -23,103 +25,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Coroutine, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Awaitable, Coroutine, Sequence
 from typing import Any
 
 from legal_judge.audit.analysis import PairRow
-from legal_judge.audit.calls import Compared, Scored
 from legal_judge.audit.design import AuditSettings
 from legal_judge.audit.execute import AuditOutcome, AuditSuspended, run_audit
-from legal_judge.audit.pairs import Guard, Progress, in_sequence
+from legal_judge.audit.pairs import SLOT_STRIDE, Guard, Progress, in_sequence
 from legal_judge.audit.target import AuditTarget, JudgeTarget
-from legal_judge.batch.base import BatchBackend, CallTag
+from legal_judge.batch.base import BatchBackend
 from legal_judge.batch.driver import BackendFactory, BatchDriver, Detach, Sleep, default_backend
-from legal_judge.batch.routing import (
-    CallRecord,
-    Collector,
-    Lane,
-    RoutedProvider,
-    recording_calls,
-    records_cost,
-    tagged_call,
-)
-from legal_judge.judge.judge import Judge
-from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse
-from legal_judge.store import PendingWrites, Store
+from legal_judge.batch.routing import CallRecord, Collector, Lane, batching_provider, records_cost
+from legal_judge.models import BenchmarkItem
+from legal_judge.store import Store
 
-__all__ = ["SLOT_STRIDE", "AuditBatchRouter", "BatchJudgeTarget", "run_audit_batch"]
+__all__ = ["SLOT_STRIDE", "AuditBatchRouter", "run_audit_batch"]
 
 log = logging.getLogger("legal_judge.batch")
-
-SLOT_STRIDE = 4  # judgments one pair task may make (at most 3: A, B, repeat)
-# Per pair task: [task index, next step]; the slot of the judgment being made.
-_TASK_STEP: ContextVar[list[int] | None] = ContextVar("legal_judge_audit_task", default=None)
-_SLOT: ContextVar[int | None] = ContextVar("legal_judge_audit_slot", default=None)
-
-
-@contextmanager
-def _next_slot() -> Iterator[None]:
-    state = _TASK_STEP.get()
-    if state is None:  # not inside a routed pair task: no slot (the call runs online)
-        yield
-        return
-    index, step = state
-    if step >= SLOT_STRIDE:
-        raise RuntimeError(f"pair task {index} made more than {SLOT_STRIDE} judgments")
-    state[1] += 1
-    token = _SLOT.set(index * SLOT_STRIDE + step)
-    try:
-        yield
-    finally:
-        _SLOT.reset(token)
-
-
-class _SlotJudge(Judge):
-    """The audited judge (same judge_id, same requests) whose calls are parked under their slot."""
-
-    coalesce = False  # the collector coalesces parked requests; a waiting caller is not parked
-
-    async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
-                       purpose: str, attempt: int,
-                       writes: PendingWrites | None = None) -> CompletionResponse:
-        slot = _SLOT.get()
-        if slot is None:
-            return await super().complete(request, run_id=run_id, item_id=item_id,
-                                          purpose=purpose, attempt=attempt, writes=writes)
-        with tagged_call(CallTag(item_id, purpose, attempt, position=slot)):
-            return await super().complete(request, run_id=run_id, item_id=item_id,
-                                          purpose=purpose, attempt=attempt, writes=writes)
-
-
-class BatchJudgeTarget(JudgeTarget):
-    """A :class:`JudgeTarget` whose provider calls go to the batch collector."""
-
-    def __init__(self, target: JudgeTarget, provider: RoutedProvider) -> None:
-        self.provider = provider
-        base = target.judge
-        # One judge for every repeat: a repeat's seed is a parameter of its judgment.
-        judge = _SlotJudge(base.config, provider, assets=base.assets, rubric_set=base.rubric_set.id,
-                           store=base.store, use_cache=base.use_cache)
-        super().__init__(judge, rubric=target.rubric, high_stakes=target.high_stakes,
-                         request_seed=target.request_seed)
-
-    async def score(self, item: BenchmarkItem, *, run_id: str, repeat: int = 0) -> Scored:
-        """The online ``score``, its calls parked under the next slot of the pair task."""
-        with _next_slot():
-            return await super().score(item, run_id=run_id, repeat=repeat)
-
-    async def compare(self, question: str, first: str, second: str, *, run_id: str, item_id: str,
-                      repeat: int = 0) -> Compared:
-        """The online ``compare``, its calls parked under the next slot of the pair task."""
-        with _next_slot():
-            return await super().compare(question, first, second, run_id=run_id, item_id=item_id,
-                                         repeat=repeat)
-
-    async def aclose(self) -> None:
-        """Nothing: the provider belongs to the original target, which its caller closes."""
-
 
 class AuditBatchRouter:
     """Runs the pair tasks beside the batch driver and prices their calls (a ``TaskRouter``)."""
@@ -127,15 +49,15 @@ class AuditBatchRouter:
     bounded = False
 
     def __init__(self, collector: Collector, driver: BatchDriver, lane: Lane, *, model: str,
-                 provider: str) -> None:
+                 provider: str, records: list[CallRecord]) -> None:
         self.collector, self.driver, self.lane = collector, driver, lane
         self.model, self.provider = model, provider
-        self.records: list[CallRecord] = []
+        self.records = records  # the batching provider's: every parked call
 
     async def gather(self, tasks: list[Coroutine[Any, Any, PairRow]]) -> list[PairRow]:
         """Every pair task as an asyncio task, plus the driver's submit/poll/merge rounds."""
         self.collector.start(len(tasks))
-        running = [asyncio.create_task(self._task(i, t)) for i, t in enumerate(tasks)]
+        running = [asyncio.create_task(self._task(t)) for t in tasks]
         drive = asyncio.create_task(self.driver.drive())
         try:
             await asyncio.gather(drive, *running)
@@ -171,14 +93,10 @@ class AuditBatchRouter:
             await asyncio.gather(*running, return_exceptions=True)
             raise
 
-    async def _task(self, index: int, coro: Coroutine[Any, Any, PairRow]) -> PairRow:
-        records: list[CallRecord] = []
-        _TASK_STEP.set([index, 0])  # this asyncio task's own context
+    async def _task(self, coro: Coroutine[Any, Any, PairRow]) -> PairRow:
         try:
-            with recording_calls(records):
-                return await coro
+            return await coro
         finally:
-            self.records += records
             self.collector.task_done()
 
     def extensions(self) -> dict[str, Any]:
@@ -272,19 +190,24 @@ async def run_audit_batch(
                                resume=resume, source=source)
     assert isinstance(target, JudgeTarget)
     collector = Collector(positions={}, unfinished=0, coalesce=target.judge.use_cache)
-    lane = Lane(0, target.label, backend, target.judge.provider)
-    routed = BatchJudgeTarget(target, RoutedProvider(lane, collector))
+    judge = target.judge
+    lane = Lane(0, target.label, backend, judge.provider)
+    # The pair tasks count their own flows (the router): a judgment does not end one.
+    batching = batching_provider(lane, collector, judgment_is_flow=False, record=True)
     driver = BatchDriver(store, audit_id, collector, poll_interval_s=poll_interval_s,
                          online_threshold=online_threshold, max_resubmits=max_resubmits,
                          sleep=sleep, wait=wait)
     if resume:
         adopted = driver.adopt({0: lane})
         log.info("audit %s: %d stored batches adopted", audit_id, adopted)
-    router = AuditBatchRouter(collector, driver, lane, model=target.judge.model,
-                              provider=target.judge.provider.spec.prefix)
+    router = AuditBatchRouter(collector, driver, lane, model=judge.model,
+                              provider=judge.provider.spec.prefix,
+                              records=batching.records if batching.records is not None else [])
+    judge.provider = batching  # for this audit only: the caller closes the target's own
     try:
-        return await run_audit(routed, items, settings, store=store, progress=progress,
+        return await run_audit(target, items, settings, store=store, progress=progress,
                                audit_id=audit_id, sync=sync, router=router, resume=resume,
                                source=source)
     finally:
+        judge.provider = lane.inner
         await backend.aclose()

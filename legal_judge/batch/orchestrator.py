@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from legal_judge.batch.driver import BackendFactory, BatchDriver, Detach, Sleep, default_backend
-from legal_judge.batch.routing import BatchJudge, Collector, Lane, RoutedProvider
+from legal_judge.batch.routing import Collector, Lane, batching_provider
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.benchmark.progress import RunProgress
 from legal_judge.benchmark.runner import RunOutcome, RunState, plan_run
@@ -44,21 +44,17 @@ class BatchRunOutcome(RunOutcome):
     notes: list[str] = field(default_factory=list)
 
 
-def _route(judges: list[Judge], config: EnsembleConfig, store: Store, collector: Collector,
-           factory: BackendFactory, use_cache: bool) -> tuple[list[Judge], dict[int, Lane]]:
-    routed: list[Judge] = []
+def _install_batching(judges: list[Judge], collector: Collector,
+                      factory: BackendFactory) -> dict[int, Lane]:
+    """Wrap the provider of every judge that has a batch API; the others stay online."""
     lanes: dict[int, Lane] = {}
     for index, judge in enumerate(judges):
         backend = factory(judge)
         if backend is None:
-            routed.append(judge)
             continue
         lane = lanes[index] = Lane(index, judge.label, backend, judge.provider)
-        bj = BatchJudge(judge.config, RoutedProvider(lane, collector), assets=judge.assets,
-                        rubric_set=config.rubric_set, store=store, use_cache=use_cache)
-        bj.collector = collector
-        routed.append(bj)
-    return routed, lanes
+        judge.provider = batching_provider(lane, collector, judgment_is_flow=True)
+    return lanes
 
 
 async def run_benchmark_batch(
@@ -106,15 +102,13 @@ async def run_benchmark_batch(
                    http_client=http_client)
     positions = {item.id: i for i, item in enumerate(run.items)}
     collector = Collector(positions, unfinished=0, coalesce=use_cache)
-    judges, lanes = _route(run.judges, config, store, collector,
-                           backend_factory or default_backend, use_cache)
+    lanes = _install_batching(run.judges, collector, backend_factory or default_backend)
     collector.start(sum(
         1 for item in run.items for lane in lanes.values()
         if run.done.get((item.id, lane.label), {}).get("status") not in ("ok", "inconclusive")))
-    run.route_judges(judges)
     # The runner's call semaphore exists for online concurrency; parked batch calls must not hold
     # it. Online judges stay bounded by their providers' own gates (max_concurrency).
-    run.calls = asyncio.Semaphore(max(1, len(run.items) * len(judges)))
+    run.calls = asyncio.Semaphore(max(1, len(run.items) * len(run.judges)))
     driver = BatchDriver(store, run.run_id, collector, poll_interval_s=poll_interval_s,
                          online_threshold=online_threshold, max_resubmits=max_resubmits,
                          sleep=sleep, wait=wait)

@@ -1,7 +1,9 @@
-"""Route a judge's provider calls into batches while the unchanged Judge code drives them.
+"""Collect a judge's provider calls into batches while the unchanged Judge code drives them.
 
 Each (item, judge) pair runs ``Judge.judge`` as in the online path; the judge's provider is a
-:class:`RoutedProvider` whose ``complete`` parks the request in the :class:`Collector` and waits.
+:class:`~legal_judge.providers.batching.BatchingProvider` (:func:`batching_provider`) whose
+``complete`` parks the request in the :class:`Collector` under the custom id its
+:class:`~legal_judge.models.CallContext` gives, and waits.
 When every batch-judge task is parked (the collector is *settled*), the orchestrator submits the
 parked requests as batches and resolves the waits with the batch results. Rendering, the cache, the
 call log, parsing, the JSON retry policy and the verdict are therefore the online path's own code:
@@ -12,38 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from legal_judge.batch.base import BatchBackend, CallTag, custom_id, line_digest
-from legal_judge.judge.judge import Judge
-from legal_judge.models import BenchmarkItem, CompletionRequest, CompletionResponse, Verdict
-from legal_judge.store import PendingWrites, canonical_json
+from legal_judge.models import CompletionRequest, CompletionResponse, Verdict
+from legal_judge.providers.batching import BatchingProvider, CallRecord
+from legal_judge.store import canonical_json
 
-__all__ = ["BatchJudge", "CallRecord", "records_cost", "Collector", "Lane", "Pending", "RoutedProvider",
-           "recording_calls", "tagged_call"]
+__all__ = ["CallRecord", "Collector", "Lane", "Pending", "batch_priced", "batching_provider",
+           "records_cost"]
 
 log = logging.getLogger("legal_judge.batch")
-
-_CALL: ContextVar[CallTag | None] = ContextVar("legal_judge_batch_call", default=None)
-_TASK: ContextVar[list[CallRecord] | None] = ContextVar("legal_judge_batch_task", default=None)
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """A provider call of one task, and whether it went through a batch (for pricing).
-
-    ``cached`` calls were answered by an identical request's result and cost nothing.
-    """
-
-    purpose: str
-    via_batch: bool
-    input_tokens: int | None
-    output_tokens: int | None
-    cached: bool = False
 
 
 @dataclass
@@ -209,87 +191,25 @@ class Collector:
             f.set_exception(error)
 
 
-@contextmanager
-def tagged_call(tag: CallTag) -> Iterator[None]:
-    """Provider calls made inside are parked under ``tag`` (for callers other than BatchJudge)."""
-    token = _CALL.set(tag)
-    try:
-        yield
-    finally:
-        _CALL.reset(token)
+def batching_provider(lane: Lane, collector: Collector, *, judgment_is_flow: bool,
+                      record: bool = False) -> BatchingProvider:
+    """The lane's provider wrapped to park its calls in ``collector`` under their custom ids.
 
+    Args:
+        lane: The judge's lane (its index, backend and online provider).
+        collector: Where the calls park until a batch round answers them.
+        judgment_is_flow: Each judgment is one flow that ends with it (a run); False when the
+            caller counts its flows (an audit's pair tasks).
+        record: Keep a record of every call (an audit's batch figures).
+    """
+    async def park(request: CompletionRequest) -> tuple[CompletionResponse, bool]:
+        ctx = request.context
+        assert ctx is not None  # the wrapper parks only requests that carry a context
+        tag = CallTag(ctx.item, ctx.purpose, ctx.attempt, position=ctx.slot)
+        return await collector.park(lane, tag, request)
 
-@contextmanager
-def recording_calls(records: list[CallRecord]) -> Iterator[None]:
-    """Routed calls made inside append their :class:`CallRecord` to ``records`` (for pricing)."""
-    token = _TASK.set(records)
-    try:
-        yield
-    finally:
-        _TASK.reset(token)
-
-
-class RoutedProvider:
-    """Looks like the judge's provider (same spec, so the same judge_id and cache keys)."""
-
-    def __init__(self, lane: Lane, collector: Collector) -> None:
-        self.lane = lane
-        self.collector = collector
-        self.spec = lane.inner.spec
-        self.family = lane.inner.family
-        self.name = getattr(lane.inner, "name", str(self.spec.raw))
-        # Part of the judge_id and of the cache keys: without it a routed judge differs from the
-        # online one (another judge_id, cache misses against the online path's entries).
-        self.base_url = getattr(lane.inner, "base_url", None)
-
-    async def complete(self, request: CompletionRequest) -> CompletionResponse:
-        """Park the request; record how it was answered for batch pricing."""
-        tag = _CALL.get()
-        if tag is None:  # not called through BatchJudge.complete: behave like the provider
-            response: CompletionResponse = await self.lane.inner.complete(request)
-            return response
-        response, via_batch = await self.collector.park(self.lane, tag, request)
-        records = _TASK.get()
-        if records is not None:
-            records.append(CallRecord(tag.purpose, via_batch, response.usage.input_tokens,
-                                      response.usage.output_tokens, cached=response.cached))
-        return response
-
-    async def aclose(self) -> None:
-        """Close the real provider."""
-        await self.lane.inner.aclose()
-
-
-class BatchJudge(Judge):
-    """A Judge whose calls carry their item, purpose and attempt to the routed provider."""
-
-    collector: Collector
-    coalesce = False  # the collector coalesces parked requests; a waiting caller is not parked
-
-    async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
-                       purpose: str, attempt: int,
-                       writes: PendingWrites | None = None) -> CompletionResponse:
-        """The online ``complete`` (cache, call log), tagged for the custom id."""
-        token = _CALL.set(CallTag(item_id, purpose, attempt))
-        try:
-            return await super().complete(request, run_id=run_id, item_id=item_id,
-                                          purpose=purpose, attempt=attempt, writes=writes)
-        finally:
-            _CALL.reset(token)
-
-    async def judge(self, item: BenchmarkItem, *, run_id: str | None = None,
-                    evidence: str | None = None, seed: int | None = None,
-                    writes: PendingWrites | None = None, read_cache: bool = True) -> Verdict:
-        """The online ``judge``, then the cost re-priced at batch rates for batch calls."""
-        records: list[CallRecord] = []
-        token = _TASK.set(records)
-        try:
-            verdict = await super().judge(item, run_id=run_id, evidence=evidence, seed=seed,
-                                          writes=writes, read_cache=read_cache)
-        finally:
-            _TASK.reset(token)
-            self.collector.task_done()
-        return batch_priced(verdict, records, provider=self.provider.spec.prefix, model=self.model)
+    return BatchingProvider(lane.inner, park, record=record,
+                            judgment_ended=collector.task_done if judgment_is_flow else None)
 
 
 def records_cost(records: list[CallRecord], *, provider: str, model: str,

@@ -18,7 +18,6 @@ convention of :mod:`legal_judge.stats.pairwise`; slots (``"A"`` = shown first) a
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,8 +26,15 @@ from typing import Any, Literal
 from legal_judge.judge.attempts import run_attempts
 from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import self_debias_text, warning_text
-from legal_judge.judge.parse import PAIRWISE_SCHEMA, ParseError, extract_json
-from legal_judge.models import CompletionRequest, CompletionResponse, Message
+from legal_judge.judge.pairwise import (
+    DEBIAS_RULES,
+    PAIRWISE_SCHEMA,
+    PairwiseParseError,
+    pair_fence,
+    pairwise_prompt,
+    parse_pairwise_answer,
+)
+from legal_judge.models import Message
 from legal_judge.stats import position_consistency, repetition_stability
 
 __all__ = [
@@ -49,10 +55,6 @@ Winner = Literal["A", "B", "tie"]
 
 _SELF_FINAL = ('name the final option as the same JSON object only: {"reasoning": "<your '
                'reasoning>", "winner": "A" | "B", "score_a": <0-5>, "score_b": <0-5>}')
-
-
-class PairwiseParseError(ParseError):
-    """The judge's answer is not a valid pairwise verdict; the message goes into the retry."""
 
 
 @dataclass
@@ -99,37 +101,16 @@ def _add(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else a + b
 
 
-def pair_fence(answer_a: str, answer_b: str) -> tuple[str, str]:
-    """Delimiters neither answer can close: they carry a digest of both answers."""
-    nonce = hashlib.sha256(f"{answer_a}\x00{answer_b}".encode()).hexdigest()[:16]
-    return f"<<<UNTRUSTED_ANSWER {nonce}>>>", f"<<<END_UNTRUSTED_ANSWER {nonce}>>>"
-
-
 def parse_pairwise(text: str) -> tuple[Slot, float | None, float | None, str]:
-    """Parse ``{"reasoning", "winner", "score_a", "score_b"}`` (scores optional, 0-5).
+    """Parse ``{"reasoning", "winner", "score_a", "score_b"}`` under the experiment's rules
+    (:data:`~legal_judge.judge.pairwise.DEBIAS_RULES`: winner required, no tie, scores optional).
 
     Raises:
         PairwiseParseError: no JSON object, or the winner is not ``"A"``/``"B"``.
     """
-    try:
-        data = extract_json(text)
-    except ParseError as exc:
-        raise PairwiseParseError(str(exc)) from None
-    if not isinstance(data, dict):
-        raise PairwiseParseError("the answer must be a JSON object")
-    winner = str(data.get("winner", "")).strip().upper()
-    if winner not in ("A", "B"):
-        raise PairwiseParseError(f"winner must be 'A' or 'B', got {data.get('winner')!r}")
-    scores = [_score(data.get("score_a")), _score(data.get("score_b"))]
-    slot: Slot = "A" if winner == "A" else "B"
-    return slot, scores[0], scores[1], str(data.get("reasoning", ""))
-
-
-def _score(value: Any) -> float | None:
-    # An out-of-scale or missing score is dropped, never clamped: the winner still stands.
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 5:
-        return None
-    return float(value)
+    answer = parse_pairwise_answer(text, DEBIAS_RULES)
+    slot: Slot = "A" if answer.winner == "A" else "B"
+    return slot, answer.score_a, answer.score_b, answer.reasoning
 
 
 def _flip(w: Slot | None) -> Winner:
@@ -203,12 +184,11 @@ class PairwiseJudge:
 
     def messages(self, question: str, answer_a: str, answer_b: str) -> list[Message]:
         """The one user message of the first request (the warning inside when ``aware``)."""
-        fence_open, fence_close = pair_fence(answer_a, answer_b)
         warning = (warning_text(self.judge.assets, self.debias, focus=self.criterion)
                    if "aware" in self.debias.mode else "")
-        text = self.judge.assets.template("pairwise").render(
-            criterion=self.criterion, question=question, answer_a=answer_a, answer_b=answer_b,
-            fence_open=fence_open, fence_close=fence_close, bias_warning=warning)
+        text = pairwise_prompt(self.judge.assets, criterion=self.criterion, question=question,
+                               answer_a=answer_a, answer_b=answer_b,
+                               fence=pair_fence(answer_a, answer_b), bias_warning=warning)
         return [Message(role="user", content=text)]
 
     async def ask(self, question: str, answer_a: str, answer_b: str, *, item_id: str,
@@ -293,14 +273,11 @@ class PairwiseJudge:
                    seed: int | None, purpose: str) -> OrderVerdict:
         j = self.judge
 
-        async def call(request: CompletionRequest, attempt: int) -> CompletionResponse:
-            return await j.complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
-                                    attempt=attempt)
-
         out = await run_attempts(
-            call, messages, parse_pairwise, assets=j.assets, provider=j.provider.spec.prefix,
+            j.calls.complete, messages, parse_pairwise, assets=j.assets, provider=j.provider.spec.prefix,
             model=j.model, temperature=j.config.temperature, max_tokens=j.config.max_tokens,
-            json_schema=PAIRWISE_SCHEMA, schema_name="pairwise_verdict", seed=seed)
+            json_schema=PAIRWISE_SCHEMA, schema_name="pairwise_verdict", seed=seed,
+            context=j.context(item_id, run_id=run_id, purpose=purpose))
         verdict = OrderVerdict(status="inconclusive", raw=out.raw[-1] if out.raw else "",
                                calls=out.calls, input_tokens=out.input_tokens,
                                output_tokens=out.output_tokens, cost_usd=out.cost_usd)

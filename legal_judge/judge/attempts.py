@@ -12,33 +12,54 @@ default in place of an answer. Used by the judge's verdicts and self-debias pass
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from legal_judge.assets.catalogue import Assets
 from legal_judge.judge.parse import ParseError
-from legal_judge.models import CompletionRequest, CompletionResponse, DigitToken, Message
+from legal_judge.models import (
+    CallContext,
+    CompletionRequest,
+    CompletionResponse,
+    DigitToken,
+    Message,
+    Verdict,
+)
 
-__all__ = ["RETRY_TEMPERATURES", "Attempts", "Complete", "call_cost", "run_attempts"]
+__all__ = ["RETRY_TEMPERATURES", "Attempts", "Complete", "add_counts", "call_cost", "run_attempts",
+           "with_batch_calls"]
 
 RETRY_TEMPERATURES = (0.0, 0.2, 0.4)
 T = TypeVar("T")
 
-#: One provider call of attempt ``n`` (1-based), through whatever cache and call log the caller keeps.
-Complete = Callable[[CompletionRequest, int], Awaitable[CompletionResponse]]
+#: One provider call (its attempt is in the request's context), through whatever cache and call log
+#: the caller keeps.
+Complete = Callable[[CompletionRequest], Awaitable[CompletionResponse]]
 
 
 def call_cost(provider: str, model: str, resp: CompletionResponse) -> float | None:
-    """The USD cost of one response: 0 for a cache hit (no call was made), None when unpriced."""
+    """The USD cost of one response: 0 for a cache hit (no call was made), the batch rate for an
+    answer that came through a provider batch, None when unpriced."""
     from legal_judge.providers.pricing import cost_usd
 
     if resp.cached:
         return 0.0
-    return cost_usd(model, resp.usage.input_tokens, resp.usage.output_tokens, provider=provider)
+    return cost_usd(model, resp.usage.input_tokens, resp.usage.output_tokens, provider=provider,
+                    batch=resp.batched)
 
 
-def _add(a: int | None, b: int | None) -> int | None:
+def add_counts(a: int | None, b: int | None) -> int | None:
+    """A sum of token counts, None as soon as one is unknown (a sum with a hole is not a sum)."""
     return None if a is None or b is None else a + b
+
+
+def with_batch_calls(verdict: Verdict, calls: int) -> Verdict:
+    """The verdict noting how many of its calls went through a provider batch (at batch rates,
+    already in its cost); unchanged when none did."""
+    if not calls:
+        return verdict
+    extra = {k: v for k, v in verdict.extra.items() if k != "batch_calls"}
+    return verdict.model_copy(update={"extra": {**extra, "batch_calls": calls}})
 
 
 @dataclass
@@ -60,6 +81,7 @@ class Attempts(Generic[T]):
     cached: bool = True
     #: The last response's digit tokens with their log-probabilities (None: the provider gave none).
     logprobs: list[DigitToken] | None = None
+    batched: int = 0  # calls answered through a provider batch (not coalesced)
 
     @property
     def status(self) -> str:
@@ -78,8 +100,9 @@ class Attempts(Generic[T]):
         self.logprobs = resp.digit_logprobs
         self.latency_ms += resp.latency_ms
         self.cached = self.cached and resp.cached
-        self.input_tokens = _add(self.input_tokens, resp.usage.input_tokens)
-        self.output_tokens = _add(self.output_tokens, resp.usage.output_tokens)
+        self.batched += resp.batched and not resp.cached
+        self.input_tokens = add_counts(self.input_tokens, resp.usage.input_tokens)
+        self.output_tokens = add_counts(self.output_tokens, resp.usage.output_tokens)
         self.cost_usd = None if self.cost_usd is None or cost is None else self.cost_usd + cost
 
 
@@ -87,6 +110,7 @@ async def run_attempts(
     complete: Complete, messages: list[Message], parse: Callable[[str], T], *, assets: Assets,
     provider: str, model: str, temperature: float, max_tokens: int,
     json_schema: dict[str, Any] | None, schema_name: str = "verdict", seed: int | None = None,
+    context: CallContext | None = None,
 ) -> Attempts[T]:
     """Call, parse, and retry with the JSON retry instruction; inconclusive after three failures.
 
@@ -102,6 +126,7 @@ async def run_attempts(
         json_schema: The schema sent to providers that enforce one (None: none).
         schema_name: The schema's name (a tool name for some providers).
         seed: The request seed (a noise-floor repeat's, or None).
+        context: Who calls and why; each attempt's request carries it with its attempt number.
 
     Raises:
         ProviderError: from ``complete``; the caller decides what a failed call means.
@@ -112,8 +137,11 @@ async def run_attempts(
         request = CompletionRequest(
             model=model, messages=convo, temperature=temperature if attempt == 1 else retry_temperature,
             max_tokens=max_tokens, json_schema=json_schema, schema_name=schema_name, seed=seed,
+            # The same call's context at this attempt (no method call: one less module per call).
+            context=(context if context is None or context.attempt == attempt
+                     else replace(context, attempt=attempt)),
         )
-        resp = await complete(request, attempt)
+        resp = await complete(request)
         out.add(resp, call_cost(provider, model, resp))
         try:
             if resp.finish_reason == "length":

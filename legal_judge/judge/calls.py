@@ -30,8 +30,8 @@ class Calls:
         label: The judge's display name (the call log's ``judge``).
         store: Where calls are logged and responses cached; None disables both.
         use_cache: Read the provider cache (writes happen whenever a store is given).
-        coalesce: Identical concurrent requests share one call (batch judges leave it to the
-            collector, which parks them).
+        coalesce: Identical concurrent requests share one call (a provider that ``parks``
+            requests, batching, coalesces them itself).
     """
 
     def __init__(self, provider: Any, *, label: str, store: Store | None, use_cache: bool = True,
@@ -61,10 +61,10 @@ class Calls:
             h.update(b"\x00" + role + b"\x1f" + content)
         return h.hexdigest()
 
-    async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
-                       purpose: str, attempt: int,
+    async def complete(self, request: CompletionRequest,
                        writes: PendingWrites | None = None) -> CompletionResponse:
-        """One provider call through the cache and single flight, logged in the store.
+        """One provider call through the cache and single flight, logged in the store under the
+        request's :class:`~legal_judge.models.CallContext` (no context: not logged).
 
         An audit's variants and a benchmark's repeated items often render the same request, and
         concurrency would otherwise pay for each.
@@ -76,17 +76,18 @@ class Calls:
         """
         store = self.store
         if store is None:
-            return await self._send(request, "", run_id, item_id, purpose, attempt, None, None)
+            return await self._send(request, "", None, None)
         if writes is None:
             own = store.writes()
             try:
-                return await self.complete(request, run_id=run_id, item_id=item_id,
-                                           purpose=purpose, attempt=attempt, writes=own)
+                return await self.complete(request, own)
             finally:
                 own.flush()
         parts = _Parts(request)  # what the cache key and the call log's digests share
         key = self._key(parts)
-        shared = self.use_cache and self.coalesce
+        # A provider that parks requests (batching) coalesces them itself: a caller waiting here
+        # for another's call would never park, and the batch round would wait for it forever.
+        shared = self.use_cache and self.coalesce and not getattr(self.provider, "parks", False)
         if self.use_cache:
             hit = store.cache_get(key)
             if hit is None and shared and key in self._in_flight:
@@ -96,53 +97,58 @@ class Calls:
             if hit is not None:
                 resp = CompletionResponse.model_validate({**hit, "cached": True, "latency_ms": 0.0,
                                                           "retries": 0})
-                self._log(writes, run_id, item_id, purpose, attempt, parts, resp, None)
+                self._log(writes, request, parts, resp, None)
                 return resp
         writes.flush()
         if not shared:
-            return await self._send(request, key, run_id, item_id, purpose, attempt, writes,
-                                    parts)
+            return await self._send(request, key, writes, parts)
         done: asyncio.Future[CompletionResponse | None] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = done
         answer: CompletionResponse | None = None
         try:
-            answer = await self._send(request, key, run_id, item_id, purpose, attempt, writes,
-                                      parts)
+            answer = await self._send(request, key, writes, parts)
             return answer
         finally:
             if self._in_flight.get(key) is done:
                 del self._in_flight[key]
             done.set_result(answer)
 
-    async def _send(self, request: CompletionRequest, key: str, run_id: str | None, item_id: str,
-                    purpose: str, attempt: int, writes: PendingWrites | None,
+    async def _send(self, request: CompletionRequest, key: str, writes: PendingWrites | None,
                     parts: _Parts | None) -> CompletionResponse:
         try:
             resp: CompletionResponse = await self.provider.complete(request)
         except ProviderError as exc:
-            self._log(writes, run_id, item_id, purpose, attempt, parts, None, str(exc),
-                      retries=getattr(exc, "retries", 0))
+            self._log(writes, request, parts, None, str(exc), retries=getattr(exc, "retries", 0))
             raise
         if writes is not None:
             writes.cache(key, provider=self.provider.spec.prefix, model=self.provider.spec.model,
                          response=resp.model_dump(exclude={"cached", "latency_ms", "retries"}))
-            self._log(writes, run_id, item_id, purpose, attempt, parts, resp, None)
+            self._log(writes, request, parts, resp, None)
         return resp
 
-    def _log(self, writes: PendingWrites | None, run_id: str | None, item_id: str, purpose: str,
-             attempt: int, parts: _Parts | None, resp: CompletionResponse | None,
+    def _log(self, writes: PendingWrites | None, request: CompletionRequest,
+             parts: _Parts | None, resp: CompletionResponse | None,
              error: str | None, *, retries: int = 0) -> None:
-        """Queue the call's log row (nothing without a store or a run)."""
-        if writes is None or run_id is None or parts is None:
+        """Queue the call's log row (nothing without a store, a context or a run)."""
+        ctx = request.context
+        if writes is None or ctx is None or ctx.run is None or parts is None:
             return
         writes.call(
-            run_id, item_id, self.label, purpose=purpose, attempt=attempt,
+            ctx.run, ctx.item, self.label, purpose=ctx.purpose, attempt=ctx.attempt,
             request=parts.summary(),
             response_text=resp.text if resp else None,
             usage=resp.usage.model_dump() if resp else None,
             latency_ms=resp.latency_ms if resp else None, cached=bool(resp and resp.cached),
             retries=resp.retries if resp else retries, error=error,
         )
+
+
+    def judgment_ended(self) -> None:
+        """Tell a provider that collects calls into batches that one judgment (a chain of calls)
+        has ended: a batch round waits until every judgment has parked a call or ended."""
+        ended = getattr(self.provider, "judgment_ended", None)
+        if ended is not None:
+            ended()
 
 
 class _Parts:

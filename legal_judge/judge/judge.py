@@ -10,19 +10,28 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from dataclasses import replace
 from typing import Any
 
 from legal_judge.assets.catalogue import Assets, load_assets
 from legal_judge.assets.rubrics import Rubric, RubricSet
 from legal_judge.errors import AuthError, BadRequestError, ConfigError, ProviderError
-from legal_judge.judge.attempts import Attempts, run_attempts
+from legal_judge.judge.attempts import Attempts, add_counts, run_attempts, with_batch_calls
 from legal_judge.judge.calls import Calls
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.judge.expected import expected_scores, say_no_logprobs
-from legal_judge.judge.mitigation import self_debias_text, verdict_for_review, warning_text
-from legal_judge.judge.parse import ParsedVerdict, fence_for, parse_verdict_json, verdict_schema
+from legal_judge.judge.mitigation import self_debias_text, verdict_json, warning_text
+from legal_judge.judge.parse import (
+    ParsedVerdict,
+    fence_for,
+    parse_verdict_json,
+    rubric_definitions,
+    rubric_vars,
+    verdict_schema,
+)
 from legal_judge.models import (
     BenchmarkItem,
+    CallContext,
     CompletionRequest,
     CompletionResponse,
     Message,
@@ -50,15 +59,14 @@ class Judge:
         use_cache: Read the provider cache (writes happen whenever a store is given).
     """
 
-    #: Identical concurrent requests share one call (batch judges leave it to the collector).
-    coalesce: bool = True
-
     def __init__(self, config: JudgeConfig, provider: Any, *, assets: Assets | None = None,
                  rubric_set: str = "legal_judge_set", store: Store | None = None,
                  use_cache: bool = True) -> None:
         self.config = config
-        self.calls = Calls(provider, label=config.label, store=store, use_cache=use_cache,
-                           coalesce=self.coalesce)
+        #: The judge's display name (``name`` or the spec), read once: every call's context
+        #: and every verdict carry it.
+        self.label: str = config.label
+        self.calls = Calls(provider, label=self.label, store=store, use_cache=use_cache)
         self.assets = assets or load_assets()
         self.rubric_set: RubricSet = self.assets.rubric_set(rubric_set)
         self.store = store
@@ -70,6 +78,9 @@ class Judge:
         self._schemas: dict[tuple[str, ...], dict[str, Any]] = {}
         #: Set once a fresh answer came without token log-probabilities (said once, then quiet).
         self.logprobs_missing = False
+        # Per answer language, the rubrics scored; the user template (each read once).
+        self._active: dict[str | None, list[Rubric]] = {}
+        self._user_template = self.assets.template("judge_user")
 
     @property
     def provider(self) -> Any:
@@ -79,11 +90,6 @@ class Judge:
     @provider.setter
     def provider(self, provider: Any) -> None:
         self.calls.provider = provider
-
-    @property
-    def label(self) -> str:
-        """The judge's display name."""
-        return self.config.label
 
     def _templates_used(self) -> list[str]:
         names = ["judge_system", "judge_rubric", "judge_user", "json_retry"]
@@ -121,7 +127,7 @@ class Judge:
         rubrics = self.active_rubrics(item)
         names = tuple(r.name for r in rubrics)
         system = self._system_prompt(names, rubrics)
-        template = self.assets.template("judge_user")
+        template = self._user_template
         # The judges of an item render the same user message: render it once (the key is the
         # template's source and every variable it is given).
         key = (template.source, item.prompt, item.response, item.jurisdiction,
@@ -156,7 +162,13 @@ class Judge:
     def active_rubrics(self, item: BenchmarkItem) -> list[Rubric]:
         """Rubrics scored for this item (the language rubric only for Arabic/French answers)."""
         language = item.metadata.get("language") if isinstance(item.metadata, dict) else None
-        return self.assets.active_rubrics(self.rubric_set, language=language)
+        if not isinstance(language, str | None):  # an odd metadata value: not a memo key
+            return self.assets.active_rubrics(self.rubric_set, language=language)
+        rubrics = self._active.get(language)
+        if rubrics is None:
+            rubrics = self._active[language] = self.assets.active_rubrics(self.rubric_set,
+                                                                          language=language)
+        return rubrics
 
     def _schema(self, rubrics: list[Rubric]) -> dict[str, Any]:
         names = tuple(r.name for r in rubrics)
@@ -173,15 +185,21 @@ class Judge:
     async def complete(self, request: CompletionRequest, *, run_id: str | None, item_id: str,
                        purpose: str, attempt: int,
                        writes: PendingWrites | None = None) -> CompletionResponse:
-        """One provider call through the cache and single flight, logged in the store (its rows
-        wait in ``writes`` for the caller's commit; None: committed at once)."""
-        return await self.calls.complete(request, run_id=run_id, item_id=item_id, purpose=purpose,
-                                         attempt=attempt, writes=writes)
+        """One call outside a judgment (a script, a test), its context built from these words,
+        through :meth:`Calls.complete <legal_judge.judge.calls.Calls.complete>`."""
+        context = CallContext(run_id, item_id, self.label, purpose, attempt)
+        return await self.calls.complete(request.with_context(context), writes)
+
+    def context(self, item_id: str, *, run_id: str | None, purpose: str = "verdict",
+                slot: int | None = None) -> CallContext:
+        """The context of this judge's calls about ``item_id`` (attempt 1)."""
+        return CallContext(run_id, item_id, self.label, purpose, 1, slot)
 
     # verdicts ----------------------------------------------------------------------------------
     async def judge(self, item: BenchmarkItem, *, run_id: str | None = None,
                     evidence: str | None = None, seed: int | None = None,
-                    writes: PendingWrites | None = None, read_cache: bool = True) -> Verdict:
+                    writes: PendingWrites | None = None, read_cache: bool = True,
+                    slot: int | None = None) -> Verdict:
         """Judge one item. Provider failures after transport retries become an ``error`` verdict.
 
         Args:
@@ -196,21 +214,27 @@ class Judge:
                 own rows before it returns (raises or is cancelled).
             read_cache: Look the verdict up in the verdict cache first (False: the caller
                 already did, for every judge of the item at once). ``use_cache`` still applies.
+            slot: The audit's call slot, carried by the calls' context (a batch custom id).
 
         Raises:
             AuthError, BadRequestError, ConfigError: configuration problems that no retry can fix.
         """
-        if self.store is None:
-            return await self._judged(item, run_id, evidence, seed, None, read_cache)
-        if writes is not None:
-            return await self._judged(item, run_id, evidence, seed, writes, read_cache)
-        own = self.store.writes()
+        context = self.context(item.id, run_id=run_id, slot=slot)
         try:
-            return await self._judged(item, run_id, evidence, seed, own, read_cache)
+            if self.store is None:
+                return await self._judged(item, context, evidence, seed, None, read_cache)
+            if writes is not None:
+                return await self._judged(item, context, evidence, seed, writes, read_cache)
+            own = self.store.writes()
+            try:
+                return await self._judged(item, context, evidence, seed, own, read_cache)
+            finally:
+                own.flush()
         finally:
-            own.flush()
+            # A provider that collects calls into batches waits for every judgment to park or end.
+            self.calls.judgment_ended()
 
-    async def _judged(self, item: BenchmarkItem, run_id: str | None, evidence: str | None,
+    async def _judged(self, item: BenchmarkItem, context: CallContext, evidence: str | None,
                       seed: int | None, writes: PendingWrites | None,
                       read_cache: bool) -> Verdict:
         vkey = self.verdict_key(item, evidence, seed=seed) if self.store is not None else ""
@@ -220,7 +244,7 @@ class Judge:
                 return self.cached_verdict(hit)
         rubrics = self.active_rubrics(item)
         messages = self.messages(item, evidence=evidence)
-        verdict = await self._verdict_uncached(item, rubrics, messages, run_id=run_id, seed=seed,
+        verdict = await self._verdict_uncached(item, rubrics, messages, context=context, seed=seed,
                                                writes=writes)
         if writes is not None and verdict.status != "error":
             writes.verdict_cache(vkey, provider=self.provider.spec.prefix, model=self.model,
@@ -262,14 +286,14 @@ class Judge:
             "extra": {**cached.extra, "cache": "verdict"}})
 
     async def _verdict_uncached(self, item: BenchmarkItem, rubrics: list[Rubric],
-                                messages: list[Message], *, run_id: str | None,
+                                messages: list[Message], *, context: CallContext,
                                 seed: int | None, writes: PendingWrites | None) -> Verdict:
         try:
-            verdict = await self._judge_with_retries(item, rubrics, messages, run_id=run_id,
+            verdict = await self._judge_with_retries(item, rubrics, messages, context=context,
                                                      seed=seed, writes=writes)
             if verdict.status == "ok" and "self" in self.config.debias.mode:
-                verdict = await self._self_debias(item, rubrics, messages, verdict, run_id=run_id,
-                                                  seed=seed, writes=writes)
+                verdict = await self._self_debias(item, rubrics, messages, verdict,
+                                                  context=context, seed=seed, writes=writes)
         except (AuthError, BadRequestError, ConfigError):
             raise
         except ProviderError as exc:
@@ -277,53 +301,54 @@ class Judge:
         return verdict
 
     async def _judge_with_retries(self, item: BenchmarkItem, rubrics: list[Rubric],
-                                  messages: list[Message], *, run_id: str | None,
-                                  seed: int | None, writes: PendingWrites | None,
-                                  purpose: str = "verdict") -> Verdict:
-        async def call(request: CompletionRequest, attempt: int) -> CompletionResponse:
-            return await self.complete(request, run_id=run_id, item_id=item.id, purpose=purpose,
-                                       attempt=attempt, writes=writes)
+                                  messages: list[Message], *, context: CallContext,
+                                  seed: int | None, writes: PendingWrites | None) -> Verdict:
+        async def call(request: CompletionRequest) -> CompletionResponse:
+            return await self.calls.complete(request, writes)
 
         out = await run_attempts(
             call, messages, lambda text: parse_verdict_json(text, rubrics), assets=self.assets,
             provider=self.provider.spec.prefix, model=self.model,
             temperature=self.config.temperature, max_tokens=self.config.max_tokens,
-            json_schema=self._schema(rubrics), seed=seed)
+            json_schema=self._schema(rubrics), seed=seed, context=context)
         if out.ok and out.value is not None:
-            return self._verdict_ok(out.value, out, rubrics)
-        return self._verdict_inconclusive(out, item_id=item.id)
+            return with_batch_calls(self._verdict_ok(out.value, out, rubrics), out.batched)
+        return with_batch_calls(self._verdict_inconclusive(out, item_id=item.id), out.batched)
 
     async def _self_debias(self, item: BenchmarkItem, rubrics: list[Rubric],
-                           messages: list[Message], first: Verdict, *, run_id: str | None,
+                           messages: list[Message], first: Verdict, *, context: CallContext,
                            seed: int | None, writes: PendingWrites | None) -> Verdict:
         """Second request: check the first verdict for bias, then give the final verdict (same schema)."""
         text = self_debias_text(
-            self.assets, self.config.debias, verdict=verdict_for_review(first),
+            self.assets, self.config.debias, verdict=verdict_json(first),
             final_instruction="answer with the final verdict as the same JSON object only.",
         )
         convo = [*messages, Message(role="assistant", content=first.raw),
                  Message(role="user", content=text)]
-        second = await self._judge_with_retries(item, rubrics, convo, run_id=run_id, seed=seed,
-                                                writes=writes, purpose="self_debias")
+        second = await self._judge_with_retries(
+            item, rubrics, convo, context=replace(context, purpose="self_debias"), seed=seed,
+            writes=writes)
+        batched = first.extra.get("batch_calls", 0) + second.extra.get("batch_calls", 0)
         first_summary = {"scores": first.scores, "hallucination": first.hallucination,
                          "overall": first.overall}
         if second.status != "ok":
             # The second pass failed: the first verdict stands, and the failure is recorded.
-            return first.model_copy(update={"extra": {**first.extra, "self_debias": {
-                "status": second.status, "reason": second.reason, "changed": False}}})
+            return with_batch_calls(first.model_copy(update={"extra": {
+                **first.extra, "self_debias": {"status": second.status, "reason": second.reason,
+                                               "changed": False}}}), batched)
         changed = (second.scores != first.scores or second.overall != first.overall
                    or second.hallucination != first.hallucination)
-        return second.model_copy(update={
+        return with_batch_calls(second.model_copy(update={
             "attempts": first.attempts + second.attempts,
-            "input_tokens": _sum(first.input_tokens, second.input_tokens),
-            "output_tokens": _sum(first.output_tokens, second.output_tokens),
+            "input_tokens": add_counts(first.input_tokens, second.input_tokens),
+            "output_tokens": add_counts(first.output_tokens, second.output_tokens),
             "cost_usd": None if first.cost_usd is None or second.cost_usd is None
             else first.cost_usd + second.cost_usd,
             "latency_ms": first.latency_ms + second.latency_ms,
             "cached": first.cached and second.cached,
             "extra": {**second.extra, "self_debias": {"status": "ok", "first_verdict": first_summary,
                                                       "changed": changed}},
-        })
+        }), batched)
 
     def _verdict_ok(self, parsed: ParsedVerdict, acc: Attempts[ParsedVerdict],
                     rubrics: list[Rubric]) -> Verdict:
@@ -369,23 +394,3 @@ def verdict_key_item_part(item: BenchmarkItem, evidence: str | None) -> bytes:
     return b"".join(b"\x00" + part.encode() for part in (
         item.prompt, item.response, item.jurisdiction or "", "\x1e".join(item.expected_signals),
         str(language), evidence or ""))
-
-
-def _sum(a: int | None, b: int | None) -> int | None:
-    return None if a is None or b is None else a + b
-
-
-def rubric_definitions(assets: Assets, rubrics: list[Rubric]) -> str:
-    """The rubric blocks of the judge prompt (``judge_rubric`` template, one per rubric)."""
-    template = assets.template("judge_rubric")
-    return "\n\n".join(template.render(r=rubric_vars(r)).strip() for r in rubrics)
-
-
-def rubric_vars(r: Rubric) -> dict[str, Any]:
-    """The variables a template sees for one rubric."""
-    return {
-        "name": r.name, "title": r.title, "kind": r.kind, "description": r.description,
-        "bias_guard": r.bias_guard, "guide": list(r.guide.items()),
-        "scale_min": r.scale.min if r.scale else None, "scale_max": r.scale.max if r.scale else None,
-        "categories": r.values or [],
-    }

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from legal_judge.assets.catalogue import Assets
 from legal_judge.errors import ConfigError
 from legal_judge.judge.config import DebiasConfig
+from legal_judge.judge.pairwise import pairwise_prompt
 from legal_judge.models import Verdict
 
 __all__ = [
@@ -31,7 +32,7 @@ __all__ = [
     "prompt_texts",
     "self_debias_text",
     "toml_line",
-    "verdict_for_review",
+    "verdict_json",
     "warning_text",
 ]
 
@@ -117,9 +118,10 @@ def prompt_texts(assets: Assets, bias: str, *, criterion: str) -> dict[str, str]
         assets.bias(bias)  # raises ConfigError naming the catalogue
     config = DebiasConfig(mode="aware+self", bias=bias, criterion=criterion)
     warning = warning_text(assets, config, focus=criterion)
-    judge_prompt = assets.template("pairwise").render(
-        criterion=criterion, question="{question}", answer_a="{answer_A}", answer_b="{answer_B}",
-        fence_open="<<<ANSWER>>>", fence_close="<<<END_ANSWER>>>", bias_warning=warning)
+    # The seed's placeholders stand for the answers, so a fixed fence stands for their digest.
+    judge_prompt = pairwise_prompt(
+        assets, criterion=criterion, question="{question}", answer_a="{answer_A}",
+        answer_b="{answer_B}", fence=("<<<ANSWER>>>", "<<<END_ANSWER>>>"), bias_warning=warning)
     self_prompt = self_debias_text(assets, config, verdict="{model_verdict}", focus=criterion,
                                    final_instruction="name the final option: A or B.")
     return {"bias_warning": warning, "judge_prompt": judge_prompt, "self_debias": self_prompt}
@@ -149,8 +151,8 @@ def self_debias_text(assets: Assets, config: DebiasConfig, *, verdict: str,
                                                  **variables)
 
 
-def verdict_for_review(v: Verdict) -> str:
-    """A verdict as the self-debiasing request shows it (the verdict schema's shape)."""
+def verdict_json(v: Verdict) -> str:
+    """The first verdict as the self-debiasing request shows it (the verdict schema's shape)."""
     body: dict[str, Any] = {
         "rubrics": {k: {"score": s, "rationale": v.rationales.get(k, "")} for k, s in v.scores.items()},
         "overall": v.overall,

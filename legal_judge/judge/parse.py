@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from legal_judge.assets.catalogue import Assets
 from legal_judge.assets.rubrics import Rubric
 
 __all__ = [
@@ -21,6 +22,8 @@ __all__ = [
     "extract_json",
     "fence_for",
     "parse_verdict_json",
+    "rubric_definitions",
+    "rubric_vars",
     "verdict_schema",
 ]
 
@@ -170,3 +173,19 @@ def parse_verdict_json(text: str, rubrics: list[Rubric]) -> ParsedVerdict:
     out.stated_overall = overall
     out.summary = str(data.get("summary", ""))
     return out
+
+
+def rubric_definitions(assets: Assets, rubrics: list[Rubric]) -> str:
+    """The rubric blocks of the judge prompt (``judge_rubric`` template, one per rubric)."""
+    template = assets.template("judge_rubric")
+    return "\n\n".join(template.render(r=rubric_vars(r)).strip() for r in rubrics)
+
+
+def rubric_vars(r: Rubric) -> dict[str, Any]:
+    """The variables a template sees for one rubric."""
+    return {
+        "name": r.name, "title": r.title, "kind": r.kind, "description": r.description,
+        "bias_guard": r.bias_guard, "guide": list(r.guide.items()),
+        "scale_min": r.scale.min if r.scale else None, "scale_max": r.scale.max if r.scale else None,
+        "categories": r.values or [],
+    }

@@ -35,8 +35,9 @@ from legal_judge.providers.base import (
     elapsed_ms,
     error_for_sdk,
     normalize_finish_reason,
+    raise_transport_failure,
     read_key,
-    transport_failure,
+    sdk_client,
 )
 from legal_judge.providers.families import family_of
 from legal_judge.providers.registry import register_provider
@@ -126,13 +127,9 @@ class AnthropicProvider:
     @property
     def _client(self) -> anthropic.AsyncAnthropic:
         if self._sdk is None:
-            self._sdk = anthropic.AsyncAnthropic(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                timeout=self.timeout_s,
-                max_retries=0,  # our RetryPolicy is the only retry layer, so retries are counted
-                http_client=self._sdk_http,
-            )
+            self._sdk = sdk_client(anthropic.AsyncAnthropic, api_key=self._api_key,
+                                   base_url=self.base_url, timeout_s=self.timeout_s,
+                                   http_client=self._sdk_http)
         return self._sdk
 
     def __repr__(self) -> str:
@@ -172,11 +169,9 @@ class AnthropicProvider:
         except anthropic.APIError as exc:
             raise self.translate_error(exc) from exc
         except Exception as exc:
-            failure = transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
-                                        endpoint=self.endpoint)
-            if failure is None:
-                raise
-            raise failure from exc
+            raise_transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
+                                    endpoint=self.endpoint)
+            raise
 
     # The batch protocol (legal_judge.providers.batch_protocol).
 

@@ -56,7 +56,9 @@ __all__ = [
     "url_problem",
     "parse_spec",
     "read_key",
+    "raise_transport_failure",
     "redact",
+    "sdk_client",
     "spec_prefix",
 ]
 
@@ -299,6 +301,25 @@ def transport_failure(exc: BaseException, *, provider: str, timeout_s: float,
                        f"{type(exc).__name__}"
             return ProviderUnavailable(what, provider=provider)
     return None
+
+
+def sdk_client(sdk_class: Callable[..., T], *, api_key: str, base_url: str | None,
+               timeout_s: float, http_client: Any) -> T:
+    """An ``openai`` or ``anthropic`` SDK client as every adapter builds it (on its first call
+    that goes to the provider: a rerun answered from the cache never pays for the client and its
+    SSL context). The SDK makes no retry of its own: our RetryPolicy is the only retry layer, so
+    retries are counted."""
+    return sdk_class(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0,
+                     http_client=http_client)
+
+
+def raise_transport_failure(exc: BaseException, *, provider: str, timeout_s: float,
+                            endpoint: str | None = None) -> None:
+    """Raise :func:`transport_failure`'s retryable error for ``exc`` when it is a low-level HTTP
+    error an SDK let through; otherwise return, and the caller re-raises ``exc``."""
+    failure = transport_failure(exc, provider=provider, timeout_s=timeout_s, endpoint=endpoint)
+    if failure is not None:
+        raise failure from exc
 
 
 def redact(text: str, *secrets: str | None) -> str:

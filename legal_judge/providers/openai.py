@@ -43,7 +43,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import httpx
 import openai
@@ -65,8 +65,9 @@ from legal_judge.providers.base import (
     elapsed_ms,
     error_for_sdk,
     normalize_finish_reason,
+    raise_transport_failure,
     read_key,
-    transport_failure,
+    sdk_client,
 )
 from legal_judge.providers.families import family_of, normalize_model_name
 from legal_judge.providers.registry import register_provider
@@ -195,14 +196,11 @@ class OpenAIProvider:
     @property
     def _client(self) -> openai.AsyncOpenAI:
         if self._sdk is None:
-            self._sdk = openai.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                timeout=self.timeout_s,
-                max_retries=0,  # our RetryPolicy is the only retry layer, so retries are counted
-                # Typed as httpx2 only, but the SDK accepts httpx.AsyncClient at runtime (tested).
-                http_client=cast(Any, self._http_client),
-            )
+            # The SDK's http_client is typed as httpx2 only, but it accepts httpx.AsyncClient
+            # at runtime (tested).
+            self._sdk = sdk_client(openai.AsyncOpenAI, api_key=self._api_key,
+                                   base_url=self.base_url, timeout_s=self.timeout_s,
+                                   http_client=self._http_client)
             if self.spec.prefix != "openai":
                 # The SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID; they are OpenAI's business only.
                 self._sdk.organization = None
@@ -292,11 +290,9 @@ class OpenAIProvider:
             raise ProviderUnavailable(f"malformed response body ({type(exc).__name__})",
                                       provider=self.name) from None
         except Exception as exc:
-            failure = transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
-                                        endpoint=self.endpoint)
-            if failure is None:
-                raise
-            raise failure from exc
+            raise_transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
+                                    endpoint=self.endpoint)
+            raise
         if not _well_formed(completion):
             # A gateway's HTML error page with status 200, or JSON that is no chat completion:
             # retried like a 5xx instead of crashing the run.

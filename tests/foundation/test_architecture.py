@@ -255,6 +255,44 @@ def long_modules(tree: Tree, limit: int = MAX_LINES, allowed: dict[str, str] | N
     return found
 
 
+# Packages a judge call passes through: its identity rides on the request (``CallContext``), never
+# in a ContextVar that a reader cannot follow from the call site.
+CALL_PATH = ("judge", "providers", "batch", "audit", "debias", "benchmark")
+# Classes only their own package may subclass: a judge's behaviour is changed by what it is given
+# (a provider, a context), not by an override from another package.
+SEALED = {"Judge": "judge", "JudgeTarget": "audit"}
+
+
+def context_vars_in_call_path(tree: Tree) -> list[str]:
+    """``module:line`` of each ``ContextVar`` a call-path module uses."""
+    found: list[str] = []
+    for module, parsed in tree.trees.items():
+        if not any(_in(tree, module, package) for package in CALL_PATH):
+            continue
+        for node in ast.walk(parsed):
+            names = ([node.id] if isinstance(node, ast.Name) else
+                     [node.attr] if isinstance(node, ast.Attribute) else
+                     [a.name for a in node.names] if isinstance(node, ast.ImportFrom) else [])
+            if "ContextVar" in names:
+                found.append(f"{module}:{node.lineno}")
+    return sorted(set(found))
+
+
+def sealed_subclasses(tree: Tree) -> list[str]:
+    """``module.Class(Base)`` for each subclass of a sealed class outside the base's package."""
+    found: list[str] = []
+    for module, parsed in tree.trees.items():
+        for node in ast.walk(parsed):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for base in node.bases:
+                name = (base.id if isinstance(base, ast.Name) else
+                        base.attr if isinstance(base, ast.Attribute) else None)
+                if name in SEALED and not _in(tree, module, SEALED[name]):
+                    found.append(f"{module}.{node.name}({name})")
+    return found
+
+
 @pytest.fixture(scope="module")
 def tree() -> Tree:
     return load_tree(PACKAGE, "legal_judge")
@@ -295,6 +333,33 @@ def test_every_long_module_exception_is_still_long_and_has_a_reason(tree: Tree) 
 
 
 # -- the checkers themselves, on a package made to break every rule -------------------------------------
+
+
+def test_no_context_var_carries_call_identity(tree: Tree) -> None:
+    assert context_vars_in_call_path(tree) == []
+
+
+def test_only_their_own_package_subclasses_the_judge_and_the_audit_target(tree: Tree) -> None:
+    assert sealed_subclasses(tree) == []
+
+
+def test_the_call_path_checkers_see_a_context_var_and_a_foreign_subclass(tmp_path: Path) -> None:
+    package = _write(tmp_path, {
+        "__init__.py": "",
+        "judge/__init__.py": "",
+        "judge/judge.py": "class Judge:\n    pass\n\nclass Local(Judge):\n    pass\n",
+        "batch/__init__.py": "",
+        "batch/routing.py": ("import contextvars\nfrom contextvars import ContextVar\n"
+                             "from pkg.judge.judge import Judge\n"
+                             "A = ContextVar('a')\nB = contextvars.ContextVar('b')\n"
+                             "class BatchJudge(Judge):\n    pass\n"),
+        "sync/__init__.py": "",
+        "sync/client.py": "from contextvars import ContextVar\nSPAN = ContextVar('s')\n",
+    })
+    synthetic = load_tree(package, "pkg")
+    assert context_vars_in_call_path(synthetic) == ["pkg.batch.routing:2", "pkg.batch.routing:4",
+                                                    "pkg.batch.routing:5"]
+    assert sealed_subclasses(synthetic) == ["pkg.batch.routing.BatchJudge(Judge)"]
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
