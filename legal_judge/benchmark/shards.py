@@ -170,12 +170,20 @@ def shard_status(store: Store, base: str) -> ShardStatus | None:
     return ShardStatus(base, n, states)
 
 
-def finish_sharded(store: Store, base: str, *, sync: bool = True) -> dict[str, Any] | None:
+def finish_sharded(store: Store, base: str, *, sync: bool = True,
+                   merge_only: bool = False) -> dict[str, Any] | None:
     """Merge the completed shards of ``base`` into the run ``base`` (once) and summarise it.
 
+    Args:
+        store: The store holding the shard runs.
+        base: The sharded run's id.
+        sync: Sync the merged run to Langfuse (when configured).
+        merge_only: Return None, not the stored run, when another process merged it already:
+            a shard's process then does not print the run's summary and gate a second time.
+
     Returns:
-        The run ``base`` (already merged by another process: as stored), or None while a shard
-        is pending.
+        The run ``base`` (already merged by another process: as stored, unless
+        ``merge_only``), or None while a shard is pending.
 
     Raises:
         NotFoundError: ``base`` was not run in shards.
@@ -193,7 +201,7 @@ def finish_sharded(store: Store, base: str, *, sync: bool = True) -> dict[str, A
     warnings: list[str] = []
     with store.transaction():
         if store.run_exists(base):  # the other last shard merged it first
-            return store.get_run(base)
+            return None if merge_only else store.get_run(base)
         placed: list[tuple[int, dict[str, Any]]] = []
         for row in rows:
             positions = row["config"]["shard"]["positions"]

@@ -81,15 +81,19 @@ def run_shard_cli(console: Console, dataset: str | None, ensemble: str, *, run_i
         outcome = asyncio.run(execute_plan(plan))
     if outcome.status != "completed":
         return {"run": store.get_run(own), "outcome": outcome}
-    merged = finish_sharded(store, run_id)
+    merged = finish_sharded(store, run_id, merge_only=True)
     if merged is None:
         status = shard_status(store, run_id)
         console.print(f"shard {part} of {run_id} completed ({len(split.items)} of "
                       f"{split.total} items)", highlight=False)
-        if status is not None:
-            console.print(status.line(), highlight=False, soft_wrap=True)
-        console.print(f"the run completes when the last shard does, or with `legal-judge runs "
-                      f"finish {run_id}`", highlight=False, soft_wrap=True, markup=False)
+        if store.run_exists(run_id):  # two last shards at once: the other merged the run
+            console.print(f"run {run_id} was completed by another shard: `legal-judge runs show "
+                          f"{run_id}`", highlight=False, soft_wrap=True, markup=False)
+        else:
+            if status is not None:
+                console.print(status.line(), highlight=False, soft_wrap=True)
+            console.print(f"the run completes when the last shard does, or with `legal-judge "
+                          f"runs finish {run_id}`", highlight=False, soft_wrap=True, markup=False)
         return {"run": store.get_run(own), "outcome": outcome, "pending": True}
     done = RunOutcome(run_id=run_id, status="completed", results=StoredResults(store, run_id),
                       progress=outcome.progress, warnings=merged["summary"].get("warnings", []))
