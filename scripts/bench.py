@@ -150,7 +150,7 @@ from legal_judge.benchmark.ensemble_config import load_ensemble_config
 from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.store import Store
 try:  # a checkout that streams its items reads the file the way `legal-judge run` does
-    from legal_judge.dataset_stream import stream_dataset as read_items
+    from legal_judge.dataset.stream import stream_dataset as read_items
 except ImportError:  # older checkouts (--code) load the whole list
     read_items = load_dataset
 cfg = load_ensemble_config({str(config)!r})

@@ -184,7 +184,7 @@ def resolve_inputs(store: Store, dataset: str | None, ensemble: str, *, resume: 
         config = load_ensemble_config(ensemble)
         chosen, record = select_items(items, selection or ItemSelection())
         return RunInputs(chosen, config, record)
-    from legal_judge.dataset_stream import LimitedItems, stream_dataset
+    from legal_judge.dataset.stream import LimitedItems, stream_dataset
 
     # Validated in one pass that keeps no item; the run reads the file again as it stores it.
     source = stream_dataset(dataset)

@@ -1,8 +1,8 @@
 """Validate and store lawyers' labels (files are read by :mod:`legal_judge.calibration.label_sheet`).
 
-Every defect is collected with its line and field and raised as one :class:`InputError`; nothing is stored then.
-The lawyer's ``comment`` cell (free text, may span lines) is stored with the labels, once per item,
-run and annotator, and shown beside the answers the judges got wrong.
+Every defect is collected with its line and field and raised as one :class:`InputError`; nothing is
+stored then. The lawyer's ``comment`` cell (free text, may span lines) is stored with the labels,
+once per item, run and annotator, and shown beside the answers the judges got wrong.
 
 A label judges one run's answer, not the question: the same benchmark is re-run every quarter with
 a new model, so labels are keyed by item, run, rubric and annotator and each quarter keeps its own.
@@ -42,11 +42,11 @@ class Label:
 
 
 def _parse_date(text: str) -> str | None:
+    # A date without a zone is the lawyer's day or time; it is recorded as UTC.
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
         return None
-    # A date without a zone is the lawyer's day or time; it is recorded as UTC.
     return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
 
 
@@ -385,10 +385,9 @@ def load_labels(store: Store, run_id: str, specs: dict[str, RubricSpec]) -> list
     Returns:
         Labels of known rubrics, in import order.
     """
-    rows = store.labels.of_run(run_id)
     out = []
     specs = with_pass_fail(specs)
-    for item_id, rid, rubric, score, annotator, labeled_at in rows:
+    for item_id, rid, rubric, score, annotator, labeled_at in store.labels.of_run(run_id):
         spec = specs.get(rubric)
         if spec is not None:
             value: float | str = score if spec.kind == "categorical" else float(score)

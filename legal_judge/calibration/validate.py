@@ -28,13 +28,13 @@ from legal_judge.calibration.validation_schema import (
     Rate,
     RubricValidation,
 )
+from legal_judge.policy.validation import ValidationPolicy
 from legal_judge.stats import adjust_pvalues, cohen_kappa, paired_test, proportion_ci
 from legal_judge.stats.paired_rates import (
     items_for_noninferiority,
     items_for_noninferiority_mean,
     paired_rate_difference,
 )
-from legal_judge.validation_policy import ValidationPolicy
 
 __all__ = ["PASS_FAIL_ROW", "overall_verdict", "validate_rubrics"]
 

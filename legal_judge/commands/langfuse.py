@@ -128,7 +128,7 @@ def prompts_diff(label: str, as_json: bool) -> None:
     # so the rest stays a table, not a key:value list of 60-84 lines.
     _table(f"repository vs Langfuse ({label})", rows,
            ["name", "asset", "status", "remote_version", "sha256", "remote_sha256"],
-           optional=("sha256", "remote_sha256"))
+           optional=("asset", "sha256", "remote_sha256"))
 
 
 def _plural(n: int, one: str, many: str) -> str:

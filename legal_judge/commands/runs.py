@@ -35,7 +35,7 @@ def runs() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 def runs_list(limit: int, every_kind: bool, as_json: bool) -> None:
     """Most recent runs (a run whose process is gone is shown interrupted)."""
-    from legal_judge.run_list import listed_runs
+    from legal_judge.benchmark.run_list import listed_runs
 
     store = Store()
     rows = listed_runs(store, limit=limit, every_kind=every_kind)

@@ -29,7 +29,6 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -61,24 +60,33 @@ T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
 
 @dataclass
+class _Made:
+    """Every retry :class:`RetryPolicy` made in this process (a plain counter: no context var,
+    the call path carries no ambient state)."""
+
+    total: int = 0
+
+
+_MADE = _Made()
+
+
+@dataclass(frozen=True)
 class RetryTally:
-    """The retries made while a :func:`counting_retries` block runs (asyncio tasks included)."""
+    """The retries made since a :func:`counting_retries` block began (asyncio tasks included)."""
 
-    count: int = 0
+    start: int = 0
 
-
-_TALLY: ContextVar[RetryTally | None] = ContextVar("legal_judge_retry_tally", default=None)
+    @property
+    def count(self) -> int:
+        """Retries made since the block began."""
+        return _MADE.total - self.start
 
 
 @contextmanager
 def counting_retries() -> Iterator[RetryTally]:
-    """Count every retry :class:`RetryPolicy` makes inside the block (a run's progress line)."""
-    tally = RetryTally()
-    token = _TALLY.set(tally)
-    try:
-        yield tally
-    finally:
-        _TALLY.reset(token)
+    """Count every retry :class:`RetryPolicy` makes inside the block (a run's progress line; one
+    run per process, so the process's count since the block began is the run's)."""
+    yield RetryTally(_MADE.total)
 
 
 # A provider that asks for more than this is effectively down; waiting longer helps nobody.
@@ -261,9 +269,7 @@ class RetryPolicy:
                     setattr(exc, "retries", retries)  # noqa: B010 - ProviderError has no field yet
                     raise
                 wait = self.wait_for(decision, retries)
-                tally = _TALLY.get()
-                if tally is not None:
-                    tally.count += 1
+                _MADE.total += 1
                 # INFO, not WARNING: a flaky endpoint printed one line per retry (35 for 15
                 # items); the progress line counts them and the summary says them once.
                 logger.info(

@@ -103,7 +103,7 @@ BROKEN = [
 @pytest.mark.parametrize(("name", "data"), BROKEN, ids=[b[0] for b in BROKEN])
 def test_the_stream_reports_every_defect_load_dataset_reports(tmp_path: Path, name: str,
                                                               data: bytes) -> None:
-    from legal_judge.dataset_stream import DatasetStream
+    from legal_judge.dataset.stream import DatasetStream
 
     path = tmp_path / name
     path.write_bytes(data)
@@ -116,7 +116,7 @@ def test_the_stream_reports_every_defect_load_dataset_reports(tmp_path: Path, na
 
 
 def test_the_stream_reads_what_load_dataset_reads(tmp_path: Path) -> None:
-    from legal_judge.dataset_stream import DatasetStream
+    from legal_judge.dataset.stream import DatasetStream
 
     path = tmp_path / "ok.jsonl"
     rows = [i.model_dump_json() for i in load_dataset(sample_dataset_path())]
@@ -137,7 +137,7 @@ def test_a_run_reads_its_dataset_file_once_after_validating_it(
     """Validating the file, then storing its items: two passes. A third, to check the judges'
     families before the run existed, cost a cached rerun a tenth of its time; the checks are
     made as the items are stored, and a refusal still leaves no run."""
-    from legal_judge.dataset_stream import DatasetStream, stream_dataset
+    from legal_judge.dataset.stream import DatasetStream, stream_dataset
 
     path = tmp_path / "bench.jsonl"
     base = load_dataset(sample_dataset_path())[:6]

@@ -9,7 +9,9 @@ The rules are read from the code's own imports (``ast``), without importing anyt
   private name is not defined in the module that uses it (it then belongs to another module's object);
 - ``langfuse`` is imported only in ``legal_judge/sync/langfuse*.py``;
 - SQL text and a Store's ``.db`` connection appear only in ``legal_judge/store/``;
-- no module over 400 lines, except those listed in ``LONG_MODULES`` with the reason.
+- no module over 400 lines, except those listed in ``LONG_MODULES`` with the reason;
+- at most 12 top-level modules (``__init__`` and ``__main__`` aside): everything else lives in the
+  package that owns its concern.
 
 Each rule is also run on a small synthetic package that breaks it, so a checker that sees nothing fails.
 """
@@ -321,6 +323,28 @@ def test_sql_lives_only_in_the_store(tree: Tree) -> None:
 
 def test_modules_stay_under_400_lines(tree: Tree) -> None:
     assert long_modules(tree, allowed=LONG_MODULES) == []
+
+
+MAX_TOP_LEVEL = 12
+
+
+def top_level_modules(tree: Tree) -> list[str]:
+    """The modules directly under the package (not packages, not ``__init__``/``__main__``)."""
+    return sorted(path.stem for module, path in tree.files.items()
+                  if path.parent == tree.root and path.stem not in ("__init__", "__main__"))
+
+
+def test_at_most_twelve_top_level_modules(tree: Tree) -> None:
+    top = top_level_modules(tree)
+    assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} top-level modules: {top}"
+
+
+def test_the_top_level_count_sees_modules_and_not_packages(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    for name in ("__init__.py", "__main__.py", "a.py", "b.py", "sub/__init__.py", "sub/c.py"):
+        (pkg / name).write_text("", encoding="utf-8")
+    assert top_level_modules(load_tree(pkg, "pkg")) == ["a", "b"]
 
 
 def test_every_long_module_exception_is_still_long_and_has_a_reason(tree: Tree) -> None:

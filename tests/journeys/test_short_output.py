@@ -94,7 +94,7 @@ def test_langfuse_errors_are_one_line_with_the_fix(journey: Journey,
     journey("prompts", "push")
     diff = journey("prompts", "diff")
     assert "name: " not in diff.out and "status: " not in diff.out, diff.describe()
-    assert "(narrow terminal: local_sha256, remote_sha256 not shown" in diff.out
+    assert "(narrow terminal: asset, sha256, remote_sha256 not shown" in diff.out
     rows = [line for line in diff.out.splitlines() if line.startswith("│")]
     assert len(rows) >= 8 and all(" same " in r or " changed " in r for r in rows[1:]), \
         diff.describe()

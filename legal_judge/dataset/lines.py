@@ -1,6 +1,6 @@
 """One line of a dataset file at a time: the checks a file and each of its lines pass, shared by
 :func:`legal_judge.dataset.load_dataset` (a file read whole) and
-:mod:`legal_judge.dataset_stream` (a JSON Lines file read one line at a time)."""
+:mod:`legal_judge.dataset.stream` (a JSON Lines file read one line at a time)."""
 
 from __future__ import annotations
 

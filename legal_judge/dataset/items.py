@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from legal_judge.dataset_lines import decode_line, file_problem, jsonl_row
+from legal_judge.dataset.lines import decode_line, file_problem, jsonl_row
 from legal_judge.errors import InputError, Problem
 from legal_judge.models import BenchmarkItem
 
@@ -40,7 +40,7 @@ _OBJECT_FIELDS = ("metadata",)
 
 def sample_dataset_path() -> Path:
     """The bundled sample benchmark (package data)."""
-    return Path(__file__).parent / "data" / "sample_bench.jsonl"
+    return Path(__file__).parents[1] / "data" / "sample_bench.jsonl"
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
-from legal_judge.dataset import load_dataset, validate_row
-from legal_judge.dataset_lines import decode_line, file_problem, jsonl_row
+from legal_judge.dataset.items import load_dataset, validate_row
+from legal_judge.dataset.lines import decode_line, file_problem, jsonl_row
 from legal_judge.errors import InputError, Problem
 from legal_judge.models import BenchmarkItem
 

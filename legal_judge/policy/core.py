@@ -25,12 +25,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from legal_judge.errors import ConfigError, InputError, Problem
-from legal_judge.validation_policy import ValidationPolicy
+from legal_judge.policy.validation import ValidationPolicy
 
 __all__ = ["BUNDLED_POLICY", "POLICY_FILENAME", "CalibrationPolicy", "CertificationPolicy",
            "Override", "Policy", "PolicyInForce", "ReleasePolicy", "RunPolicy", "load_policy"]
 
-BUNDLED_POLICY = Path(__file__).parent / "data" / "policy.default.toml"
+BUNDLED_POLICY = Path(__file__).parents[1] / "data" / "policy.default.toml"
 #: The file a project keeps in the folder it runs legal-judge from.
 POLICY_FILENAME = "legal-judge.policy.toml"
 _SEVERITIES = ("none", "low", "medium", "high", "critical")

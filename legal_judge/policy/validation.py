@@ -1,6 +1,6 @@
 """``[validation]`` of the gate policy: when a changed judge is fit to replace the incumbent.
 
-Kept beside :mod:`legal_judge.policy` (which holds it in :class:`~legal_judge.policy.Policy`) so the
+Kept beside :mod:`legal_judge.policy.core` (which holds it in :class:`~legal_judge.policy.Policy`) so the
 policy module stays small; ``calibrate validate`` and ``calibrate align`` read it.
 """
 
