@@ -7,7 +7,7 @@ stub, runs the whole dataset in one process (in a schema of its own), then four 
 processes at once into another schema, SIGKILLs one of them midway and reruns it. Prints the wall
 times, whether the sharded run equals the single one verdict by verdict, and the stub's request
 counts (a call paid twice shows as requests above the distinct requests). Not a test: it takes
-minutes; tests/core/test_shards.py checks the same on the 57-item sample.
+minutes; tests/benchmark/test_shards.py checks the same on the 57-item sample.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The escalated items reach the lawyers through Langfuse and come back with their comments.
 
-Through the real SDK against the local API stand-in (``tests/langfuse/standin.py``): the queue
+Through the real SDK against the local API stand-in (``tests/sync/standin.py``): the queue
 holds the escalated traces with the lawyers' own score configs (``human.<rubric>`` and
 ``human.overall``, never the judges' names); importing the queue keeps the lawyers' comments and
 completes the run's combined figures.
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "langfuse"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
 
 from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402
 

@@ -1,6 +1,6 @@
 """``calibrate import --from-langfuse``: lawyers' ANNOTATION scores back from Langfuse.
 
-Through the real SDK against the local API stand-in (``tests/langfuse/standin.py``), which builds
+Through the real SDK against the local API stand-in (``tests/sync/standin.py``), which builds
 every score it serves with the SDK's ``GetScoresV3Response`` model and validates every score a
 "lawyer" enters with ``CreateScoreRequest``.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "langfuse"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
 
 from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402
 

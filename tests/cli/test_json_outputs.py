@@ -29,7 +29,7 @@ from legal_judge.cli import cli
 from legal_judge.commands.json_out import schema_name, schema_path
 from legal_judge.dataset import sample_dataset_path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "langfuse"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
 
 from journeys.test_calibration import _fill  # noqa: E402  (the journeys' lawyers fill the sheet)
 from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402

@@ -20,7 +20,7 @@ from legal_judge.dataset import sample_dataset_path
 
 from .conftest import Journey
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "langfuse"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
 
 from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402
 

@@ -20,9 +20,9 @@ from .conftest import Journey
 
 
 def _standin_module() -> ModuleType:
-    # tests/langfuse is not a package; its conftest imports the module as "standin".
+    # tests/sync is not a package; its conftest imports the module as "standin".
     if "standin" not in sys.modules:
-        path = Path(__file__).parents[1] / "langfuse" / "standin.py"
+        path = Path(__file__).parents[1] / "sync" / "standin.py"
         spec = importlib.util.spec_from_file_location("standin", path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)

@@ -82,7 +82,7 @@ def test_prompts_list_and_diff_show_one_sha256_per_asset(journey: Journey) -> No
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "langfuse"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
     from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin
 
     server = LangfuseStandin().start()

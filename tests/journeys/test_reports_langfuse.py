@@ -15,7 +15,7 @@ import pytest
 
 from .conftest import Journey
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "langfuse"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
 
 from report_fixtures import REGRESSED, candidate_dataset  # noqa: E402

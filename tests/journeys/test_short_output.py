@@ -18,7 +18,7 @@ from legal_judge.dataset import load_dataset, sample_dataset_path
 
 from .conftest import Journey, openai_stub
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "langfuse"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
 
 from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402
 

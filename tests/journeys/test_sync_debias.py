@@ -1,6 +1,6 @@
 """Journeys: debias a judge, sync everything to Langfuse, push prompts to staging (issue 20 #7, #8, #19).
 
-The Langfuse side is the API stand-in of the contract tests (``tests/langfuse/standin.py``: the real
+The Langfuse side is the API stand-in of the contract tests (``tests/sync/standin.py``: the real
 SDK's models validate every body), on 127.0.0.1 in this process; the CLI runs in a subprocess.
 """
 
@@ -25,7 +25,7 @@ from .conftest import Journey
 
 
 def _standin_module() -> ModuleType:
-    path = Path(__file__).parents[1] / "langfuse" / "standin.py"
+    path = Path(__file__).parents[1] / "sync" / "standin.py"
     spec = importlib.util.spec_from_file_location("journey_langfuse_standin", path)
     assert spec is not None and spec.loader is not None
     if spec.name in sys.modules:

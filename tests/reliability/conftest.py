@@ -1,6 +1,6 @@
 """Shared helpers of the reliability suite: the fault-injecting HTTP stub, benchmark items, dumps.
 
-The Langfuse stand-in lives in ``tests/langfuse`` (no package); it is imported by plain name.
+The Langfuse stand-in lives in ``tests/sync`` (no package); it is imported by plain name.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.models import BenchmarkItem
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "langfuse"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sync"))
 
 FAULTS = {"rate_429": 0.3, "server_5xx": 0.1, "timeout": 0.05, "invalid_json": 0.1, "truncated": 0.02}
 """The issue's fault mix, per attempt."""

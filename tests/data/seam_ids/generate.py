@@ -1,5 +1,5 @@
 """Write ``ids.json``: the ids a store written by the code of 0228e7b (before issue 34's steps
-4-6) holds for six demo items, for ``tests/core/test_stored_ids.py``.
+4-6) holds for six demo items, for ``tests/benchmark/test_stored_ids.py``.
 
 Run with the OLD code on the path, never the new one (the point is to pin what it wrote)::
 

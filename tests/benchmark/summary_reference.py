@@ -1,5 +1,5 @@
 """summarize_run as it was before it was streamed (main at c11b022), kept verbatim as the oracle of
-tests/core/test_summary_stream.py: the streamed summary must give the identical dict."""
+tests/benchmark/test_summary_stream.py: the streamed summary must give the identical dict."""
 
 from __future__ import annotations
 
