@@ -106,8 +106,10 @@ def _fail(release: dict[str, Any], run_b: str) -> None:
                      "fill the escalation's sheet, then legal-judge calibrate import "
                      f"FILLED.csv --run {run_b} (or calibrate import --from-langfuse --queue "
                      "QUEUE_ID)")
-    raise GateFailure(f"release gate: {release['decision']}: " + "; ".join(failing),
-                      fix="; ".join(fixes))
+    head = (f"release gate: endpoints {release['decision']}, but not met" if
+            len(failing) == len(release["unmet"]) + bool(release["pending_review"])
+            else f"release gate: {release['decision']}")
+    raise GateFailure(f"{head}: " + "; ".join(failing), fix="; ".join(fixes))
 
 
 def release_policy_in_force(out: Console, policy_file: Path | None, overrides: tuple[str, ...],
@@ -202,6 +204,9 @@ def _print_release(report: dict[str, Any]) -> None:
                           highlight=False, soft_wrap=True)
     verdict = "PASS" if release["passed"] else "FAIL"
     allowed = " (cannot tell allowed by the policy)" if release["cannot_tell_allowed"] else ""
+    unmet = release.get("unmet") or []
+    if unmet:
+        allowed += f"; not met: {', '.join(unmet)}"
     console.print(f"release gate: {verdict}: {release['decision']}{allowed}", markup=False,
                   highlight=False, soft_wrap=True)
     console.print(f"  rule: {release['rule']}", markup=False, highlight=False, soft_wrap=True)
