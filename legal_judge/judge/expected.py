@@ -91,7 +91,10 @@ def say_no_logprobs(label: str, provider: Any) -> bool:
     Returns:
         True: the judge need not say it again.
     """
-    if getattr(getattr(provider, "spec", None), "prefix", "") != "simulated":
+    if getattr(provider, "logprobs", True) is False:
+        log.info("judge %s: token log-probabilities are switched off (options.logprobs = "
+                 "false): its verdicts store no expected scores", label)
+    elif getattr(getattr(provider, "spec", None), "prefix", "") != "simulated":
         log.warning("judge %s: its provider returned no token log-probabilities, so its "
                     "verdicts store no expected scores", label)
     return True

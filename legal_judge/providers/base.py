@@ -109,6 +109,10 @@ class ProviderOptions(BaseModel):
     """Overrides the environment variable the key is read from."""
     family: str | None = None
     """Overrides the model family derived from the model name."""
+    logprobs: bool = True
+    """Ask an OpenAI-compatible endpoint for token log-probabilities on verdict calls (each
+    rubric's expected score); false where they cost more than they tell (a local llama.cpp
+    server computes them token by token, several times slower)."""
 
     @field_validator("base_url")
     @classmethod

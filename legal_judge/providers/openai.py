@@ -182,6 +182,7 @@ class OpenAIProvider:
         #: The URL named in a connection failure and by `doctor --ping`.
         self.endpoint = self.base_url
         self.timeout_s = options.timeout_s
+        self.logprobs = options.logprobs
         required = endpoint.key_required or options.api_key_env is not None
         api_key = self._read_key(required)
         self.gate = CallGate(options, retry=retry)
@@ -318,7 +319,7 @@ class OpenAIProvider:
         response_format = _response_format(mode, request) if mode else None
         if response_format is not None:
             kwargs["response_format"] = response_format
-        if request.json_schema is not None and not reasoning:
+        if request.json_schema is not None and not reasoning and self.logprobs:
             kwargs.update(token_logprobs.logprob_params((self.base_url, request.model)))
         return kwargs
 

@@ -69,7 +69,10 @@ def test_smollm2_judges_two_items_over_real_http(llama_server: str, tmp_path) ->
     spec = f"openai-compatible:smollm2@{llama_server}"
     store = Store(tmp_path / "s.sqlite3")
     store.create_run("int", kind="run", config={})
-    judge = Judge(JudgeConfig(spec=spec, max_tokens=700), get_provider(spec), store=store)
+    # Token log-probabilities off: llama-cpp-python computes them token by token (slow); the
+    # expected-score test below asks for them.
+    judge = Judge(JudgeConfig(spec=spec, max_tokens=700),
+                  get_provider(spec, options=ProviderOptions(logprobs=False)), store=store)
     items = [i for i in load_dataset(sample_dataset_path()) if i.id in ("us-ca-001", "us-fed-006")]
     assert len(items) == 2
 
@@ -101,7 +104,8 @@ def test_smollm2_audit_with_probes_is_never_certified(llama_server: str, tmp_pat
 
     spec = f"openai-compatible:smollm2@{llama_server}"
     store = Store(tmp_path / "s.sqlite3")
-    judge = Judge(JudgeConfig(spec=spec, max_tokens=500), get_provider(spec), store=store)
+    judge = Judge(JudgeConfig(spec=spec, max_tokens=500),
+                  get_provider(spec, options=ProviderOptions(logprobs=False)), store=store)
     target = JudgeTarget(judge)
     settings = AuditSettings(dimensions=["verbosity"], pairs=4, noise_pairs=0,
                              probes=["hedge_only", "conclusion_flip"], probe_pairs=4,

@@ -20,6 +20,7 @@ from legal_judge.judge.config import JudgeConfig
 from legal_judge.judge.expected import expected_scores
 from legal_judge.judge.judge import Judge
 from legal_judge.models import DigitToken, Verdict
+from legal_judge.providers.base import ProviderOptions
 from legal_judge.providers.logprobs import digit_logprobs
 from legal_judge.providers.openai import forget_negotiated_modes
 from legal_judge.providers.registry import get_provider
@@ -38,7 +39,8 @@ async def stub(faults: Faults) -> AsyncIterator[tuple[StubServer, str]]:
         await server.wait_closed()
 
 
-def _judge_two(faults: Faults, tmp_path, name: str) -> list[Verdict]:  # type: ignore[no-untyped-def]
+def _judge_two(faults: Faults, tmp_path, name: str,  # type: ignore[no-untyped-def]
+               options: ProviderOptions | None = None) -> list[Verdict]:
     forget_negotiated_modes()
     items = load_dataset(sample_dataset_path())[:2]
 
@@ -46,7 +48,8 @@ def _judge_two(faults: Faults, tmp_path, name: str) -> list[Verdict]:  # type: i
         async with stub(faults) as (_, url):
             spec = f"openai-compatible:gpt-4o@{url}"
             store = Store(tmp_path / f"{name}.sqlite3")
-            judge = Judge(JudgeConfig(spec=spec), get_provider(spec), store=store)
+            judge = Judge(JudgeConfig(spec=spec), get_provider(spec, options=options),
+                          store=store)
             try:
                 return [await judge.judge(item) for item in items]
             finally:
@@ -81,6 +84,19 @@ def test_a_provider_without_logprobs_stores_nothing_and_says_so_once(
     assert all(v.status == "ok" and "expected_scores" not in v.extra for v in verdicts)
     said = [r for r in caplog.records if "no token log-probabilities" in r.getMessage()]
     assert len(said) == 1, [r.getMessage() for r in said]
+
+
+def test_a_judge_can_switch_logprobs_off(tmp_path,  # type: ignore[no-untyped-def]
+                                        caplog: pytest.LogCaptureFixture) -> None:
+    """`options = { logprobs = false }`: not asked (the stub would answer them), nothing stored,
+    and no warning that the provider has none (it was not asked)."""
+    with caplog.at_level(logging.INFO):
+        verdicts = _judge_two(Faults(fixed_score=3), tmp_path, "off",
+                              ProviderOptions(logprobs=False))
+    assert all(v.status == "ok" and "expected_scores" not in v.extra for v in verdicts)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING
+                and "log-probabilities" in r.getMessage()]
+    assert any("switched off" in r.getMessage() for r in caplog.records)
 
 
 def test_the_score_token_is_found_by_its_rubric_not_by_a_digit_in_a_rationale() -> None:
