@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
+from judge.fakes import ScriptedProvider, verdict_json  # the judge tests' scripted provider
 
 from legal_judge.benchmark.ensemble_config import EnsembleConfig, load_ensemble_config
 from legal_judge.benchmark.runner import run_benchmark
@@ -24,8 +25,6 @@ from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.providers.registry import register_provider, unregister_provider
 from legal_judge.store import Store
-
-from .fakes import ScriptedProvider, verdict_json
 
 
 def test_demo_from_the_cli_completes_and_prints_the_summary() -> None:
