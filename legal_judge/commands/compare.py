@@ -90,25 +90,28 @@ def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | 
 
 def _fail(release: dict[str, Any], run_b: str) -> None:
     """The release gate's failure: every reason, and the fix for each."""
-    failing = release["regressed"] + ([] if release["cannot_tell_allowed"]
-                                      else release["cannot_tell"]) + release["unmet"]
+    endpoints = release["regressed"] + ([] if release["cannot_tell_allowed"]
+                                        else release["cannot_tell"])
+    failing = list(endpoints)
     fixes = []
-    if len(failing) > len(release["unmet"]):
+    if endpoints:
         fixes.append("the release passes only when every endpoint is shown non-inferior; "
                      "inspect the items listed above, or compare on more items")
-    if release["unmet"]:
-        fixes.append("the policy requires a validation of record for every judge: validate "
-                     "each judge listed above with `legal-judge calibrate validate "
-                     "--calibration CAL --candidate JUDGE`")
     if release["pending_review"]:
         failing.append(release["review"]["reason"])
         fixes.append("the policy requires every escalated item reviewed: have the lawyers "
                      "fill the escalation's sheet, then legal-judge calibrate import "
                      f"FILLED.csv --run {run_b} (or calibrate import --from-langfuse --queue "
                      "QUEUE_ID)")
-    head = (f"release gate: endpoints {release['decision']}, but not met" if
-            len(failing) == len(release["unmet"]) + bool(release["pending_review"])
-            else f"release gate: {release['decision']}")
+    if release["unmet"]:
+        failing += release["unmet"]
+        fixes.append("the policy requires a validation of record for every judge: validate "
+                     "each judge listed above with `legal-judge calibrate validate "
+                     "--calibration CAL --candidate JUDGE`")
+    # The decision names what failed ("regressed", "cannot tell", "pending review"); when only
+    # a requirement is unmet the endpoints were non-inferior, and the message says so.
+    head = (f"release gate: {release['decision']}" if endpoints or release["pending_review"]
+            else "release gate: endpoints non-inferior, but not met")
     raise GateFailure(f"{head}: " + "; ".join(failing), fix="; ".join(fixes))
 
 

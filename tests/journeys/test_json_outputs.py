@@ -67,7 +67,7 @@ def test_a_ci_script_reads_each_decision_as_json(journey: Journey) -> None:
     needed = journey("audit", "needed", "--judge", "demo", "--json", expect=1)
     cover = _doc(needed.out)
     assert (cover["judges"], cover["missing"]) == (3, 2) and cover["passed"] is False
-    assert cover["fix"] == "legal-judge audit run --judge demo --all-judges"
+    assert cover["fix"] == "legal-judge audit run --judge demo"  # every judge of an ensemble
     assert [c["audit_id"] for c in cover["coverage"]].count(audited["audit_id"]) == 1
 
     # prompts list: the catalogue's sha256 of each asset (prompts diff shows the same ones).
