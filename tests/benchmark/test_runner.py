@@ -17,6 +17,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from judge.fakes import ScriptedProvider, verdict_json  # the judge tests' scripted provider
+from stub_process import stub_process
 
 from legal_judge.benchmark.ensemble_config import EnsembleConfig, load_ensemble_config
 from legal_judge.benchmark.runner import run_benchmark
@@ -136,13 +137,8 @@ def test_same_family_refused_before_any_call() -> None:
 
 @pytest.fixture
 def stub_url() -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "legal_judge.devtools.openai_stub", "--port", "0",
-                             "--latency-ms", "30"], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    port = proc.stdout.readline().split()[1]
-    yield f"http://127.0.0.1:{port}/v1"
-    proc.terminate()
-    proc.wait(10)
+    with stub_process(30) as url:
+        yield url
 
 
 def _config(path: Path, url: str) -> Path:

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from stub_process import stub_process
 
 from legal_judge.benchmark.shards import Shard, shard_of
 from legal_judge.dataset import load_dataset, sample_dataset_path
@@ -137,13 +138,8 @@ def test_runs_merge_brings_sqlite_shard_stores_into_one_run(tmp_path: Path) -> N
 
 @pytest.fixture
 def slow_stub() -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "legal_judge.devtools.openai_stub", "--port", "0",
-                             "--latency-ms", "40"], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    port = proc.stdout.readline().split()[1]
-    yield f"http://127.0.0.1:{port}/v1"
-    proc.terminate()
-    proc.wait(10)
+    with stub_process(40) as url:
+        yield url
 
 
 def test_a_shard_killed_with_sigkill_and_rerun_pays_no_call_twice(

@@ -140,3 +140,19 @@ def openai_stub(*args: str) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+# The Langfuse API stand-in of the contract tests (tests/sync is no package: imported by name).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
+
+from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402
+
+
+@pytest.fixture
+def langfuse(journey: Journey) -> Iterator[LangfuseStandin]:
+    """A Langfuse stand-in on 127.0.0.1 that the journey's commands are configured for."""
+    server = LangfuseStandin().start()
+    journey.env.update({"LANGFUSE_PUBLIC_KEY": PUBLIC_KEY, "LANGFUSE_SECRET_KEY": SECRET_KEY,
+                        "LANGFUSE_BASE_URL": server.base_url, "LANGFUSE_TIMEOUT": "5"})
+    yield server
+    server.stop()

@@ -11,10 +11,7 @@ import csv
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from legal_judge.dataset import sample_dataset_path
 
@@ -22,21 +19,11 @@ from .conftest import Journey
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
 
-from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402
+from standin import LangfuseStandin  # noqa: E402
 
 RUBRICS = ("legal_soundness", "citation_quality", "jurisdiction_awareness", "completeness",
            "hallucination")
 TAGS = "langfuse.trace.tags"
-
-
-@pytest.fixture
-def langfuse(journey: Journey) -> Iterator[LangfuseStandin]:
-    """A Langfuse stand-in on 127.0.0.1 that the journey's commands are configured for."""
-    server = LangfuseStandin().start()
-    journey.env.update({"LANGFUSE_PUBLIC_KEY": PUBLIC_KEY, "LANGFUSE_SECRET_KEY": SECRET_KEY,
-                        "LANGFUSE_BASE_URL": server.base_url, "LANGFUSE_TIMEOUT": "5"})
-    yield server
-    server.stop()
 
 
 def _flat(text: str) -> str:

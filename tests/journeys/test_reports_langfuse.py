@@ -8,10 +8,7 @@ import json
 import re
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from .conftest import Journey
 
@@ -19,21 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
 
 from report_fixtures import REGRESSED, candidate_dataset  # noqa: E402
-from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402
+from standin import LangfuseStandin  # noqa: E402
 
 TEAM = Path(__file__).resolve().parents[1] / "data" / "team_assets"
 ROW = re.compile(r'<tr class="item-row [a-z]+" id="item-\d+" data-detail="detail-\d+" '
                  r'data-item="(?P<item>[^"]+)" data-categories="(?P<cats>[^"]*)">')
-
-
-@pytest.fixture
-def langfuse(journey: Journey) -> Iterator[LangfuseStandin]:
-    """A Langfuse stand-in on 127.0.0.1 that the journey's commands are configured for."""
-    server = LangfuseStandin().start()
-    journey.env.update({"LANGFUSE_PUBLIC_KEY": PUBLIC_KEY, "LANGFUSE_SECRET_KEY": SECRET_KEY,
-                        "LANGFUSE_BASE_URL": server.base_url, "LANGFUSE_TIMEOUT": "5"})
-    yield server
-    server.stop()
 
 
 def _bench(folder: Path, n: int = 3) -> Path:

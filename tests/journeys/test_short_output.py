@@ -9,10 +9,7 @@ import csv
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from legal_judge.dataset import load_dataset, sample_dataset_path
 
@@ -20,17 +17,7 @@ from .conftest import Journey, openai_stub
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sync"))
 
-from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin  # noqa: E402
-
-
-@pytest.fixture
-def langfuse(journey: Journey) -> Iterator[LangfuseStandin]:
-    """A Langfuse stand-in on 127.0.0.1 that the journey's commands are configured for."""
-    server = LangfuseStandin().start()
-    journey.env.update({"LANGFUSE_PUBLIC_KEY": PUBLIC_KEY, "LANGFUSE_SECRET_KEY": SECRET_KEY,
-                        "LANGFUSE_BASE_URL": server.base_url, "LANGFUSE_TIMEOUT": "5"})
-    yield server
-    server.stop()
+from standin import LangfuseStandin  # noqa: E402
 
 
 def _bench(journey: Journey, n: int) -> Path:

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from stub_process import stub_process
 
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.store import Store
@@ -20,13 +21,8 @@ from legal_judge.store import Store
 
 @pytest.fixture
 def slow_stub() -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "legal_judge.devtools.openai_stub", "--port", "0",
-                             "--latency-ms", "60"], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    port = proc.stdout.readline().split()[1]
-    yield f"http://127.0.0.1:{port}/v1"
-    proc.terminate()
-    proc.wait(10)
+    with stub_process(60) as url:
+        yield url
 
 
 def test_a_server_restart_mid_run_exits_3_and_a_resume_completes_it(

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
+from stub_process import stub_process
 
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.errors import StoreError
@@ -129,13 +130,8 @@ def test_two_processes_auditing_at_once_leave_one_verifiable_chain(pg_schema_url
 
 @pytest.fixture
 def stub_url() -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "legal_judge.devtools.openai_stub", "--port", "0",
-                             "--latency-ms", "0"], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    port = proc.stdout.readline().split()[1]
-    yield f"http://127.0.0.1:{port}/v1"
-    proc.terminate()
-    proc.wait(10)
+    with stub_process(0) as url:
+        yield url
 
 
 def stub_requests(url: str) -> int:
