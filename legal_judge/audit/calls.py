@@ -1,6 +1,6 @@
 """What the audit's targets share: what one judgment returns, the repeat seeds, pairwise parsing.
 
-The calls go through the one JSON retry loop (:func:`legal_judge.judge.attempts.run_attempts`, the
+The calls go through the one JSON retry loop (:func:`legal_judge.judge.calls.run_attempts`, the
 judge's policy from DESIGN): the first attempt at the configured temperature, then 0.2 and 0.4 with the
 retry instruction appended; after three invalid outputs the judgment is INCONCLUSIVE with the raw
 outputs kept. A parse function never invents a score.
@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from legal_judge.assets.catalogue import Assets
 from legal_judge.errors import AuthError, BadRequestError, ProviderError
-from legal_judge.judge.attempts import Attempts, Complete, run_attempts
+from legal_judge.judge.calls import Attempts, Complete, run_attempts
 from legal_judge.judge.pairwise import AUDIT_RULES, json_path_get, number_in, parse_pairwise_answer
 from legal_judge.models import CallContext, Message
 
@@ -90,7 +90,7 @@ async def with_json_retries(
     json_schema: dict[str, Any] | None, schema_name: str, seed: int | None,
     context: CallContext | None = None,
 ) -> Attempts[T]:
-    """The JSON retry loop (:func:`~legal_judge.judge.attempts.run_attempts`), an inconclusive
+    """The JSON retry loop (:func:`~legal_judge.judge.calls.run_attempts`), an inconclusive
     outcome logged as the audit's."""
     out = await run_attempts(complete, messages, parse, assets=assets, provider=provider,
                              model=model, temperature=temperature, max_tokens=max_tokens,

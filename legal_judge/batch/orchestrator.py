@@ -24,7 +24,7 @@ from typing import Any
 from legal_judge.batch.driver import BackendFactory, BatchDriver, Detach, Sleep, default_backend
 from legal_judge.batch.routing import Collector, Lane, batching_provider
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
-from legal_judge.benchmark.progress import RunProgress
+from legal_judge.benchmark.pipeline import RunProgress
 from legal_judge.benchmark.runner import RunOutcome, RunState, plan_run
 from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem

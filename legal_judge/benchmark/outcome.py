@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from legal_judge.benchmark.progress import RunProgress
+from legal_judge.benchmark.pipeline import RunProgress
 from legal_judge.models import EnsembleResult
 from legal_judge.store import Store
 

@@ -1,4 +1,6 @@
-"""One item's path, from its checks to its stored result: the one pipeline every decision takes.
+"""One item's path, from its checks to its stored result: the one pipeline every decision takes,
+with the run's live counters and its cost limit (:class:`RunProgress`, shared by online and batch
+runs: every verdict is counted as it is stored).
 
 A run, a resume, a batch run, ``legal-judge judge`` and the pytest plugin's ``assert_judged``
 decide an item with the same steps (the answer-decision issue 29 asks for one path):
@@ -28,16 +30,76 @@ from typing import Any
 from legal_judge.assets.rubrics import RubricSet
 from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot, aggregate
 from legal_judge.benchmark.item_checks import detect_language, run_item_checks
-from legal_judge.benchmark.progress import RunProgress, check_cost_limit
 from legal_judge.judge.judge import Judge, verdict_key_item_part
 from legal_judge.models import BenchmarkItem, Verdict
 from legal_judge.store import Store
 
-__all__ = ["ItemInputs", "ItemJob", "PendingVerdicts", "cached_verdicts_of", "check_item",
-           "decide_item", "judge_item", "judge_one", "settle_cached"]
+__all__ = ["CostLimitReached", "ItemInputs", "ItemJob", "PendingVerdicts", "RunProgress",
+           "cached_verdicts_of", "check_cost_limit", "check_item", "decide_item", "judge_item",
+           "judge_one", "settle_cached"]
+
 
 #: A stored verdict with one of these statuses is reused by a resume; an error is judged again.
 _REUSED = ("ok", "inconclusive")
+
+
+@dataclass
+class RunProgress:
+    """Live counters shown in the progress bar and returned at the end."""
+
+    items_total: int = 0
+    items_done: int = 0
+    calls: int = 0
+    cached: int = 0
+    #: Transport retries (429, 5xx, timeouts) of this invocation: the caller sets it from
+    #: :func:`legal_judge.providers.retry.counting_retries`, the count the call log keeps too. A
+    #: JSON re-ask is a call, not a retry (counting it here showed "retries 6" beside 35).
+    retries: int = 0
+    failures: int = 0
+    inconclusive: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_unknown_calls: int = 0
+
+    def add(self, v: Verdict) -> None:
+        """Count one finished verdict.
+
+        A verdict reused from the cache counts as ``cached`` only: its attempts and tokens are
+        those of the run that paid for them (counting them again showed "calls 171 ... tokens
+        444,849" while the run sent no request and its summary said 0 calls).
+        """
+        self.failures += int(v.status == "error")
+        self.inconclusive += int(v.status == "inconclusive")
+        if v.cached:
+            self.cached += 1
+            return
+        self.calls += v.attempts
+        self.input_tokens += v.input_tokens or 0
+        self.output_tokens += v.output_tokens or 0
+        if v.cost_usd is None and v.status != "error":
+            self.cost_unknown_calls += 1
+        else:
+            self.cost_usd += v.cost_usd or 0.0
+
+
+class CostLimitReached(Exception):  # noqa: N818 - a stop condition, not a fault
+    """The run spent more than ``cost_limit_usd``; it stops as ``stopped`` and can be resumed."""
+
+
+def check_cost_limit(progress: RunProgress, limit: float | None) -> None:
+    """Stop the run once it has spent more than ``limit`` dollars (None: no limit).
+
+    Raises:
+        CostLimitReached: the message says what was spent and what a resume may spend.
+    """
+    if limit is None or progress.cost_usd <= limit:
+        return
+    # The limit is per invocation (a resume starts counting again from 0): the user reads what a
+    # resume will spend before typing it.
+    raise CostLimitReached(f"cost limit ${limit:.2f} reached (${progress.cost_usd:.2f} spent); "
+                           "cost_limit_usd applies to each invocation, so a resume may spend up "
+                           f"to ${limit:.2f} more")
 
 
 @dataclass

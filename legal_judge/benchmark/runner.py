@@ -30,8 +30,14 @@ from legal_judge.benchmark.ensemble import EnsemblePolicy, JudgeSlot
 from legal_judge.benchmark.ensemble_config import EnsembleConfig, ensemble_judge_id
 from legal_judge.benchmark.item_checks import citation_lookup_from_env
 from legal_judge.benchmark.outcome import RunOutcome, StoredResults, new_run_id
-from legal_judge.benchmark.pipeline import ItemInputs, ItemJob, judge_item, settle_cached
-from legal_judge.benchmark.progress import CostLimitReached, RunProgress
+from legal_judge.benchmark.pipeline import (
+    CostLimitReached,
+    ItemInputs,
+    ItemJob,
+    RunProgress,
+    judge_item,
+    settle_cached,
+)
 from legal_judge.benchmark.run_items import FamilyCheck, drive, stored_items
 from legal_judge.benchmark.run_setup import (
     build_judges,

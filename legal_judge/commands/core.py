@@ -82,7 +82,7 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
              lookup: bool = False, selection: ItemSelection | None = None,
              release: str | None = None) -> dict[str, Any]:
     from legal_judge.benchmark.inputs import resolve_inputs
-    from legal_judge.benchmark.progress import RunProgress
+    from legal_judge.benchmark.pipeline import RunProgress
     from legal_judge.benchmark.runner import execute_plan, plan_run
     from legal_judge.sync.plan_tags import RELEASE_KEY
 

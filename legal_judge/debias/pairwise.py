@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from legal_judge.judge.attempts import run_attempts
+from legal_judge.judge.calls import run_attempts
 from legal_judge.judge.judge import Judge
 from legal_judge.judge.mitigation import self_debias_text, warning_text
 from legal_judge.judge.pairwise import (

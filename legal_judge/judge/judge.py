@@ -1,6 +1,6 @@
 """One judge: render the versioned prompt, call the provider, parse and validate, return a Verdict.
 
-The JSON retry policy is :mod:`legal_judge.judge.attempts`'s (the seed's): after three invalid outputs
+The JSON retry policy is :mod:`legal_judge.judge.calls`'s (the seed's): after three invalid outputs
 the verdict is INCONCLUSIVE with the raw output kept and an alert emitted. A judge never invents a
 score: an invalid or out-of-scale score is never replaced by a default. The calls themselves (cache,
 single flight, call log) are :class:`~legal_judge.judge.calls.Calls`'.
@@ -16,17 +16,17 @@ from typing import Any
 from legal_judge.assets.catalogue import Assets, load_assets
 from legal_judge.assets.rubrics import Rubric, RubricSet
 from legal_judge.errors import AuthError, BadRequestError, ConfigError, ProviderError
-from legal_judge.judge.attempts import Attempts, add_counts, run_attempts, with_batch_calls
-from legal_judge.judge.calls import Calls
+from legal_judge.judge.calls import Attempts, Calls, add_counts, run_attempts, with_batch_calls
 from legal_judge.judge.config import JudgeConfig
-from legal_judge.judge.expected import expected_scores, say_no_logprobs
 from legal_judge.judge.mitigation import self_debias_text, verdict_json, warning_text
 from legal_judge.judge.parse import (
     ParsedVerdict,
+    expected_scores,
     fence_for,
     parse_verdict_json,
     rubric_definitions,
     rubric_vars,
+    say_no_logprobs,
     verdict_schema,
 )
 from legal_judge.models import (

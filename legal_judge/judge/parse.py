@@ -1,31 +1,39 @@
-"""What a judge's answer must look like: the schemas sent, the fence, the one JSON extractor, verdicts.
+"""What a judge's answer must look like, and what it says: the schemas sent, the fence, the one JSON
+extractor, verdicts, and each rubric's probability-weighted expected score.
 
 A parse function never invents a score: an invalid or out-of-scale value raises :class:`ParseError`,
-whose message goes into the JSON retry instruction (:mod:`legal_judge.judge.attempts`).
+whose message goes into the JSON retry instruction (:mod:`legal_judge.judge.calls`).
+
+**Expected scores** (:func:`expected_scores`). A judge answers ``{"rubrics": {"legal_soundness":
+{"score": 4, ...}, ...}}``. Where the provider returned token log-probabilities (OpenAI-compatible
+servers, llama.cpp's), the token that holds each rubric's score carries the model's top alternatives
+at that position. The expected score of a rubric is ``sum(v * p(v)) / sum(p(v))`` over the
+alternatives that are whole numbers on the rubric's scale (the chosen one included): a judge that
+chose 4 with 60% and weighed 3 at 40% has an expected 3.6, one that chose 4 at 99% has 3.99.
+Alternatives outside the scale are left out and the rest renormalised (a grammar-constrained server
+may list tokens it never allows). The score token is found in the answer text, not guessed: the
+rubric's key, then its first ``"score":`` value after it (escaped quotes inside rationales never
+match). A rubric whose score token cannot be found, or whose token has no in-scale alternative, gets
+no expected score.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from legal_judge.assets.catalogue import Assets
 from legal_judge.assets.rubrics import Rubric
+from legal_judge.models import DigitToken
 
-__all__ = [
-    "PAIRWISE_SCHEMA",
-    "ParseError",
-    "ParsedVerdict",
-    "extract_json",
-    "fence_for",
-    "parse_verdict_json",
-    "rubric_definitions",
-    "rubric_vars",
-    "verdict_schema",
-]
+__all__ = ["PAIRWISE_SCHEMA", "ParsedVerdict", "ParseError", "expected_scores", "extract_json",
+           "fence_for", "parse_verdict_json", "rubric_definitions", "rubric_vars",
+           "say_no_logprobs", "verdict_schema"]
 
 
 class ParseError(ValueError):
@@ -189,3 +197,78 @@ def rubric_vars(r: Rubric) -> dict[str, Any]:
         "scale_min": r.scale.min if r.scale else None, "scale_max": r.scale.max if r.scale else None,
         "categories": r.values or [],
     }
+
+
+log = logging.getLogger(__name__)
+
+_WHOLE = re.compile(r'[\s"]*(-?\d+)[\s,}\]]*')
+
+
+def _score_position(text: str, name: str) -> int | None:
+    key = re.compile(r'(?<!\\)"' + re.escape(name) + r'"\s*:\s*\{')
+    found = key.search(text)
+    if found is None:
+        return None
+    value = re.compile(r'(?<!\\)"score"\s*:\s*(-?\d)').search(text, found.end())
+    return value.start(1) if value is not None else None
+
+
+def _expected(token: DigitToken, low: float, high: float) -> float | None:
+    weights: dict[int, float] = {}
+    for alt, logprob in token.top.items():
+        whole = _WHOLE.fullmatch(alt)
+        if whole is None or not low <= int(whole.group(1)) <= high:
+            continue
+        value = int(whole.group(1))
+        weights[value] = weights.get(value, 0.0) + math.exp(logprob)
+    total = sum(weights.values())
+    if total <= 0.0:
+        return None
+    return round(sum(v * p for v, p in weights.items()) / total, 4)
+
+
+def expected_scores(text: str, tokens: list[DigitToken] | None,
+                    rubrics: list[Rubric]) -> dict[str, float] | None:
+    """Each numeric rubric's probability-weighted expected score in one answer.
+
+    Args:
+        text: The answer the verdict was parsed from.
+        tokens: Its digit tokens with their alternatives (``CompletionResponse.digit_logprobs``).
+        rubrics: The rubrics of the verdict (categorical ones have no expected score).
+
+    Returns:
+        ``{rubric: expected score}`` for the rubrics whose score token was found (possibly
+        empty); None when the provider returned no log-probabilities at all.
+    """
+    if tokens is None:
+        return None
+    out: dict[str, float] = {}
+    for rubric in rubrics:
+        if rubric.kind != "numeric" or rubric.scale is None:
+            continue
+        at = _score_position(text, rubric.name)
+        token = next((t for t in tokens if at is not None
+                      and t.offset <= at < t.offset + len(t.token)), None)
+        got = None if token is None else _expected(token, rubric.scale.min, rubric.scale.max)
+        if got is not None:
+            out[rubric.name] = got
+    return out
+
+
+def say_no_logprobs(label: str, provider: Any) -> bool:
+    """Say (one log line) that a judge's provider returned no token log-probabilities.
+
+    The judge calls it on its first fresh answer without them and then stays quiet: one line per
+    judge per run, not one per call. The simulated stand-in never has log-probabilities, and
+    saying so on every demo run is noise: it is not said for it.
+
+    Returns:
+        True: the judge need not say it again.
+    """
+    if getattr(provider, "logprobs", True) is False:
+        log.info("judge %s: token log-probabilities are switched off (options.logprobs = "
+                 "false): its verdicts store no expected scores", label)
+    elif getattr(getattr(provider, "spec", None), "prefix", "") != "simulated":
+        log.warning("judge %s: its provider returned no token log-probabilities, so its "
+                    "verdicts store no expected scores", label)
+    return True

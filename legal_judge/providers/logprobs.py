@@ -3,7 +3,7 @@
 A chat completion asked with ``logprobs`` carries, per output token, its log-probability and the
 top alternatives at that position. A judge's scores are digits, so only digit tokens are kept,
 each with its offset in the answer text (:func:`digit_logprobs`); the judge turns them into
-probability-weighted expected scores (:mod:`legal_judge.judge.expected`).
+probability-weighted expected scores (:mod:`legal_judge.judge.parse`).
 
 The OpenAI adapter asks for them on every call that carries a verdict schema (not from reasoning
 models, which refuse them); an endpoint that rejects the parameters (400/422 naming them) is asked

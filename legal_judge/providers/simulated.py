@@ -28,14 +28,15 @@ from legal_judge.errors import ConfigError, ProviderUnavailable, RateLimitError
 from legal_judge.models import CompletionRequest, CompletionResponse, Usage
 from legal_judge.providers.base import CallGate, ProviderOptions, ProviderSpec
 from legal_judge.providers.registry import register_provider
-from legal_judge.providers.sim_exemplars import Exemplars, read_exemplars
 from legal_judge.providers.sim_features import (
     BIAS_SIGNALS,
+    Exemplars,
     PromptView,
     Quality,
     answer_quality,
     bias_signals,
     parse_prompt,
+    read_exemplars,
     signal_coverage,
 )
 from legal_judge.store import canonical_json
@@ -196,6 +197,7 @@ class SimulatedProvider:
         self.gate = CallGate(options)
         self.calls = 0
         self._attempts: dict[str, int] = {}
+        self._bias_names: list[str] | None = None  # the catalogue's biases, read on first use
 
     async def aclose(self) -> None:
         """Nothing to release."""
@@ -258,10 +260,12 @@ class SimulatedProvider:
         return shift
 
     def _answer(self, request: CompletionRequest, key: str) -> str:
-        from legal_judge.assets.catalogue import load_assets
+        if self._bias_names is None:
+            from legal_judge.assets.catalogue import load_assets
 
+            self._bias_names = list(load_assets().biases)
         messages = [(m.role, m.content) for m in request.messages]
-        view = parse_prompt(messages, list(load_assets().biases))
+        view = parse_prompt(messages, self._bias_names)
         rng = np.random.default_rng(int(key[:15], 16))
         if view.kind == "pairwise" or (view.kind == "self_debias" and view.answers):
             return self._pairwise(view, rng)

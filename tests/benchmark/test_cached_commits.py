@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from legal_judge.benchmark.ensemble_config import load_ensemble_config
-from legal_judge.benchmark.progress import CostLimitReached
+from legal_judge.benchmark.pipeline import CostLimitReached
 from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.providers.registry import register_provider, unregister_provider

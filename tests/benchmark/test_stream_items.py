@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from legal_judge.benchmark.ensemble_config import EnsembleConfig, load_ensemble_config
-from legal_judge.benchmark.progress import RunProgress
+from legal_judge.benchmark.pipeline import RunProgress
 from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.errors import ConfigError, InputError, Problem

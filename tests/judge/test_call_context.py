@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from legal_judge.judge.attempts import call_cost
-from legal_judge.judge.calls import Calls
+from legal_judge.judge.calls import Calls, call_cost
 from legal_judge.judge.config import DebiasConfig, JudgeConfig
 from legal_judge.judge.judge import Judge
 from legal_judge.models import (

@@ -17,8 +17,8 @@ from legal_judge.assets.catalogue import load_assets
 from legal_judge.dataset import load_dataset, sample_dataset_path
 from legal_judge.devtools.openai_stub import Faults, StubServer
 from legal_judge.judge.config import JudgeConfig
-from legal_judge.judge.expected import expected_scores
 from legal_judge.judge.judge import Judge
+from legal_judge.judge.parse import expected_scores
 from legal_judge.models import DigitToken, Verdict
 from legal_judge.providers.base import ProviderOptions
 from legal_judge.providers.logprobs import digit_logprobs
