@@ -9,6 +9,7 @@ upwards beside a policy not found, or the reverse). Today the file holds one set
 
     [store]
     url = "postgresql://judge@db.internal/legal_judge"   # or a SQLite file, relative to this file
+                                                         # (its folder is made on first use)
 
 A password never goes in the file (it is committed with the project): ``PGPASSWORD`` or a pgpass
 file hold it.
@@ -16,6 +17,7 @@ file hold it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,8 +95,14 @@ def store_setting(cwd: Path | None = None) -> StoreSetting:
     if path is not None:
         url = _project_store_url(path)
         if url is not None:
-            target: Path | str = url if is_postgres_url(url) else path.parent / Path(url).expanduser()
-            return StoreSetting(target, f"{path} [store] url")
+            if is_postgres_url(url):
+                return StoreSetting(url, f"{path} [store] url")
+            sqlite = path.parent / Path(url).expanduser()
+            # Made on first use, as the default's folder is; one that cannot be made is
+            # reported when the store is opened, naming the file.
+            with contextlib.suppress(OSError):
+                sqlite.parent.mkdir(parents=True, exist_ok=True)
+            return StoreSetting(sqlite, f"{path} [store] url")
     return StoreSetting(store_path(), "default")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from legal_judge.dataset import sample_dataset_path
 
 from .conftest import Journey
@@ -41,3 +43,40 @@ def test_a_shared_store_that_is_down_exits_3_without_printing_the_password(
     assert "hunter2" not in step.text
     assert "postgresql://team:***@127.0.0.1:1/judging" in " ".join(step.err.split())
     assert not journey.store_file.exists()  # nothing was written on the side
+
+
+def test_a_project_file_points_the_team_at_its_store_and_refuses_a_password(
+        journey: Journey) -> None:
+    """Issue 35: ``[store] url`` in ``./legal-judge.toml`` (there was no project file)."""
+    project = journey.cwd / "legal-judge.toml"
+    team = journey.cwd / "team" / "shared.sqlite3"
+    project.write_text('[store]\nurl = "team/shared.sqlite3"\n', "utf-8")
+    ran = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "T1", "--quiet")
+    assert f"store: {team} (from {project} [store] url)" in " ".join(ran.out.split())
+    assert team.is_file() and not journey.store_file.exists()  # nothing in the default store
+    doctor = journey("doctor", "--ensemble", "demo")
+    assert f"from {project} [store] url" in " ".join(doctor.out.split())
+    # The environment wins over the file (a CI job points one runner elsewhere).
+    elsewhere = journey.cwd / "ci.sqlite3"
+    listed = journey("runs", "list", env={"LEGAL_JUDGE_STORE": str(elsewhere)})
+    assert "T1" not in listed.out and elsewhere.is_file()
+    # A password in the committed file is refused, named, masked, and nothing is written.
+    before = team.stat().st_mtime_ns
+    project.write_text('[store]\nurl = "postgresql://team:hunter2@db.internal/judging"\n', "utf-8")
+    refused = journey("runs", "list", expect=2)
+    said = " ".join(refused.err.split())
+    assert f"{project}:2: field '[store] url': holds a password" in said
+    assert "hunter2" not in refused.text and "PGPASSWORD" in said and "~/.pgpass" in said
+    # A typo is refused naming it, not silently ignored for the default store.
+    project.write_text('[store]\nulr = "team/shared.sqlite3"\n', "utf-8")
+    typo = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "T2", "--quiet", expect=2)
+    assert f"{project}:2: field 'store.ulr': unknown key 'ulr'" in " ".join(typo.err.split())
+    project.write_text('[store]\nurl = team/shared.sqlite3\n', "utf-8")
+    broken = journey("runs", "list", expect=2)
+    assert f"{project}:2: invalid TOML" in " ".join(broken.err.split())
+    assert team.stat().st_mtime_ns == before and not journey.store_file.exists()
+    db = sqlite3.connect(f"file:{team}?mode=ro", uri=True)
+    try:
+        assert db.execute("SELECT id FROM runs WHERE kind = 'run'").fetchall() == [("T1",)]
+    finally:
+        db.close()
