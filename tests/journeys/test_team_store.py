@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from typing import Any
 
+import jsonschema
+
+from legal_judge.commands.json_out import schema_path
 from legal_judge.dataset import sample_dataset_path
 
 from .conftest import Journey
 
 SAMPLE = str(sample_dataset_path())
+
+
+def _valid(out: str, command: str) -> Any:
+    """A ``--json`` document, checked against the command's shipped schema."""
+    document = json.loads(out)
+    jsonschema.validate(document, json.loads(schema_path(command).read_text("utf-8")))
+    return document
 
 
 def test_a_run_in_two_shards_completes_once_when_the_last_shard_does(journey: Journey) -> None:
@@ -18,6 +30,19 @@ def test_a_run_in_two_shards_completes_once_when_the_last_shard_does(journey: Jo
     assert "run gate:" not in first.out  # no summary or gate before the run is whole
     pending = journey("runs", "show", "R")
     assert "pending: 2 (not started)" in pending.out
+    assert "shard 1/2: R~shard-1-of-2 completed, 29 of 29 items judged" in pending.out
+    assert "shard 2/2: not started" in pending.out
+    # Each shard was listed as a run of its own; one row per run id, with its shards' state.
+    listed = journey("runs", "list")
+    assert "~shard" not in listed.out and "shards 1/2 done, 1 pending" in listed.out
+    assert f"legal-judge run {SAMPLE} --run-id R --shard 2/2" in " ".join(listed.out.split())
+    rows = _valid(journey("runs", "list", "--json").out, "runs list")
+    assert [(r["id"], r["status"], r["items"], r["results"]) for r in rows] == [
+        ("R", "pending", 57, 29)]
+    assert rows[0]["shards"]["done"] == [1] and rows[0]["shards"]["pending"][0]["shard"] == 2
+    # `runs show R --json` printed the shard lines as text, not a JSON document.
+    shown_json = _valid(journey("runs", "show", "R", "--json").out, "runs show")
+    assert shown_json["status"] == "pending" and shown_json["summary"] is None
     early = journey("runs", "finish", "R", expect=2)
     assert "fix:" in early.err and "--shard K/N" in " ".join(early.err.split())
     wrong = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "2/3",
@@ -28,6 +53,15 @@ def test_a_run_in_two_shards_completes_once_when_the_last_shard_does(journey: Jo
     assert "run gate: passed" in last.out and "over 57 scored items" in " ".join(last.out.split())
     shown = journey("runs", "show", "R")
     assert "shards of R: 2/2 done" in shown.out
+    assert "shard 2/2: R~shard-2-of-2 completed, 28 of 28 items judged" in shown.out
+    listed = journey("runs", "list")
+    assert "~shard" not in listed.out and "completed (2 shards)" in listed.out
+    rows = _valid(journey("runs", "list", "--json").out, "runs list")
+    assert [(r["id"], r["status"], r["items"], r["shards"]["done"]) for r in rows] == [
+        ("R", "completed", 57, [1, 2])]
+    merged = _valid(journey("runs", "show", "R", "--json").out, "runs show")
+    assert [r["id"] for r in merged["shards"]["runs"]] == ["R~shard-1-of-2", "R~shard-2-of-2"]
+    assert journey.query("SELECT COUNT(*) FROM runs") == [(3,)]  # stored: R and its two shards
     assert journey.query("SELECT status FROM runs WHERE id = 'R'") == [("completed",)]
     assert journey.query("SELECT COUNT(*) FROM verdicts WHERE run_id = 'R'") == [(171,)]
     assert journey.query("SELECT COUNT(*) FROM items WHERE run_id = 'R'") == [(57,)]
