@@ -16,6 +16,12 @@ from legal_judge.errors import ConfigError, InputError
 from legal_judge.store import Store
 
 
+@pytest.fixture(autouse=True)
+def _no_store_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The file is read only when the variable is unset (the PostgreSQL test backend sets it).
+    monkeypatch.delenv("LEGAL_JUDGE_STORE", raising=False)
+
+
 def _project(folder: Path, text: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / PROJECT_FILENAME
