@@ -8,12 +8,14 @@ from typing import Any
 
 import jsonschema
 
+from legal_judge.benchmark.ensemble_config import resolve_ensemble_path
 from legal_judge.commands.json_out import schema_path
 from legal_judge.dataset import sample_dataset_path
 
 from .conftest import Journey
 
 SAMPLE = str(sample_dataset_path())
+DEMO_ENSEMBLE = resolve_ensemble_path("demo")
 
 
 def _valid(out: str, command: str) -> Any:
@@ -48,6 +50,16 @@ def test_a_run_in_two_shards_completes_once_when_the_last_shard_does(journey: Jo
     wrong = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "2/3",
                     "--quiet", expect=2)
     assert "N (the number of shards): stored 2, given 3" in " ".join(wrong.err.split())
+    # Issue 35: "a shard started with a different dataset, ensemble or N is refused naming the
+    # difference"; the ensemble was the one difference no test refused.
+    other = journey.cwd / "other.toml"
+    other.write_text(DEMO_ENSEMBLE.read_text("utf-8").replace("quorum = 2", "quorum = 3"),
+                     "utf-8")
+    changed = journey("run", SAMPLE, "--ensemble", str(other), "--run-id", "R", "--shard", "2/2",
+                      "--quiet", expect=2)
+    assert "differs from the stored shard 1/2 (R~shard-1-of-2) in its ensemble" in " ".join(
+        changed.err.split())
+    assert journey.query("SELECT id FROM runs") == [("R~shard-1-of-2",)]  # nothing stored
     last = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "2/2",
                    "--quiet")
     assert "run gate: passed" in last.out and "over 57 scored items" in " ".join(last.out.split())
