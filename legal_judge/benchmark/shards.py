@@ -165,8 +165,8 @@ class ShardStatus:
         return (f"shards {len(self.done)}/{self.n} done"
                 + (f", {len(self.pending)} pending" if self.pending else ""))
 
-    def command(self, k: int) -> str:
-        """The command that runs (or resumes) shard ``k``."""
+    def command(self, k: int | str) -> str:
+        """The command that runs (or resumes) shard ``k`` (``"K"``: any shard)."""
         return (f"legal-judge run {self.dataset or 'DATASET'} --run-id {self.base} "
                 f"--shard {k}/{self.n}")
 

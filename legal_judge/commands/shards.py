@@ -114,7 +114,7 @@ def print_shards(console: Console, store: Store, run_id: str) -> bool:
         else:
             console.print(f"  shard {k}/{status.n}: not started", highlight=False)
     if status.pending:
-        console.print(f"each pending shard: legal-judge run DATASET --run-id {run_id} "
-                      f"--shard K/{status.n} (a shard rerun resumes and pays no call twice)",
+        console.print(f"each pending shard: {status.command('K')} (a shard rerun resumes and "
+                      "pays no call twice)",
                       highlight=False, soft_wrap=True, markup=False)
     return True
