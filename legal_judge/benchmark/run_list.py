@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from legal_judge.benchmark.shards import shard_status, unmerged_run
+from legal_judge.benchmark.shards import shard_status, sharded_run_of, unmerged_run
 from legal_judge.calibration.sample import SAMPLE_KIND
 from legal_judge.store import Store
 
@@ -72,7 +72,7 @@ def listed_runs(store: Store, *, limit: int, every_kind: bool = False) -> list[d
     for row in rows:
         if len(out) >= limit:
             break
-        base = _shard_of(row)
+        base = sharded_run_of(row["config"])
         if base is not None:
             # One row per run id: a shard is listed as its run (once), never on its own.
             unmerged = None if base in sharded else unmerged_run(store, base)
@@ -86,12 +86,6 @@ def listed_runs(store: Store, *, limit: int, every_kind: bool = False) -> list[d
         out.append(_listed({**row, "stored_kind": row["kind"],
                             "shards": status.as_dict() if status else None}))
     return out
-
-
-def _shard_of(row: dict[str, Any]) -> str | None:
-    """The sharded run a shard's own run belongs to (None for any other run)."""
-    shard = (row.get("config") or {}).get("shard")
-    return str(shard["of"]) if isinstance(shard, dict) and shard.get("of") else None
 
 
 def _listed(row: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,8 @@ from legal_judge.store import Store, canonical_json
 from legal_judge.store.transfer import merge_run_rows, runs_with_prefix
 
 __all__ = ["SHARD_MARK", "Shard", "ShardedItems", "ShardStatus", "check_compatible",
-           "finish_sharded", "import_shards", "shard_of", "shard_status", "unmerged_run"]
+           "finish_sharded", "import_shards", "shard_of", "shard_status", "sharded_run_of",
+           "unmerged_run"]
 
 #: Between the run id and the shard in a shard run's id: ``ID~shard-2-of-4``.
 SHARD_MARK = "~shard-"
@@ -98,6 +99,13 @@ class ShardedItems:
         """What the shard run stores about itself (its config's ``shard``)."""
         return {"of": base, "k": shard.k, "n": shard.n, "dataset_digest": self.digest,
                 "dataset_items": self.total, "positions": self.positions}
+
+
+def sharded_run_of(config: dict[str, Any] | None) -> str | None:
+    """The sharded run whose shard a stored run is (its config's ``shard.of``), else None: a
+    listing shows the run once, never its shards one by one."""
+    shard = (config or {}).get("shard")
+    return str(shard["of"]) if isinstance(shard, dict) and shard.get("of") else None
 
 
 def _shard_runs(store: Store, base: str) -> list[dict[str, Any]]:

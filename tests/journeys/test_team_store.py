@@ -74,6 +74,11 @@ def test_a_run_in_two_shards_completes_once_when_the_last_shard_does(journey: Jo
     merged = _valid(journey("runs", "show", "R", "--json").out, "runs show")
     assert [r["id"] for r in merged["shards"]["runs"]] == ["R~shard-1-of-2", "R~shard-2-of-2"]
     assert journey.query("SELECT COUNT(*) FROM runs") == [(3,)]  # stored: R and its two shards
+    # The static site listed (and reported) each shard as a run of its own too.
+    journey("report", "--site", str(journey.cwd / "site"))
+    assert (journey.cwd / "site" / "runs" / "R.html").is_file()
+    assert "~shard" not in (journey.cwd / "site" / "index.html").read_text("utf-8")
+    assert not list((journey.cwd / "site").rglob("*shard*"))
     assert journey.query("SELECT status FROM runs WHERE id = 'R'") == [("completed",)]
     assert journey.query("SELECT COUNT(*) FROM verdicts WHERE run_id = 'R'") == [(171,)]
     assert journey.query("SELECT COUNT(*) FROM items WHERE run_id = 'R'") == [(57,)]
