@@ -1,12 +1,41 @@
-"""Settings read from the environment. API keys are read where they are used and never stored."""
+"""Settings read from the environment and the project file. API keys are read where they are used
+and never stored.
+
+The project file is ``legal-judge.toml`` in the working directory, the folder ``legal-judge`` runs
+from, found by the same rule as ``legal-judge.policy.toml`` and the default data folder
+``./.legal_judge/``: the working directory only, no search of the parent folders. A command run
+from a subfolder then uses none of the project's files rather than some of them (a store found
+upwards beside a policy not found, or the reverse). Today the file holds one setting::
+
+    [store]
+    url = "postgresql://judge@db.internal/legal_judge"   # or a SQLite file, relative to this file
+                                                         # (its folder is made on first use)
+
+A password never goes in the file (it is committed with the project): ``PGPASSWORD`` or a pgpass
+file hold it.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-__all__ = ["home", "is_postgres_url", "mask_url", "store_address", "store_path", "store_target"]
+from legal_judge.errors import InputError, Problem
+from legal_judge.files import read_toml, toml_line
+
+__all__ = ["PROJECT_FILENAME", "StoreSetting", "home", "is_postgres_url", "mask_url",
+           "project_file", "store_address", "store_path", "store_setting", "store_target"]
+
+#: The project's settings file, in the folder legal-judge runs from.
+PROJECT_FILENAME = "legal-judge.toml"
+#: Every section and key the project file may hold (anything else is a typo, refused).
+_PROJECT_KEYS: dict[str, tuple[str, ...]] = {"store": ("url",)}
+_NO_PASSWORD_FIX = ("remove the password from the URL in the file and give it in the environment: "
+                    "PGPASSWORD, or a line in ~/.pgpass (PGPASSFILE names another file)")
 
 
 def home() -> Path:
@@ -26,26 +55,121 @@ def is_postgres_url(value: object) -> bool:
     return isinstance(value, str) and value.startswith(("postgresql://", "postgres://"))
 
 
-def store_target() -> Path | str:
+@dataclass(frozen=True)
+class StoreSetting:
+    """Where the store is, and which setting said so (printed beside every store address)."""
+
+    target: Path | str
+    #: ``LEGAL_JUDGE_STORE``, ``/path/legal-judge.toml [store] url`` or ``default``.
+    origin: str
+
+    @property
+    def address(self) -> str:
+        """The store as printed: a path, or a URL without its password."""
+        return mask_url(self.target) if isinstance(self.target, str) else str(self.target)
+
+    def describe(self) -> str:
+        """``ADDRESS (from ORIGIN)``, the ``store:`` lines' and ``doctor``'s wording."""
+        return f"{self.address} (from {self.origin})"
+
+
+def project_file(cwd: Path | None = None) -> Path | None:
+    """``legal-judge.toml`` in ``cwd`` (default: the working directory), when there is one."""
+    found = (cwd or Path.cwd()) / PROJECT_FILENAME
+    return found if found.is_file() else None
+
+
+def store_setting(cwd: Path | None = None) -> StoreSetting:
     """Where the store is: ``$LEGAL_JUDGE_STORE`` (a PostgreSQL URL or a SQLite file) when set,
-    else :func:`store_path`."""
+    else the project file's ``[store] url``, else :func:`store_path`.
+
+    Raises:
+        InputError: the project file is not TOML, has an unknown section or key, a ``url`` that
+            is not a non-empty string, or a URL with a password (each naming file and line).
+    """
     chosen = os.environ.get("LEGAL_JUDGE_STORE", "").strip()
-    if not chosen:
-        return store_path()
-    return chosen if is_postgres_url(chosen) else Path(chosen)
+    if chosen:
+        return StoreSetting(chosen if is_postgres_url(chosen) else Path(chosen),
+                            "LEGAL_JUDGE_STORE")
+    path = project_file(cwd)
+    if path is not None:
+        url = _project_store_url(path)
+        if url is not None:
+            if is_postgres_url(url):
+                return StoreSetting(url, f"{path} [store] url")
+            sqlite = path.parent / Path(url).expanduser()
+            # Made on first use, as the default's folder is; one that cannot be made is
+            # reported when the store is opened, naming the file.
+            with contextlib.suppress(OSError):
+                sqlite.parent.mkdir(parents=True, exist_ok=True)
+            return StoreSetting(sqlite, f"{path} [store] url")
+    return StoreSetting(store_path(), "default")
+
+
+def store_target() -> Path | str:
+    """The store's location alone (:func:`store_setting`)."""
+    return store_setting().target
+
+
+def _project_store_url(path: Path) -> str | None:
+    """The ``[store] url`` of a project file (None when it sets none), checked."""
+    data, text, _ = read_toml(path)
+    problems = [Problem(str(path), toml_line(text, loc), loc, message)
+                for loc, message in _unknown_keys(data)]
+    store = data.get("store")
+    url = store.get("url") if isinstance(store, dict) else None
+    line = toml_line(text, "store.url")
+    if url is not None and (not isinstance(url, str) or not url.strip()):
+        problems.append(Problem(str(path), line, "[store] url", "must be a non-empty string: a "
+                                "postgresql:// URL or a SQLite file"))
+    if problems:
+        raise InputError(problems, fix=f"{PROJECT_FILENAME} holds only [store] url = "
+                                       "\"postgresql://user@host/db\" (or a SQLite file path)")
+    if isinstance(url, str) and is_postgres_url(url.strip()) and _has_password(url.strip()):
+        raise InputError([Problem(str(path), line, "[store] url",
+                                  f"holds a password ({mask_url(url.strip())}); the file is "
+                                  "shared with the project, a password is not")],
+                         fix=_NO_PASSWORD_FIX)
+    return url.strip() if isinstance(url, str) else None
+
+
+def _unknown_keys(data: dict[str, Any]) -> list[tuple[str, str]]:
+    out = []
+    for section, values in data.items():
+        if section not in _PROJECT_KEYS:
+            out.append((section, f"unknown section [{section}] (known: "
+                                 f"{', '.join(f'[{s}]' for s in _PROJECT_KEYS)})"))
+        elif not isinstance(values, dict):
+            out.append((section, f"{section} must be a section: [{section}]"))
+        else:
+            known = _PROJECT_KEYS[section]
+            out += [(f"{section}.{key}", f"unknown key '{key}' in [{section}] (known: "
+                                         f"{', '.join(known)})")
+                    for key in values if key not in known]
+    return out
+
+
+def _has_password(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.password is not None or "password" in parse_qs(parts.query)
 
 
 def mask_url(url: str) -> str:
     """``url`` with any password replaced by ``***`` (credentials are never printed)."""
     parts = urlsplit(url)
-    if parts.password is None:
+    query = parts.query
+    if "password" in parse_qs(query):
+        query = "&".join("password=***" if pair.split("=", 1)[0] == "password" else pair
+                         for pair in query.split("&"))
+    if parts.password is None and query == parts.query:
         return url
-    port = f":{parts.port}" if parts.port else ""
-    netloc = f"{parts.username or ''}:***@{parts.hostname or ''}{port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    netloc = parts.netloc
+    if parts.password is not None:
+        port = f":{parts.port}" if parts.port else ""
+        netloc = f"{parts.username or ''}:***@{parts.hostname or ''}{port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def store_address() -> str:
-    """The store as printed (``store:`` lines, ``doctor``): a path, or a URL without password."""
-    target = store_target()
-    return mask_url(target) if isinstance(target, str) else str(target)
+    """The store's address as recorded (``--json``): a path, or a URL without password."""
+    return store_setting().address

@@ -141,11 +141,14 @@ def _keys(keys: _KeyUse) -> list[Check]:
 
 
 def _store() -> list[Check]:
-    """The store's integrity (``PRAGMA integrity_check``) and schema; a damaged store is a problem."""
+    """Where the store setting came from, the store's integrity (``PRAGMA integrity_check``) and
+    schema; a damaged store, or a project file that cannot be used, is a problem."""
+    from legal_judge.config import store_setting
     from legal_judge.store import MIGRATIONS, Store, damaged_store_fix
 
     try:
-        store = Store()
+        setting = store_setting()
+        store = Store(setting.target)
     except LegalJudgeError as exc:
         # Opening quick-checks the file: a damaged, full, locked or newer store is reported here.
         return [Check("store", "problem", exc.message, exc.fix)]
@@ -157,7 +160,8 @@ def _store() -> list[Check]:
     finally:
         store.close()
     out = [Check("store", "ok" if not found else "problem",
-                 f"{store.path} (integrity_check: {'; '.join(found) if found else 'ok'})",
+                 f"{store.path} (integrity_check: {'; '.join(found) if found else 'ok'}; "
+                 f"from {setting.origin})",
                  damaged_store_fix(store.path) if found else None)]
     latest = len(MIGRATIONS)
     out.append(Check("store schema", "ok" if version == latest else "problem",

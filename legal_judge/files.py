@@ -1,16 +1,20 @@
-"""Writing user files atomically: a reader (CI, a spreadsheet) never sees half a file."""
+"""Writing user files atomically (a reader, CI or a spreadsheet, never sees half a file), and
+reading a user's TOML file so that every defect names the file and its line."""
 
 from __future__ import annotations
 
 import os
+import re
+import tomllib
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from legal_judge.errors import ConfigError
+from legal_judge.errors import ConfigError, InputError, Problem
 
-__all__ = ["atomic_path", "check_writable"]
+__all__ = ["atomic_path", "check_writable", "read_toml", "toml_line"]
 
 
 @contextmanager
@@ -52,3 +56,42 @@ def check_writable(path: Path, *, option: str) -> None:
                           code="output-path",
                           fix=f"give {option} a path in a folder you can write to (nothing was "
                               "run)") from None
+
+
+def read_toml(path: Path) -> tuple[dict[str, Any], str, bytes]:
+    """A TOML file's table, its text (for :func:`toml_line`) and its bytes (for a digest).
+
+    Raises:
+        InputError: the file is unreadable, not UTF-8, or not TOML (naming the file and line).
+    """
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError([Problem(str(path), None, None, f"cannot read: {reason}")],
+                         fix=f"make {path} a readable UTF-8 TOML file") from None
+    try:
+        return tomllib.loads(text), text, raw
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib names the line only in its message before Python 3.14.
+        found = re.search(r"at line (\d+)", str(exc))
+        raise InputError([Problem(str(path), int(found.group(1)) if found else None, None,
+                                  f"invalid TOML: {exc}")]) from None
+
+
+def toml_line(text: str, loc: str | None) -> int | None:
+    """The line of ``loc`` (``section.key``, or ``section``) in a TOML text, for a message."""
+    if not text or not loc:
+        return None
+    section, _, key = loc.partition(".")
+    current = None
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            current = stripped.strip("[] ")
+            if not key and current == section:
+                return n
+        elif key and current == section and stripped.split("=")[0].strip() == key:
+            return n
+    return None

@@ -5,14 +5,19 @@ the sampled answers), and ``assert_judged(..., save=True)`` stores each pytest a
 one-item run. Listed as runs they read as 0- and 1-item runs; they get their own kinds here,
 derived from what each row already records (the row's ``kind``; the ``source`` a single judged
 answer writes in its config), and are hidden unless asked for.
+
+A sharded run (``run --shard K/N``) is stored as one run per shard (``ID~shard-K-of-N``) and,
+once its last shard completes, the merged run ``ID``. It is listed once, as ``ID``, with its
+shards' state (``shards``); before the merge, the row is built from the shards
+(:func:`~legal_judge.benchmark.shards.unmerged_run`). ``runs show ID`` details each shard.
 """
 
 from __future__ import annotations
 
-from itertools import islice
 from pathlib import PurePath
 from typing import Any
 
+from legal_judge.benchmark.shards import shard_status, sharded_run_of, unmerged_run
 from legal_judge.calibration.sample import SAMPLE_KIND
 from legal_judge.store import Store
 
@@ -58,13 +63,34 @@ def listed_runs(store: Store, *, limit: int, every_kind: bool = False) -> list[d
 
     Returns:
         Rows with ``id, kind, stored_kind, status, created_at, finished_at, items, results,
-        dataset, ensemble, pass_rate`` (``pass_rate`` None until a run has a summary).
+        dataset, ensemble, pass_rate, shards`` (``pass_rate`` None until a run has a summary;
+        ``shards`` None unless the run was run in shards, else its shards' state).
     """
-    out = []
+    out: list[dict[str, Any]] = []
+    sharded: set[str] = set()
     rows = (r for r in store.iter_runs() if every_kind or shown_kind(r) not in HIDDEN_KINDS)
-    for row in islice(rows, limit):
-        config, summary = row.pop("config"), row.pop("summary") or {}
-        out.append({**row, "stored_kind": row["kind"], "kind": shown_kind({**row, "config": config}),
-                    "dataset": _dataset(config), "ensemble": _ensemble(config),
-                    "pass_rate": summary.get("pass_rate")})
+    for row in rows:
+        if len(out) >= limit:
+            break
+        base = sharded_run_of(row["config"])
+        if base is not None:
+            # One row per run id: a shard is listed as its run (once), never on its own.
+            unmerged = None if base in sharded else unmerged_run(store, base)
+            sharded.add(base)
+            if unmerged is not None:
+                out.append(_listed({**unmerged, "stored_kind": None}))
+            continue
+        status = shard_status(store, row["id"]) if row["config"].get("shards") else None
+        if status is not None:
+            sharded.add(row["id"])
+        out.append(_listed({**row, "stored_kind": row["kind"],
+                            "shards": status.as_dict() if status else None}))
     return out
+
+
+def _listed(row: dict[str, Any]) -> dict[str, Any]:
+    config, summary = row.pop("config"), row.pop("summary", None) or {}
+    for key in ("owner_pid", "owner_host", "heartbeat_at"):
+        row.pop(key, None)
+    return {**row, "kind": shown_kind({**row, "config": config}), "dataset": _dataset(config),
+            "ensemble": _ensemble(config), "pass_rate": summary.get("pass_rate")}

@@ -28,7 +28,8 @@ from legal_judge.store import Store, canonical_json
 from legal_judge.store.transfer import merge_run_rows, runs_with_prefix
 
 __all__ = ["SHARD_MARK", "Shard", "ShardedItems", "ShardStatus", "check_compatible",
-           "finish_sharded", "import_shards", "shard_of", "shard_status"]
+           "finish_sharded", "import_shards", "shard_of", "shard_status", "sharded_run_of",
+           "unmerged_run"]
 
 #: Between the run id and the shard in a shard run's id: ``ID~shard-2-of-4``.
 SHARD_MARK = "~shard-"
@@ -100,6 +101,13 @@ class ShardedItems:
                 "dataset_items": self.total, "positions": self.positions}
 
 
+def sharded_run_of(config: dict[str, Any] | None) -> str | None:
+    """The sharded run whose shard a stored run is (its config's ``shard.of``), else None: a
+    listing shows the run once, never its shards one by one."""
+    shard = (config or {}).get("shard")
+    return str(shard["of"]) if isinstance(shard, dict) and shard.get("of") else None
+
+
 def _shard_runs(store: Store, base: str) -> list[dict[str, Any]]:
     rows = runs_with_prefix(store, base + SHARD_MARK)
     for row in rows:
@@ -136,6 +144,13 @@ class ShardStatus:
     base: str
     n: int
     states: dict[int, str]
+    #: Each started shard's own run: its id, and its stored items and results.
+    runs: dict[int, str] = field(default_factory=dict)
+    items: dict[int, int] = field(default_factory=dict)
+    results: dict[int, int] = field(default_factory=dict)
+    #: The dataset the shards were given, and its size (every shard records both).
+    dataset: str | None = None
+    dataset_items: int = 0
 
     @property
     def done(self) -> list[int]:
@@ -153,6 +168,25 @@ class ShardStatus:
         return (f"shards of {self.base}: {len(self.done)}/{self.n} done"
                 + (f"; pending: {pending}" if pending else ""))
 
+    def brief(self) -> str:
+        """The shard state in a few words (``runs list``): ``shards 1/4 done, 3 pending``."""
+        return (f"shards {len(self.done)}/{self.n} done"
+                + (f", {len(self.pending)} pending" if self.pending else ""))
+
+    def command(self, k: int | str) -> str:
+        """The command that runs (or resumes) shard ``k`` (``"K"``: any shard)."""
+        return (f"legal-judge run {self.dataset or 'DATASET'} --run-id {self.base} "
+                f"--shard {k}/{self.n}")
+
+    def as_dict(self) -> dict[str, Any]:
+        """``--json``: N, the shards done and pending, and each started shard's own run."""
+        return {"n": self.n, "state": self.brief(), "done": self.done,
+                "pending": [{"shard": k, "status": self.states.get(k, "not started"),
+                             "command": self.command(k)} for k in self.pending],
+                "runs": [{"shard": k, "id": self.runs[k], "status": self.states[k],
+                          "items": self.items.get(k, 0), "results": self.results.get(k, 0)}
+                         for k in sorted(self.runs)]}
+
 
 def shard_status(store: Store, base: str) -> ShardStatus | None:
     """The shards of ``base`` (None when it was not run in shards)."""
@@ -161,13 +195,39 @@ def shard_status(store: Store, base: str) -> ShardStatus | None:
     rows = _shard_runs(store, base)
     if not rows:
         return None
-    n = int(rows[0]["config"]["shard"]["n"])
-    states: dict[int, str] = {}
+    first = rows[0]["config"]
+    status = ShardStatus(base, int(first["shard"]["n"]), {}, dataset=first.get("dataset"),
+                         dataset_items=int(first["shard"].get("dataset_items") or 0))
     owners = store.owners("run", [r["id"] for r in rows])
     for row in rows:
         k = int(row["config"]["shard"]["k"])
-        states[k] = displayed_status(row["status"], run_owner(owners.get(row["id"], {})))
-    return ShardStatus(base, n, states)
+        status.states[k] = displayed_status(row["status"], run_owner(owners.get(row["id"], {})))
+        status.runs[k] = row["id"]
+        status.items[k] = store.item_count(row["id"])
+        status.results[k] = store.result_count(row["id"])
+    return status
+
+
+def unmerged_run(store: Store, base: str) -> dict[str, Any] | None:
+    """The sharded run ``base`` before its last shard completes, shaped as a stored run row
+    (``runs list``, ``runs show --json``): None when ``base`` is stored or has no shards.
+
+    Its status is ``running`` while a shard's process runs, else ``pending``; its items are the
+    whole dataset's, its results the shards' so far; ``shards`` details each shard.
+    """
+    if store.run_exists(base):
+        return None
+    status = shard_status(store, base)
+    if status is None:
+        return None
+    rows = _shard_runs(store, base)
+    config = {k: v for k, v in rows[0]["config"].items() if k != "shard"}
+    return {"id": base, "kind": "run",
+            "status": "running" if "running" in status.states.values() else "pending",
+            "created_at": min(r["created_at"] for r in rows), "finished_at": None,
+            "owner_pid": None, "owner_host": None, "heartbeat_at": None,
+            "config": config, "summary": None, "items": status.dataset_items,
+            "results": sum(status.results.values()), "shards": status.as_dict()}
 
 
 def finish_sharded(store: Store, base: str, *, sync: bool = True,

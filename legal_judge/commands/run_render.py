@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from legal_judge.commands.tables import Col, ci_cell, print_table
-from legal_judge.config import store_address
+from legal_judge.config import store_address, store_setting
 from legal_judge.sync.plan_tags import RELEASE_KEY
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def print_summary(run: dict[str, Any]) -> None:
                   f"{s['output_tokens']:,} out  cost: ${s['cost_usd']:.4f}"
                   + ("" if s["cost_complete"] else " (some prices unknown)")
                   + (" (this run's calls only)" if s.get("cached_verdicts") else ""))
-    console.print(f"store: {store_address()}", soft_wrap=True, highlight=False, markup=False)
+    console.print(f"store: {store_setting().describe()}", soft_wrap=True, highlight=False, markup=False)
     for w in s.get("warnings", [])[:10]:
         console.print(f"[yellow]warning:[/yellow] {w}")
 

@@ -53,7 +53,7 @@ def runs_list(limit: int, every_kind: bool, as_json: bool) -> None:
                  Col("dataset", keep=True, optional=True), Col("ensemble", keep=True,
                                                                optional=True),
                  Col("created", optional=True)],
-                [[r["id"], r["kind"], r["status"],
+                [[r["id"], r["kind"], _status_cell(r),
                   "n/a" if r["pass_rate"] is None else f"{r['pass_rate']:.1%}", str(r["items"]),
                   r["dataset"] or "", r["ensemble"] or "",
                   r["created_at"][:16].replace("T", " ")] for r in rows],
@@ -67,6 +67,26 @@ def runs_list(limit: int, every_kind: bool, as_json: bool) -> None:
                       highlight=False)
         for command in shown:
             console.print(f"  {command}", soft_wrap=True, highlight=False, markup=False)
+    waiting = [(r["id"], p) for r in rows if r["shards"] for p in r["shards"]["pending"]]
+    if waiting:
+        console.print("sharded runs complete when their last shard does (a shard rerun resumes "
+                      "and pays no call twice; `legal-judge runs show ID` details them):",
+                      highlight=False, soft_wrap=True)
+        for run_id, shard in waiting:
+            console.print(f"  {shard['command']}  ({run_id}: shard {shard['shard']} "
+                          f"{shard['status']})", soft_wrap=True, highlight=False, markup=False)
+
+
+def _status_cell(row: dict[str, Any]) -> str:
+    """The status, and for a sharded run its shards' state (``shards 1/4 done, 3 pending``)."""
+    shards = row.get("shards")
+    if not shards:
+        return str(row["status"])
+    if row["status"] == "pending":
+        return str(shards["state"])
+    if not shards["pending"]:  # merged: every shard done
+        return f"{row['status']} ({shards['n']} shards)"
+    return f"{row['status']}, {shards['state']}"
 
 
 #: Statuses ``run --resume`` finishes: a ``failed`` run (nothing scored: its failed calls are
@@ -93,9 +113,16 @@ def runs_show(run_id: str, as_json: bool, policy_file: Path | None, junit: Path 
     Its figures corrected for judge error are the pinned ones (a later calibration never moves
     them); a newer calibration of its ensemble is mentioned with the command that would use it.
     """
+    from legal_judge.benchmark.shards import shard_status, unmerged_run
+
     store = Store()
-    if not store.run_exists(run_id) and print_shards(console, store, run_id):
-        return  # a sharded run whose shards are not all done yet
+    unmerged = unmerged_run(store, run_id)
+    if unmerged is not None:  # a sharded run whose shards are not all done yet
+        if as_json:
+            echo_json({**unmerged, "resume_command": None, "escalation": None})
+        else:
+            print_shards(console, store, run_id)
+        return
     run = store.get_run(run_id)
     run["status"] = _shown_status(run["status"], run)
     resume = resume_command(run) if run["status"] in _RESUMABLE else None
@@ -110,8 +137,10 @@ def runs_show(run_id: str, as_json: bool, policy_file: Path | None, junit: Path 
     # Lawyers' labels of the escalated items arrive after the escalation: split when shown.
     split = escalation_figures(store, run_id)
     if as_json:
+        shards = shard_status(store, run_id) if run["config"].get("shards") else None
         echo_json({**run, "resume_command": resume,
-                   "escalation": split.model_dump(mode="json") if split else None})
+                   "escalation": split.model_dump(mode="json") if split else None,
+                   "shards": shards.as_dict() if shards else None})
     else:
         print_summary(run)
         if run["config"].get("shards"):

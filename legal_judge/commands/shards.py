@@ -106,8 +106,15 @@ def print_shards(console: Console, store: Store, run_id: str) -> bool:
     if status is None:
         return False
     console.print(status.line(), highlight=False, soft_wrap=True)
+    for k in range(1, status.n + 1):
+        if k in status.runs:
+            console.print(f"  shard {k}/{status.n}: {status.runs[k]} {status.states[k]}, "
+                          f"{status.results.get(k, 0)} of {status.items.get(k, 0)} items judged",
+                          highlight=False, soft_wrap=True, markup=False)
+        else:
+            console.print(f"  shard {k}/{status.n}: not started", highlight=False)
     if status.pending:
-        console.print(f"each pending shard: legal-judge run DATASET --run-id {run_id} "
-                      f"--shard K/{status.n} (a shard rerun resumes and pays no call twice)",
+        console.print(f"each pending shard: {status.command('K')} (a shard rerun resumes and "
+                      "pays no call twice)",
                       highlight=False, soft_wrap=True, markup=False)
     return True

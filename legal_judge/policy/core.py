@@ -15,7 +15,6 @@ prints :meth:`PolicyInForce.line`: the file, its sha256 and any overrides.
 from __future__ import annotations
 
 import hashlib
-import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from legal_judge.errors import ConfigError, InputError, Problem
+from legal_judge.files import read_toml, toml_line
 from legal_judge.policy.validation import ValidationPolicy
 
 __all__ = ["BUNDLED_POLICY", "POLICY_FILENAME", "CalibrationPolicy", "CertificationPolicy",
@@ -324,44 +324,10 @@ def _validate(data: Mapping[str, Any], *, source: str, text: str = "") -> Policy
         for e in exc.errors():
             loc = ".".join(str(p) for p in e["loc"] if not isinstance(p, int)) or None
             msg = "unknown key" if e["type"] == "extra_forbidden" else e["msg"]
-            problems.append(Problem(source, _line_of(text, loc), loc, msg))
+            problems.append(Problem(source, toml_line(text, loc), loc, msg))
         raise InputError(problems, fix=f"correct the policy (the defaults and their reasons: "
                                        f"{BUNDLED_POLICY.name}; `legal-judge policy show`)"
                          ) from None
-
-
-def _line_of(text: str, loc: str | None) -> int | None:
-    """The line of ``loc``'s key in a TOML text, for the error message."""
-    if not text or not loc:
-        return None
-    section, _, key = loc.partition(".")
-    current = None
-    for n, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            current = stripped.strip("[] ")
-            if not key and current == section:
-                return n
-        elif key and current == section and stripped.split("=")[0].strip() == key:
-            return n
-    return None
-
-
-def _read(path: Path) -> tuple[dict[str, Any], str, bytes]:
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputError([Problem(str(path), None, None, f"cannot read: {reason}")],
-                         fix=f"make {path} a readable UTF-8 TOML file") from None
-    try:
-        return tomllib.loads(text), text, raw
-    except tomllib.TOMLDecodeError as exc:
-        # tomllib names the line only in its message before Python 3.14.
-        found = re.search(r"at line (\d+)", str(exc))
-        raise InputError([Problem(str(path), int(found.group(1)) if found else None, None,
-                                  f"invalid TOML: {exc}")]) from None
 
 
 def load_policy(path: str | Path | None = None, *, cwd: Path | None = None) -> PolicyInForce:
@@ -374,7 +340,7 @@ def load_policy(path: str | Path | None = None, *, cwd: Path | None = None) -> P
         InputError: the file is unreadable, not TOML, has an unknown key or a wrong value (each
             problem with file, line and field).
     """
-    defaults, _, bundled_raw = _read(BUNDLED_POLICY)
+    defaults, _, bundled_raw = read_toml(BUNDLED_POLICY)
     if path is None:
         found = (cwd or Path.cwd()) / POLICY_FILENAME
         if not found.is_file():
@@ -387,7 +353,7 @@ def load_policy(path: str | Path | None = None, *, cwd: Path | None = None) -> P
         raise ConfigError(f"policy file {path} does not exist", code="policy-not-found",
                           fix=f"name an existing file with --policy, or drop --policy to use "
                               f"{POLICY_FILENAME} in this folder (or the bundled default)")
-    data, text, raw = _read(path)
+    data, text, raw = read_toml(path)
     merged: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v
                               for k, v in defaults.items()}
     for section, values in data.items():

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from legal_judge.benchmark.shards import sharded_run_of
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.reports.build import build_report, write_report
 from legal_judge.reports.html import render_page
@@ -78,6 +79,8 @@ def _runs(store: Store) -> list[SiteEntry]:
         if r["kind"] != RUN_KIND:
             continue
         run = store.get_run(r["id"])
+        if sharded_run_of(run["config"]) is not None:
+            continue  # a shard of a sharded run: the merged run is the one with a report
         s = run["summary"] or {}
         config = run["config"]
         bits = [f"{r['results']}/{r['items']} items"]

@@ -249,8 +249,8 @@ class PgConnection:
         if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
             return StoreUnavailable(
                 f"the PostgreSQL store {where} cannot be reached ({str(exc).strip()})",
-                fix="check the server is running and reachable (LEGAL_JUDGE_STORE, PGPASSWORD or "
-                    "~/.pgpass), then run the command again: a run resumes with `legal-judge run "
+                fix="check the server is running and reachable (LEGAL_JUDGE_STORE or [store] url "
+                    "in legal-judge.toml, PGPASSWORD or ~/.pgpass), then run the command again: a run resumes with `legal-judge run "
                     "--resume RUN_ID` and pays no call twice")
         return exc
 

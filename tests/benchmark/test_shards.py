@@ -6,6 +6,7 @@ server, required in CI); ``runs merge`` is the SQLite path, one store per runner
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -81,6 +82,10 @@ def test_four_concurrent_shards_on_postgres_equal_a_single_process_run(
     assert len(_verdicts(sharded, "R")["verdicts"]) == 3 * 57
     shown = _cli(_env(tmp_path / "runner1", pg_schema_url), "runs", "show", "R")
     assert shown.returncode == 0 and "shards of R: 4/4 done" in shown.stdout, shown.stdout
+    # One row per run id (each shard was listed as a run of its own).
+    listed = _cli(_env(tmp_path / "runner1", pg_schema_url), "runs", "list", "--json")
+    assert [(r["id"], r["status"], r["items"], r["shards"]["done"])
+            for r in json.loads(listed.stdout)] == [("R", "completed", 57, [1, 2, 3, 4])]
 
 
 def _subset(path: Path, n: int) -> str:

@@ -119,3 +119,16 @@ def test_every_link_of_the_site_resolves_in_chromium(demo_store: Any, tmp_path: 
             assert _errors(b) == [], (href, _errors(b))
             if href.startswith(("audits/", "validations/")):
                 b.screenshot(SCREENSHOTS / f"site-{href.split('/')[0]}.png")
+
+
+def test_a_sharded_run_is_one_entry_not_one_per_shard(tmp_path: Path) -> None:
+    from legal_judge.reports.site import site_entries
+    from legal_judge.store import Store
+
+    store = Store(tmp_path / "s.sqlite3")
+    for k in (1, 2):
+        store.create_run(f"R~shard-{k}-of-2", kind="run",
+                         config={"shard": {"of": "R", "k": k, "n": 2}})
+    store.create_run("R", kind="run", config={"shards": {"n": 2}})
+    store.create_run("plain", kind="run", config={})
+    assert sorted(e.id for e in site_entries(store) if e.kind == "run") == ["R", "plain"]
