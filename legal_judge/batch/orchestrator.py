@@ -98,17 +98,15 @@ async def run_benchmark_batch(
             the run exists.
         ProviderError: a batch could not be submitted or polled (auth, outage after retries).
     """
+    # Parked batch calls wait for a round, not for one of the run's call slots.
     run = plan_run(items, config, store=store, run_id=run_id, resume=resume, use_cache=use_cache,
-                   http_client=http_client)
+                   http_client=http_client, bound_calls=False)
     positions = {item.id: i for i, item in enumerate(run.items)}
     collector = Collector(positions, unfinished=0, coalesce=use_cache)
     lanes = _install_batching(run.judges, collector, backend_factory or default_backend)
     collector.start(sum(
         1 for item in run.items for lane in lanes.values()
         if run.done.get((item.id, lane.label), {}).get("status") not in ("ok", "inconclusive")))
-    # The runner's call semaphore exists for online concurrency; parked batch calls must not hold
-    # it. Online judges stay bounded by their providers' own gates (max_concurrency).
-    run.calls = asyncio.Semaphore(max(1, len(run.items) * len(run.judges)))
     driver = BatchDriver(store, run.run_id, collector, poll_interval_s=poll_interval_s,
                          online_threshold=online_threshold, max_resubmits=max_resubmits,
                          sleep=sleep, wait=wait)
