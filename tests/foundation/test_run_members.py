@@ -3,8 +3,9 @@
 A run object (:class:`~legal_judge.benchmark.runner.RunState`, or the
 :class:`~legal_judge.benchmark.pipeline.ItemJob` it builds) takes what a caller needs changed
 through its constructor or a documented method; no module outside ``legal_judge/benchmark/``
-assigns, augments or deletes one of its attributes (``run.calls = ...``, ``plan.job.judges = ...``,
-``setattr(run, ...)``). A batch run once replaced ``run.calls`` from ``batch/orchestrator.py``.
+assigns, augments or deletes one of its attributes, or a part of one (``run.calls = ...``,
+``plan.job.judges = ...``, ``run.judges[0].provider = ...``, ``setattr(run, ...)``). A batch run
+once replaced ``run.calls`` from ``batch/orchestrator.py``.
 
 The check reads the source (``ast``): a name is a run object when it is bound to a call of
 ``plan_run``, ``RunState`` or ``ItemJob``, or annotated with one of the two classes.
@@ -57,8 +58,9 @@ def _run_names(parsed: ast.Module) -> set[str]:
 
 
 def _root(node: ast.expr) -> str | None:
-    """The name an attribute chain starts from: ``run`` for ``run.job.calls``."""
-    while isinstance(node, ast.Attribute):
+    """The name an attribute chain starts from: ``run`` for ``run.job.calls`` and for
+    ``run.judges[0].provider`` (a member of a member is the run's too)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
 
@@ -88,7 +90,7 @@ def run_members_set_outside(tree: Tree) -> list[str]:
                     found.append(f"{module}:{node.lineno} {node.func.id}({ast.unparse(node.args[0])})")
                 continue
             for target in targets:
-                if isinstance(target, ast.Attribute) and _root(target) in runs:
+                if isinstance(target, ast.Attribute | ast.Subscript) and _root(target) in runs:
                     found.append(f"{module}:{node.lineno} {ast.unparse(target)}")
     return sorted(found)
 
@@ -109,7 +111,8 @@ def test_the_checker_sees_a_run_member_set_from_outside(tmp_path: Path) -> None:
             "from pkg.benchmark import runner\nfrom pkg.benchmark.runner import RunState, plan_run\n\n"
             "def go(judges):\n    run = plan_run()\n    run.calls = 2\n    run.job.judges = judges\n"
             "    run.warnings += ['x']\n    setattr(run, 'calls', 3)\n    judges[0].provider = 4\n"
-            "    other = object()\n    other.calls = 5\n\n"
+            "    other = object()\n    other.calls = 5\n    run.judges[0].provider = 6\n"
+            "    run.done[('i', 'j')] = {}\n\n"
             "async def resume(state: 'RunState', plan: runner.RunState | None):\n"
             "    state.done, x = {}, 1\n    del plan.job\n    plan2 = runner.plan_run()\n"
             "    plan2.on_progress = None\n"),
@@ -120,7 +123,9 @@ def test_the_checker_sees_a_run_member_set_from_outside(tmp_path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     assert run_members_set_outside(load_tree(package, "pkg")) == [
-        "pkg.batch.orchestrator:15 state.done", "pkg.batch.orchestrator:16 plan.job",
-        "pkg.batch.orchestrator:18 plan2.on_progress", "pkg.batch.orchestrator:6 run.calls",
+        "pkg.batch.orchestrator:13 run.judges[0].provider",
+        "pkg.batch.orchestrator:14 run.done['i', 'j']",
+        "pkg.batch.orchestrator:17 state.done", "pkg.batch.orchestrator:18 plan.job",
+        "pkg.batch.orchestrator:20 plan2.on_progress", "pkg.batch.orchestrator:6 run.calls",
         "pkg.batch.orchestrator:7 run.job.judges", "pkg.batch.orchestrator:8 run.warnings",
         "pkg.batch.orchestrator:9 setattr(run)"]
