@@ -145,6 +145,18 @@ class RunState:
             return (BenchmarkItem.model_validate(x) for x in self.store.iter_items(self.run_id))
         return self._source
 
+    def route_calls(self, route: Callable[[int, Judge], Any | None]) -> None:
+        """Send each judge's calls to the provider ``route(index, judge)`` gives, where it gives
+        one (a batch run's batching provider, which wraps the judge's own); None keeps it.
+
+        The judges stay the planned ones (labels, judge ids, the identity the run records): only
+        where their calls go changes, before :meth:`start`.
+        """
+        for index, judge in enumerate(self.judges):
+            provider = route(index, judge)
+            if provider is not None:
+                judge.provider = provider
+
     def start(self, *, on_progress: Callable[[RunProgress], None] | None = None,
               extra_config: dict[str, Any] | None = None) -> None:
         """Create the run with its items in one commit (a resume takes the stored one) and own it.
