@@ -28,6 +28,7 @@ from legal_judge.benchmark.pipeline import RunProgress
 from legal_judge.benchmark.runner import RunOutcome, RunState, plan_run
 from legal_judge.judge.judge import Judge
 from legal_judge.models import BenchmarkItem
+from legal_judge.providers.batching import BatchingProvider
 from legal_judge.store import Store
 
 __all__ = ["BatchRunOutcome", "run_benchmark_batch"]
@@ -44,16 +45,20 @@ class BatchRunOutcome(RunOutcome):
     notes: list[str] = field(default_factory=list)
 
 
-def _install_batching(judges: list[Judge], collector: Collector,
+def _install_batching(run: RunState, collector: Collector,
                       factory: BackendFactory) -> dict[int, Lane]:
-    """Wrap the provider of every judge that has a batch API; the others stay online."""
+    """Route the calls of every judge that has a batch API through ``collector``; the others
+    stay online. The run installs the providers (:meth:`RunState.route_calls`)."""
     lanes: dict[int, Lane] = {}
-    for index, judge in enumerate(judges):
+
+    def route(index: int, judge: Judge) -> BatchingProvider | None:
         backend = factory(judge)
         if backend is None:
-            continue
+            return None
         lane = lanes[index] = Lane(index, judge.label, backend, judge.provider)
-        judge.provider = batching_provider(lane, collector, judgment_is_flow=True)
+        return batching_provider(lane, collector, judgment_is_flow=True)
+
+    run.route_calls(route)
     return lanes
 
 
@@ -98,17 +103,15 @@ async def run_benchmark_batch(
             the run exists.
         ProviderError: a batch could not be submitted or polled (auth, outage after retries).
     """
+    # Parked batch calls wait for a round, not for one of the run's call slots.
     run = plan_run(items, config, store=store, run_id=run_id, resume=resume, use_cache=use_cache,
-                   http_client=http_client)
+                   http_client=http_client, bound_calls=False)
     positions = {item.id: i for i, item in enumerate(run.items)}
     collector = Collector(positions, unfinished=0, coalesce=use_cache)
-    lanes = _install_batching(run.judges, collector, backend_factory or default_backend)
+    lanes = _install_batching(run, collector, backend_factory or default_backend)
     collector.start(sum(
         1 for item in run.items for lane in lanes.values()
         if run.done.get((item.id, lane.label), {}).get("status") not in ("ok", "inconclusive")))
-    # The runner's call semaphore exists for online concurrency; parked batch calls must not hold
-    # it. Online judges stay bounded by their providers' own gates (max_concurrency).
-    run.calls = asyncio.Semaphore(max(1, len(run.items) * len(run.judges)))
     driver = BatchDriver(store, run.run_id, collector, poll_interval_s=poll_interval_s,
                          online_threshold=online_threshold, max_resubmits=max_resubmits,
                          sleep=sleep, wait=wait)

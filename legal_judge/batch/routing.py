@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from legal_judge.batch.base import BatchBackend, CallTag, custom_id, line_digest
-from legal_judge.models import CompletionRequest, CompletionResponse, Verdict
+from legal_judge.models import CompletionRequest, CompletionResponse
 from legal_judge.providers.batching import BatchingProvider, CallRecord
 from legal_judge.store import canonical_json
 
-__all__ = ["CallRecord", "Collector", "Lane", "Pending", "batch_priced", "batching_provider",
-           "records_cost"]
+__all__ = ["CallRecord", "Collector", "Lane", "Pending", "batching_provider", "records_cost"]
 
 log = logging.getLogger("legal_judge.batch")
 
@@ -227,19 +226,3 @@ def records_cost(records: list[CallRecord], *, provider: str, model: str,
         total = None if total is None or cost is None else total + cost
     return total
 
-
-def batch_priced(verdict: Verdict, records: list[CallRecord], *, provider: str,
-                 model: str) -> Verdict:
-    """The verdict with its cost recomputed: batch calls at the provider's batch discount.
-
-    The calls counted are those the verdict's cost covers (a failed self-debias pass is not).
-    """
-    batch_calls = sum(r.via_batch and not r.cached for r in records)
-    if not batch_calls or verdict.status == "error":
-        return verdict
-    sd = verdict.extra.get("self_debias")
-    counted = [r for r in records if r.purpose == "verdict" or sd is None
-               or sd.get("status") == "ok"]
-    total = records_cost(counted, provider=provider, model=model)
-    return verdict.model_copy(update={"cost_usd": total,
-                                      "extra": {**verdict.extra, "batch_calls": batch_calls}})

@@ -20,7 +20,7 @@ from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store
 
-__all__ = ["ItemSelection", "RunInputs", "resolve_inputs", "run_inputs", "select_items"]
+__all__ = ["ItemSelection", "RunInputs", "resolve_inputs", "select_items"]
 
 _NO_JURISDICTION = "(no jurisdiction)"
 
@@ -200,9 +200,3 @@ def resolve_inputs(store: Store, dataset: str | None, ensemble: str, *, resume: 
     chosen, record = select_items(list(source), selection)
     return RunInputs(chosen, config, record)
 
-
-def run_inputs(store: Store, dataset: str | None, ensemble: str, *,
-               resume: str | None) -> tuple[Iterable[BenchmarkItem], EnsembleConfig]:
-    """``(items, config)`` of :func:`resolve_inputs` without a selection."""
-    got = resolve_inputs(store, dataset, ensemble, resume=resume)
-    return got.items, got.config

@@ -21,6 +21,7 @@ reused; a response that arrived but was not yet parsed comes back from the provi
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import ExitStack
 from typing import Any
@@ -36,7 +37,6 @@ from legal_judge.benchmark.pipeline import (
     ItemJob,
     RunProgress,
     judge_item,
-    settle_cached,
 )
 from legal_judge.benchmark.run_items import FamilyCheck, drive, stored_items
 from legal_judge.benchmark.run_setup import (
@@ -59,12 +59,17 @@ class RunState:
 
     Built by :func:`plan_run` (no run row, no call yet: ``legal-judge run`` shows its progress bar
     only for a run that passed its checks, so a refused run leaves nothing behind).
+
+    ``bound_calls`` False lifts the run's bound on judge calls in flight (the ensemble's
+    ``concurrency``): a batch run's calls park until a batch round answers them, and a parked call
+    must not hold one of the run's slots while the calls that would complete the round wait for
+    it. Its online judges stay bounded by their providers' own gates (``max_concurrency``).
     """
 
     def __init__(self, config: EnsembleConfig, judges: list[Judge], store: Store, run_id: str,
                  *, items: Iterable[BenchmarkItem], resume: bool = False,
                  calibration: str | None = None, correction: Any = None,
-                 lookup: Any = None) -> None:
+                 lookup: Any = None, bound_calls: bool = True) -> None:
         self.config = config
         self.store = store
         self.run_id = run_id
@@ -92,7 +97,9 @@ class RunState:
                 disagreement_threshold=config.disagreement_threshold),
             rubric_set=self.assets.rubric_set(config.rubric_set),
             severity=self.assets.rubric("hallucination").severity or [],
-            sut_family=self.sut_family, calls=asyncio.Semaphore(config.concurrency),
+            sut_family=self.sut_family,
+            # Unbounded: never more holders than (item, judge) tasks, so it never makes one wait.
+            calls=asyncio.Semaphore(config.concurrency if bound_calls else sys.maxsize),
             run_checks=config.run_checks, lookup=lookup, correction=correction,
             ensemble_id=self.ensemble_id, cost_limit_usd=config.cost_limit_usd)
 
@@ -105,17 +112,8 @@ class RunState:
 
     @property
     def judges(self) -> list[Judge]:
-        """The run's judges, in order (:meth:`route_judges` replaces them)."""
+        """The run's judges, in order."""
         return self.job.judges
-
-    @property
-    def calls(self) -> asyncio.Semaphore:
-        """The bound on calls in flight (a batch run widens it: parked calls must not hold it)."""
-        return self.job.calls
-
-    @calls.setter
-    def calls(self, value: asyncio.Semaphore) -> None:
-        self.job.calls = value
 
     @property
     def done(self) -> dict[tuple[str, str], dict[str, Any]]:
@@ -152,15 +150,17 @@ class RunState:
             return (BenchmarkItem.model_validate(x) for x in self.store.iter_items(self.run_id))
         return self._source
 
-    def route_judges(self, judges: list[Judge]) -> None:
-        """Judge with ``judges`` instead: the planned ones, their calls routed (batch runs).
+    def route_calls(self, route: Callable[[int, Judge], Any | None]) -> None:
+        """Send each judge's calls to the provider ``route(index, judge)`` gives, where it gives
+        one (a batch run's batching provider, which wraps the judge's own); None keeps it.
 
-        Raises:
-            ValueError: not the same judges (labels and judge ids, in order).
+        The judges stay the planned ones (labels, judge ids, the identity the run records): only
+        where their calls go changes, before :meth:`start`.
         """
-        if [(j.label, j.judge_id) for j in judges] != [(j.label, j.judge_id) for j in self.judges]:
-            raise ValueError("routed judges must be the planned judges (labels and judge ids)")
-        self.job.judges = judges
+        for index, judge in enumerate(self.judges):
+            provider = route(index, judge)
+            if provider is not None:
+                judge.provider = provider
 
     def start(self, *, on_progress: Callable[[RunProgress], None] | None = None,
               extra_config: dict[str, Any] | None = None) -> None:
@@ -294,17 +294,15 @@ class RunState:
         (:func:`~legal_judge.benchmark.pipeline.judge_item`)."""
         await judge_item(self.job, item, inputs)
 
-    async def settle(self, items: list[BenchmarkItem]) -> list[ItemInputs]:
-        """Store the results of the items needing no call at once; the others, for the workers
-        (:func:`~legal_judge.benchmark.pipeline.settle_cached`)."""
-        return await settle_cached(self.job, items)
-
 
 def plan_run(items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: Store,
              run_id: str | None = None, resume: bool = False, use_cache: bool = True,
              http_client: Any = None, calibration: str | None = None,
-             lookup: Any = None) -> RunState:
+             lookup: Any = None, bound_calls: bool = True) -> RunState:
     """Check everything a run needs, before it exists; the arguments are ``run_benchmark``'s.
+
+    ``bound_calls`` False: the run does not bound its calls in flight (a batch run; see
+    :class:`RunState`).
 
     A new run's items are checked against the same-family rule by :meth:`RunState.start`, in
     the commit that stores them (a refusal leaves no run): the source is read once, not once to
@@ -336,7 +334,8 @@ def plan_run(items: Iterable[BenchmarkItem], config: EnsembleConfig, *, store: S
     if lookup is None and config.citation_lookup and config.run_checks:
         lookup = citation_lookup_from_env(store)
     run = RunState(config, judges, store, run_id, items=items, resume=resume,
-                   calibration=calibration, correction=correction, lookup=lookup)
+                   calibration=calibration, correction=correction, lookup=lookup,
+                   bound_calls=bound_calls)
     if resume:
         run.check_families()  # the stored items; a new run's are checked by start() as it stores
     return run

@@ -20,7 +20,6 @@ from legal_judge.batch.routing import (
     CallRecord,
     Collector,
     Lane,
-    batch_priced,
     records_cost,
 )
 from legal_judge.benchmark.ensemble_config import EnsembleConfig
@@ -33,7 +32,6 @@ from legal_judge.models import (
     CompletionResponse,
     Message,
     Usage,
-    Verdict,
 )
 from legal_judge.providers.pricing import cost_usd
 from legal_judge.store import Store
@@ -374,11 +372,6 @@ def test_coalesced_calls_cost_nothing() -> None:
     assert records_cost([paid, shared], provider="openai", model="gpt-4o") == one
     assert records_cost([paid], provider="openai", model="gpt-4o", batch_rates=False) == \
         pytest.approx(2 * one)
-    verdict = Verdict(judge_id="j", judge="openai:gpt-4o", family="openai", status="ok",
-                      cost_usd=0.0, cached=True)
-    assert batch_priced(verdict, [shared], provider="openai", model="gpt-4o") == verdict
-    priced = batch_priced(verdict, [paid, shared], provider="openai", model="gpt-4o")
-    assert priced.cost_usd == one and priced.extra["batch_calls"] == 1
 
 
 

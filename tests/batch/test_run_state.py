@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from legal_judge.batch import run_benchmark_batch
 from legal_judge.batch.emulator import ProviderEmulator
-from legal_judge.benchmark.runner import run_benchmark
+from legal_judge.benchmark.runner import plan_run, run_benchmark
 from legal_judge.errors import ConfigError
 from legal_judge.store import Store
 
@@ -70,3 +72,26 @@ async def test_batch_run_refuses_a_same_family_judge_before_anything_is_sent(ite
                                       sleep=sleeps, online_threshold=0)
     assert refusal.value.code == "ensemble-same-family-single"
     assert dict(emu.calls) == {} and store.list_runs() == []
+
+
+async def test_a_batch_run_takes_its_unbounded_calls_at_planning_not_from_outside(items, make_config,
+                                                                                   sleeps):
+    """The bound on calls in flight is the run's own, set when it is planned (``bound_calls``):
+    online it is the ensemble's concurrency; a batch run's parked calls hold no slot, so a
+    concurrency of 1 still sends every item in one batch (bounded, the second call would wait
+    for a slot the first holds until the round it waits for, which never starts)."""
+    config = make_config("openai:gpt-4o", "simulated:demo-google", concurrency=1)
+    store = Store()
+    online, batch = (plan_run(items[:3], config, store=store, bound_calls=bound)
+                     for bound in (True, False))
+    for _ in range(3 * 2):  # every (item, judge) task of the batch run holds a call at once
+        await batch.job.calls.acquire()
+    await online.job.calls.acquire()
+    assert (online.job.calls.locked(), batch.job.calls.locked()) == (True, False)
+    emu = ProviderEmulator(polls_to_end=1)
+    async with emu.client() as client:
+        outcome = await asyncio.wait_for(run_benchmark_batch(
+            items[:3], config, store=store, run_id="narrow", http_client=client, sleep=sleeps,
+            online_threshold=0), timeout=60)
+    assert (outcome.status, outcome.batches_submitted, outcome.batch_requests) == ("completed", 1, 3)
+    assert store.get_run("narrow")["config"]["ensemble"]["concurrency"] == 1

@@ -176,7 +176,7 @@ def test_checking_the_items_of_a_chunk_lets_the_calls_in_flight_go_on(
 
         ticker = asyncio.create_task(in_flight())
         await asyncio.sleep(0)
-        rest = await run.settle(items)
+        rest = await pipeline.settle_cached(run.job, items)
         stop = True
         await ticker
         return rest

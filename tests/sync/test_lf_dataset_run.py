@@ -14,7 +14,7 @@ from langfuse import Langfuse
 from lf_fixtures import CLIENT, JUDGES, RUBRICS, make_run
 from standin import PROJECT_ID, LangfuseStandin, experiment_id_for
 
-from legal_judge.benchmark.inputs import run_inputs
+from legal_judge.benchmark.inputs import resolve_inputs
 from legal_judge.benchmark.runner import run_benchmark
 from legal_judge.store import Store
 from legal_judge.sync.langfuse_client import Deadline, client_for
@@ -38,8 +38,8 @@ def _bench(tmp_path: Path) -> Path:
 
 def _run(dataset: str) -> tuple[Store, str]:
     store = Store()
-    items, config = run_inputs(store, dataset, "demo", resume=None)
-    out = asyncio.run(run_benchmark(items, config, store=store,
+    inputs = resolve_inputs(store, dataset, "demo", resume=None)
+    out = asyncio.run(run_benchmark(inputs.items, inputs.config, store=store,
                                     extra_config={"dataset": dataset}))
     assert out.status == "completed"
     return store, out.run_id
