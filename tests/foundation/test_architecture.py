@@ -11,7 +11,9 @@ The rules are read from the code's own imports (``ast``), without importing anyt
 - SQL text and a Store's ``.db`` connection appear only in ``legal_judge/store/``;
 - no module over 400 lines, except those listed in ``LONG_MODULES`` with the reason;
 - at most 12 top-level modules (``__init__`` and ``__main__`` aside): everything else lives in the
-  package that owns its concern.
+  package that owns its concern;
+- at most 15 pairs of places that repeat a block of 6 or more lines (``dup_detector`` here, and the
+  ``duplicates`` command where the machine has it): one helper where two places do the same thing.
 
 Each rule is also run on a small synthetic package that breaks it, so a checker that sees nothing fails.
 """
@@ -20,11 +22,15 @@ from __future__ import annotations
 
 import ast
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from .dup_detector import find_pairs, read_tree
 
 PACKAGE = Path(__file__).resolve().parents[2] / "legal_judge"
 
@@ -354,6 +360,83 @@ def test_every_long_module_exception_is_still_long_and_has_a_reason(tree: Tree) 
         assert len(tree.files[module].read_text(encoding="utf-8").splitlines()) > MAX_LINES, (
             f"{module} is no longer over {MAX_LINES} lines: take it off LONG_MODULES"
         )
+
+
+MAX_DUPLICATE_PAIRS = 15
+
+
+def test_product_duplicates_stay_at_or_below_fifteen_pairs() -> None:
+    pairs = find_pairs(read_tree(PACKAGE))
+    listing = "\n".join(str(pair) for pair in pairs)
+    assert len(pairs) <= MAX_DUPLICATE_PAIRS, (
+        f"{len(pairs)} pairs of places share 6 or more lines (at most {MAX_DUPLICATE_PAIRS}): "
+        f"make one helper where two places do the same thing\n{listing}")
+
+
+def _duplicates_pair_count(first_line: str) -> int:
+    """The pair count of ``duplicates``' first line (``37 pairs of places …`` or ``no duplicates …``)."""
+    if first_line.startswith("no duplicates"):
+        return 0
+    match = re.match(r"(\d+) pairs? of places", first_line)
+    assert match, f"unexpected first line from duplicates: {first_line!r}"
+    return int(match[1])
+
+
+def test_the_duplicates_command_counts_at_most_fifteen_pairs() -> None:
+    command = shutil.which("duplicates")
+    if command is None:
+        pytest.skip("the `duplicates` command is not installed here (CI); "
+                    "test_product_duplicates_stay_at_or_below_fifteen_pairs holds the rule")
+    out = subprocess.run([command, "--seconds", "200", "--most", "60", "--repo", str(PACKAGE)],
+                         capture_output=True, text=True, timeout=300, check=False).stdout
+    lines = out.splitlines()
+    assert lines, "duplicates printed nothing"
+    incomplete = [line for line in lines if line.startswith("incomplete:")]
+    assert not incomplete, f"duplicates did not read the whole package: {incomplete}"
+    assert _duplicates_pair_count(lines[0]) <= MAX_DUPLICATE_PAIRS, out
+
+
+def test_the_duplicates_count_is_read_from_the_first_line() -> None:
+    assert _duplicates_pair_count("37 pairs of places (279 files read), each sharing runs") == 37
+    assert _duplicates_pair_count("1 pair of places (3 files read)") == 1
+    assert _duplicates_pair_count("no duplicates (279 files read)") == 0
+
+
+_SHARED = [f"    total = total + {i} * weight  # step {i}" for i in range(7)]
+
+
+def _module(shared: list[str], before: str) -> str:
+    # Distinct lines around the shared block, so only the block itself can match.
+    return "\n".join([f"def {before}(total, weight):", f"    {before}_only = 1", *shared,
+                      "", "    # a comment-only line and blank lines do not count", "",
+                      f"    return total + {before}_only", ""])
+
+
+def test_the_detector_finds_a_seven_line_block_shared_by_two_files(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(_module(_SHARED, "first"), encoding="utf-8")
+    (tmp_path / "b.py").write_text("\n\n" + _module([s.lstrip() for s in _SHARED], "second"),
+                                   encoding="utf-8")
+    pairs = find_pairs(read_tree(tmp_path))
+    assert [(p.first.path, p.first.line, p.second.path, p.second.line, p.length) for p in pairs] == [
+        ("a.py", 3, "b.py", 5, 7)]
+
+
+def test_the_detector_passes_over_five_shared_lines_and_imports(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(_module(_SHARED[:5], "first"), encoding="utf-8")
+    (tmp_path / "b.py").write_text(_module(_SHARED[:5], "second"), encoding="utf-8")
+    names = "".join(f"    name_{i},\n" for i in range(8))
+    (tmp_path / "c.py").write_text(f"from pkg.base import (\n{names})\nX = 1\n", encoding="utf-8")
+    (tmp_path / "d.py").write_text(f"from pkg.base import (\n{names})\nY = 2\n", encoding="utf-8")
+    assert find_pairs(read_tree(tmp_path)) == []
+
+
+def test_the_detector_sees_a_block_repeated_within_one_file(tmp_path: Path) -> None:
+    text = _module(_SHARED, "first") + _module(_SHARED, "second")
+    (tmp_path / "a.py").write_text(text, encoding="utf-8")
+    (tmp_path / "same.py").write_text("x = 0\n" * 12, encoding="utf-8")
+    pairs = find_pairs(read_tree(tmp_path))
+    assert [(p.first.path, p.second.path, p.length) for p in pairs] == [
+        ("a.py", "a.py", 7), ("same.py", "same.py", 6)]
 
 
 # -- the checkers themselves, on a package made to break every rule -------------------------------------
