@@ -40,17 +40,11 @@ def run_batch_cli(dataset: str | Path | None, ensemble: str, *, resume: str | No
     """
     from legal_judge.batch.orchestrator import run_benchmark_batch
     from legal_judge.benchmark.inputs import resolve_inputs
-    from legal_judge.sync.plan_tags import RELEASE_KEY
 
     store = store or Store()
     inputs = resolve_inputs(store, str(dataset) if dataset is not None else None, ensemble,
                             resume=resume, selection=selection)
-    extra: dict[str, Any] = {"dataset": str(dataset) if dataset else None,
-                             "ensemble_path": ensemble}
-    if inputs.selection is not None:
-        extra["selection"] = inputs.selection
-    if release is not None:
-        extra[RELEASE_KEY] = release
+    extra = inputs.run_config(dataset, ensemble, release=release)
     progress = None if quiet else _printer()
     outcome = asyncio.run(run_benchmark_batch(
         inputs.items, inputs.config, store=store, run_id=resume or run_id, resume=bool(resume),

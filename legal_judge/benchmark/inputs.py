@@ -19,6 +19,7 @@ from legal_judge.benchmark.ensemble_config import EnsembleConfig
 from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem
 from legal_judge.store import Store
+from legal_judge.sync.plan_tags import RELEASE_KEY
 
 __all__ = ["ItemSelection", "RunInputs", "resolve_inputs", "select_items"]
 
@@ -149,6 +150,27 @@ class RunInputs:
     items: Iterable[BenchmarkItem]
     config: EnsembleConfig
     selection: dict[str, Any] | None = None
+
+    def run_config(self, dataset: object, ensemble: str, *,
+                   release: str | None) -> dict[str, Any]:
+        """What a new run records in its config beside the ensemble's (online and batch alike).
+
+        Args:
+            dataset: the DATASET argument (a path or ``langfuse:NAME``), or None on a resume.
+            ensemble: the ensemble TOML path or bundled name.
+            release: the release this run judges (``run --release``), or None.
+
+        Returns:
+            The dataset and ensemble as given, the selection (when items were chosen) and the
+            release (when given).
+        """
+        extra: dict[str, Any] = {"dataset": str(dataset) if dataset else None,
+                                 "ensemble_path": ensemble}
+        if self.selection is not None:
+            extra["selection"] = self.selection
+        if release is not None:
+            extra[RELEASE_KEY] = release
+        return extra
 
 
 def resolve_inputs(store: Store, dataset: str | None, ensemble: str, *, resume: str | None,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from dataclasses import asdict
 from datetime import UTC, datetime
 
 import numpy as np
@@ -230,9 +231,7 @@ def _pass_fail(data: ComparisonData, humans: dict[str, dict[str, Score]],
             kappa_reason(c.kappa, kci.ci, c.agreement, th, kind="pass/fail kappa",
                          robust=("AC1", robust["ac1"]))], th)
         out[judge] = PassFailRow(
-            n=c.n, both_pass=c.both_pass, judge_pass_human_fail=c.judge_pass_human_fail,
-            judge_fail_human_pass=c.judge_fail_human_pass, both_fail=c.both_fail,
-            agreement=c.agreement, kappa=c.kappa, source=data.pass_source,
+            **asdict(c), source=data.pass_source,
             false_pass_rate=c.judge_pass_human_fail / fails if fails else None,
             false_pass_ci95=fp_ci, kappa_ci95=kci.ci, lawyer_source=lawyer_source,  # type: ignore[arg-type]
             verdict=verdict, reasons=reasons, note=note, **robust,  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from legal_judge.checks.designators import range_hit, shape_hit, to_roman
 from legal_judge.checks.report import CitationKind, RuleHit
 from legal_judge.checks.rules_data import known_abbreviations, squash
 
-__all__ = ["RegexCite", "find_us_regex", "overlaps", "roman_to_int"]
+__all__ = ["Finder", "RegexCite", "find_us_regex", "first_wins", "overlaps", "roman_to_int"]
 
 
 @dataclass
@@ -33,6 +33,32 @@ class RegexCite:
 def overlaps(span: tuple[int, int], taken: Iterable[tuple[int, int]]) -> bool:
     """True when ``span`` intersects any span in ``taken``."""
     return any(span[0] < end and start < span[1] for start, end in taken)
+
+
+#: A finder over one text: called with the spans taken so far, it yields the citations it sees.
+Finder = Callable[[list[tuple[int, int]]], Iterable[RegexCite]]
+
+
+def first_wins(finders: Iterable[Finder], taken: Iterable[tuple[int, int]]) -> list[RegexCite]:
+    """Run ``finders`` in order and keep each citation that overlaps no taken span and no citation
+    kept before it (the earlier finder wins).
+
+    Args:
+        finders: the finders, each given the live list of taken spans (it grows as citations
+            are kept, so a later finder can skip what an earlier one found).
+        taken: spans already reported (by eyecite or an earlier layer).
+
+    Returns:
+        The kept citations, in the order found.
+    """
+    spans = list(taken)
+    found: list[RegexCite] = []
+    for finder in finders:
+        for cite in finder(spans):
+            if not overlaps(cite.span, spans):
+                found.append(cite)
+                spans.append(cite.span)
+    return found
 
 
 def roman_to_int(text: str) -> int | None:

@@ -42,7 +42,7 @@ from legal_judge.checks.report import (
 )
 from legal_judge.checks.rules_data import load_rules
 from legal_judge.checks.statute_forms import admin_canonical, find_statute_forms
-from legal_judge.checks.statute_regex import closed_code_hit, find_statute_regex
+from legal_judge.checks.statute_regex import closed_code_hit
 
 __all__ = ["CitationLookup", "LookupQuery", "check_citations", "checker_version"]
 
@@ -178,7 +178,6 @@ def _offline_findings(clean: CleanText, ctx: RuleContext) -> list[CitationFindin
     taken = [rec.clean_span for rec in records]
     regex_cites = find_us_regex(clean.text, taken, ctx)
     regex_cites += find_statute_forms(clean.text, taken + [c.span for c in regex_cites], ctx)
-    regex_cites += find_statute_regex(clean.text, taken + [c.span for c in regex_cites], ctx)
     regex_cites += find_foreign_regex(clean.text, ctx)
     spans = found.spans + [c.span for c in regex_cites]
     settle(records, spans, clean.text)

@@ -9,7 +9,7 @@ a law report dated before its series began is `suspicious`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 
 from legal_judge.checks.citation_regex import RegexCite
@@ -18,7 +18,7 @@ from legal_judge.checks.designators import range_hit, shape_hit
 from legal_judge.checks.report import RuleHit
 from legal_judge.checks.rules_data import Rules, squash
 
-__all__ = ["find_foreign_forms"]
+__all__ = ["FINDERS"]
 
 # Series as written (with or without periods) -> canonical series.
 _SERIES = {
@@ -120,14 +120,6 @@ def _eu_articles(text: str, ctx: RuleContext) -> Iterable[RegexCite]:
         yield RegexCite("eu_article", m.group(0), m.span(), norm, hits)
 
 
-def find_foreign_forms(text: str, ctx: RuleContext) -> list[RegexCite]:
-    """Find English law reports and articles of the counted EU instruments.
-
-    Args:
-        text: whitespace-cleaned text.
-        ctx: rules and today's date.
-
-    Returns:
-        The citations found, each with the rules that fired on it.
-    """
-    return [*_uk_reports(text, ctx), *_eu_articles(text, ctx)]
+#: English law reports and articles of the counted EU instruments, run by
+#: :func:`legal_judge.checks.foreign_regex.find_foreign_regex` before its own finders.
+FINDERS: list[Callable[[str, RuleContext], Iterable[RegexCite]]] = [_uk_reports, _eu_articles]

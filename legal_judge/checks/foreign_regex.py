@@ -268,7 +268,8 @@ _FINDERS: list[Callable[[str, RuleContext], list[RegexCite]]] = [
 
 
 def find_foreign_regex(text: str, ctx: RuleContext) -> list[RegexCite]:
-    """Run the non-US regex finders (plus French ones) over cleaned text.
+    """Run the non-US regex finders (English law reports, EU articles, plus French ones) over
+    cleaned text.
 
     Args:
         text: whitespace-cleaned text.
@@ -277,10 +278,10 @@ def find_foreign_regex(text: str, ctx: RuleContext) -> list[RegexCite]:
     Returns:
         The citations found, each with the rules that fired on it.
     """
-    from legal_judge.checks.foreign_forms import find_foreign_forms
+    from legal_judge.checks.foreign_forms import FINDERS as FORM_FINDERS
     from legal_judge.checks.french_regex import find_french
 
-    forms = find_foreign_forms(text, ctx)
+    forms = [cite for finder in FORM_FINDERS for cite in finder(text, ctx)]
     articles = [c for c in forms if c.kind == "eu_article"]
     found: list[RegexCite] = []
     for finder in _FINDERS:

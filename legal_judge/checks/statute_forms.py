@@ -19,12 +19,12 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cache
 
-from legal_judge.checks.citation_regex import RegexCite, overlaps
+from legal_judge.checks.citation_regex import RegexCite, first_wins
 from legal_judge.checks.citation_rules import RuleContext
 from legal_judge.checks.designators import SECTION_PATTERN, spaced_subdivisions, title_hit
 from legal_judge.checks.report import CitationKind, RuleHit
 from legal_judge.checks.rules_data import Rules, squash, state_abbreviation_pattern
-from legal_judge.checks.statute_regex import closed_code_hit
+from legal_judge.checks.statute_regex import FINDERS, closed_code_hit
 
 __all__ = ["admin_canonical", "find_statute_forms"]
 
@@ -279,7 +279,9 @@ _FINDERS: list[Callable[[str, RuleContext], Iterable[RegexCite]]] = [
 def find_statute_forms(
     text: str, taken: Iterable[tuple[int, int]], ctx: RuleContext
 ) -> list[RegexCite]:
-    """Find the statute, regulation and rule forms eyecite does not parse.
+    """Find the statute, regulation, rule and legislative citations eyecite does not parse: this
+    module's forms first, then :mod:`~legal_judge.checks.statute_regex`'s generic finders, which
+    keep any form these do not claim.
 
     Args:
         text: whitespace-cleaned text.
@@ -290,11 +292,6 @@ def find_statute_forms(
         The citations found, each with its canonical form, none overlapping another or a taken
         span (the earlier finder wins).
     """
-    spans = list(taken)
-    found: list[RegexCite] = []
-    for finder in _FINDERS:
-        for cite in finder(text, ctx):
-            if not overlaps(cite.span, spans):
-                found.append(cite)
-                spans.append(cite.span)
-    return found
+    own = [lambda _spans, f=f: f(text, ctx) for f in _FINDERS]
+    generic = [lambda spans, f=f: f(text, spans, ctx) for f in FINDERS]
+    return first_wins([*own, *generic], taken)

@@ -19,7 +19,7 @@ from legal_judge.checks.designators import range_hit, shape_hit, spaced_subdivis
 from legal_judge.checks.report import CitationKind, RuleHit
 from legal_judge.checks.rules_data import Rules, squash, state_abbreviation_pattern
 
-__all__ = ["closed_code_hit", "find_statute_regex"]
+__all__ = ["FINDERS", "closed_code_hit"]
 
 # A section number with letters, dots, colons, hyphens and slashes, then subdivisions:
 # "2000e-2(a)(1)", "13A-5-40(a)", "15A-1340.14", "2C:35-10(a)(1)", "5/2-619", "7-108(1-a)".
@@ -352,32 +352,11 @@ def _fed_rules(text: str, taken: list[tuple[int, int]], ctx: RuleContext) -> lis
     return found
 
 
-_FINDERS: list[Callable[[str, list[tuple[int, int]], RuleContext], list[RegexCite]]] = [
+#: The statute, rule and legislative finders, run after :mod:`legal_judge.checks.statute_forms`'
+#: own (by its ``find_statute_forms``), each given the spans taken so far.
+FINDERS: list[Callable[[str, list[tuple[int, int]], RuleContext], list[RegexCite]]] = [
     _statutes,
     _constitutions,
     _legislative,
     _fed_rules,
 ]
-
-
-def find_statute_regex(
-    text: str, taken: Iterable[tuple[int, int]], ctx: RuleContext
-) -> list[RegexCite]:
-    """Run the statute, rule and legislative finders over cleaned text.
-
-    Args:
-        text: whitespace-cleaned text.
-        taken: spans (in the cleaned text) already reported by eyecite.
-        ctx: rules and today's date.
-
-    Returns:
-        The citations found, none overlapping another or a taken span.
-    """
-    spans = list(taken)
-    found: list[RegexCite] = []
-    for finder in _FINDERS:
-        for cite in finder(text, spans, ctx):
-            if not overlaps(cite.span, spans):
-                found.append(cite)
-                spans.append(cite.span)
-    return found

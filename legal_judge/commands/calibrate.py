@@ -33,12 +33,11 @@ from legal_judge.commands.calibrate_view import (
     print_fit,
     print_pin,
 )
-from legal_judge.commands.escalate import escalate_cmd, plan_cmd
+from legal_judge.commands.escalate import escalate_cmd, plan_cmd, queue_or_warning
 from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError
 from legal_judge.store import Store
-from legal_judge.sync.sink import annotation_queue
 
 __all__ = ["COMMANDS", "calibrate"]
 
@@ -87,13 +86,10 @@ def sample_cmd(run_id: str, n: int, stratify: str | None, stratify_rubric: str, 
 
 def _queue(report: SampleReport, rubric_set: str) -> str | None:
     _, specs = rubric_specs(rubric_set)
-    queue, failed = annotation_queue(
+    return queue_or_warning(
         name=f"legal-judge calibration {report.sample_id}", run_id=report.run_id,
         item_ids=[i.item_id for i in report.items],
         rubrics=[{"name": s.name, "kind": s.kind, "scale": s.scale} for s in specs.values()])
-    if failed:
-        console.print(f"[yellow]Langfuse annotation queue not created[/yellow]: {failed}")
-    return queue
 
 
 def _print_sample(report: SampleReport) -> None:

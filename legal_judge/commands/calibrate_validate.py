@@ -22,6 +22,11 @@ __all__ = ["VALIDATION_COMMANDS", "print_validation", "push_staging", "validate_
 
 console = Console()
 
+# ``validate`` and ``align`` both write the validation report on request.
+_report_option = click.option(
+    "--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Also write the report: .html or .md.")
+
 _STYLE = {"better": "green", "not worse": "green", "worse": "red", "cannot tell": "yellow"}
 
 
@@ -101,8 +106,7 @@ def print_validation(report: ValidationReport, out: Console) -> None:
               help="The judge it would replace (default: the calibrated runs' stored ensemble "
                    "results).")
 @json_option
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="Also write the report: .html or .md.")
+@_report_option
 @ci_options
 @policy_options
 def validate_cmd(calibrations: tuple[str, ...], candidate: str, incumbent: str | None,
@@ -183,8 +187,7 @@ def _print_cross_fit(report: ValidationReport, out: Console) -> None:
               help="Push the candidate prompt to Langfuse with the label staging when "
                    "Langfuse is configured.")
 @json_option
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="Also write the report: .html or .md.")
+@_report_option
 @policy_options
 def align_cmd(calibrations: tuple[str, ...], judge_spec: str, folds: int, k: int, seed: int,
               out_dir: Path | None, push: bool, as_json: bool, report_path: Path | None,

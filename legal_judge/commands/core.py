@@ -84,7 +84,6 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
     from legal_judge.benchmark.inputs import resolve_inputs
     from legal_judge.benchmark.pipeline import RunProgress
     from legal_judge.benchmark.runner import execute_plan, plan_run
-    from legal_judge.sync.plan_tags import RELEASE_KEY
 
     store = Store()
     inputs = resolve_inputs(store, dataset, ensemble, resume=resume, selection=selection)
@@ -97,12 +96,7 @@ def _execute(dataset: str | None, ensemble: str, *, resume: str | None, no_cache
     if resume and not all(j.use_cache for j in plan.judges):
         err_console.print(f"run {resume} was started with --no-cache: its resume does not read "
                           "the cache either", soft_wrap=True, markup=False, highlight=False)
-    extra: dict[str, Any] = {"dataset": str(dataset) if dataset else None,
-                             "ensemble_path": ensemble}
-    if inputs.selection is not None:
-        extra["selection"] = inputs.selection
-    if release is not None:
-        extra[RELEASE_KEY] = release
+    extra = inputs.run_config(dataset, ensemble, release=release)
     # The run is created, its items stored as the dataset is read again, before a bar is drawn.
     plan.start(extra_config=extra)
 

@@ -21,7 +21,7 @@ from legal_judge.errors import GateFailure
 from legal_judge.store import Store
 from legal_judge.sync.sink import annotation_queue
 
-__all__ = ["escalate_cmd", "plan_cmd", "print_escalation_figures"]
+__all__ = ["escalate_cmd", "plan_cmd", "print_escalation_figures", "queue_or_warning"]
 
 console = Console()
 #: How many escalated ids the terminal lists (all of them are in --json and the sheet).
@@ -79,16 +79,28 @@ def escalate_cmd(run_id: str, target: float, confidence: float, rubric: str | No
                               fix="label more items (see above), or review them all")
 
 
-def _queue(report: EscalationReport, rubric_set: str) -> str | None:
-    """The Langfuse annotation queue of the escalated traces, with the lawyers' own configs."""
-    _, specs = rubric_specs(rubric_set)
-    queue, failed = annotation_queue(
-        name=f"legal-judge escalation {report.escalation_id}", run_id=report.run_id,
-        item_ids=report.escalated, human=True,
-        rubrics=[{"name": s.name, "kind": s.kind} for s in specs.values()] + [{"name": "overall"}])
+def queue_or_warning(*, name: str, run_id: str, item_ids: list[str],
+                     rubrics: list[dict[str, Any]], human: bool = False) -> str | None:
+    """A Langfuse annotation queue of the items' traces (``calibrate sample`` and ``escalate``).
+
+    Returns:
+        The queue id, or None when Langfuse is not configured or failed; a failure is printed
+        as a warning, not raised: the lawyers' sheet is written already and must not be lost.
+    """
+    queue, failed = annotation_queue(name=name, run_id=run_id, item_ids=item_ids,
+                                     rubrics=rubrics, human=human)
     if failed:
         console.print(f"[yellow]Langfuse annotation queue not created[/yellow]: {failed}")
     return queue
+
+
+def _queue(report: EscalationReport, rubric_set: str) -> str | None:
+    """The Langfuse annotation queue of the escalated traces, with the lawyers' own configs."""
+    _, specs = rubric_specs(rubric_set)
+    return queue_or_warning(
+        name=f"legal-judge escalation {report.escalation_id}", run_id=report.run_id,
+        item_ids=report.escalated, human=True,
+        rubrics=[{"name": s.name, "kind": s.kind} for s in specs.values()] + [{"name": "overall"}])
 
 
 def _print(r: EscalationReport) -> None:

@@ -8,7 +8,8 @@ metadata, no external reference, text kept as text, ids salted per chart) is
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import matplotlib.patches
@@ -63,6 +64,22 @@ def _rows_axes(axes: Sequence[Any], y: Any, labels: Sequence[str]) -> None:
         ax.set_yticks(y, labels if i == 0 else [""] * len(labels))
         ax.set_ylim(-0.7, len(labels) - 0.3)
         ax.grid(axis="x", alpha=0.3)
+
+
+@contextmanager
+def _row_panels(key: str, n: int) -> Iterator[tuple[Any, Any, Any, Any]]:
+    """Two side-by-side panels of ``n`` rows (figure, left, right, the rows' heights top first)."""
+    with figure(key, 9.6, 0.5 * n + 1.6, ncols=2) as (fig, axes):
+        yield fig, axes[0][0], axes[0][1], np.arange(n)[::-1]
+
+
+@contextmanager
+def _rubric_panels(key: str, panels: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+                   panel_w: float, panel_h: float) -> Iterator[tuple[Any, list[tuple[Any, ...]]]]:
+    """One panel per rubric: (index, axes, rubric, lawyers' scores, judge's scores as floats)."""
+    with small_multiples(key, list(panels), panel_w, panel_h) as (fig, cells):
+        yield fig, [(i, ax, name, *(np.asarray(v, dtype=float) for v in panels[name]))
+                    for i, ax, name in cells]
 
 
 def bar_with_ci(labels: Sequence[str], means: Sequence[float], cis: Sequence[Sequence[float] | None],
@@ -180,10 +197,7 @@ def forest_plot(rows: Sequence[dict[str, Any]], *, title: str, min_effect: float
     ``effect``, ``effect_kind``, ``mde`` (or None), ``flagged``.
     """
     key = slug(title)
-    n = len(rows)
-    with figure(key, 9.6, 0.5 * n + 1.6, ncols=2) as (fig, axes):
-        left, right = axes[0][0], axes[0][1]
-        y = np.arange(n)[::-1]
+    with _row_panels(key, len(rows)) as (fig, left, right, y):
         for i, (yi, row) in enumerate(zip(y, rows, strict=True)):
             color = HARM if row["flagged"] else PALETTE[0]
             if finite(row.get("noise")):
@@ -224,10 +238,7 @@ def probe_panel(rows: Sequence[dict[str, Any]], *, title: str, min_sensitivity: 
     ``passed``.
     """
     key = slug(title)
-    n = len(rows)
-    with figure(key, 9.6, 0.5 * n + 1.6, ncols=2) as (fig, axes):
-        left, right = axes[0][0], axes[0][1]
-        y = np.arange(n)[::-1]
+    with _row_panels(key, len(rows)) as (fig, left, right, y):
         for yi, row in zip(y, rows, strict=True):
             color = PALETTE[2] if row["passed"] else HARM
             _interval(left, row.get("ci"), yi, color)
@@ -254,11 +265,9 @@ def scatter_identity(panels: Mapping[str, tuple[Sequence[float], Sequence[float]
                      lo: float = 0.0, hi: float = 5.0) -> str:
     """Judge (y) against lawyer (x) per rubric with the identity line; a fixed small jitter."""
     key = slug(title)
-    names = list(panels)
     rng = np.random.default_rng(0)
-    with small_multiples(key, names, 3.0, 3.0) as (fig, cells):
-        for i, ax, name in cells:
-            human, judge = (np.asarray(v, dtype=float) for v in panels[name])
+    with _rubric_panels(key, panels, 3.0, 3.0) as (fig, cells):
+        for i, ax, name, human, judge in cells:
             jx, jy = rng.uniform(-0.08, 0.08, (2, human.size))
             ax.plot([lo, hi], [lo, hi], color="#777777", ls="--", lw=1, label="identity")
             ax.plot(human + jx, judge + jy, "o", ms=3.5, alpha=0.5, color=PALETTE[i % len(PALETTE)])
@@ -279,11 +288,9 @@ def bland_altman(panels: Mapping[str, tuple[Sequence[float], Sequence[float]]], 
     statistics (with their CI) are in the tables beside the chart.
     """
     key = slug(title)
-    names = list(panels)
     rng = np.random.default_rng(1)
-    with small_multiples(key, names, 3.0, 2.6) as (fig, cells):
-        for i, ax, name in cells:
-            human, judge = (np.asarray(v, dtype=float) for v in panels[name])
+    with _rubric_panels(key, panels, 3.0, 2.6) as (fig, cells):
+        for i, ax, name, human, judge in cells:
             avg, diff = (judge + human) / 2, judge - human
             ax.plot(avg + rng.uniform(-0.05, 0.05, avg.size), diff, "o", ms=3.5, alpha=0.5,
                     color=PALETTE[i % len(PALETTE)])

@@ -10,7 +10,7 @@ in the expected direction by at least one scale step, with the Clopper-Pearson 9
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 from scipy import stats
@@ -21,7 +21,13 @@ from legal_judge.stats._common import (
     check_positive,
     paired_differences,
 )
-from legal_judge.stats.paired import T_TEST, WILCOXON, PairedMethod, paired_test
+from legal_judge.stats.paired import (
+    T_TEST,
+    WILCOXON,
+    PairedFigures,
+    PairedMethod,
+    paired_test,
+)
 from legal_judge.stats.proportions import proportion_ci
 
 __all__ = ["MovedShare", "OneSidedResult", "moved_share", "one_sided_paired_test"]
@@ -31,30 +37,17 @@ _TOL = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
-class OneSidedResult:
+class OneSidedResult(PairedFigures):
     """A one-sided paired test of ``a - b`` (``alternative`` ``greater``: a > b).
 
     ``ci95``, ``effect_size`` and ``test_used`` are :func:`paired_test`'s (two-sided 95% CI);
-    ``p_value`` is one-sided. With no difference at all no test runs and ``p_value`` is 1.0; with
-    a single pair ``sd``, ``ci95``, both p-values and the effect size are None (undefined).
+    ``p_value`` is one-sided and ``p_two_sided`` is :func:`paired_test`'s. With no difference at
+    all no test runs and ``p_value`` is 1.0; with a single pair ``sd``, ``ci95``, both p-values and
+    the effect size are None (undefined).
     """
 
-    n: int
-    n_dropped: int
-    n_nonzero: int
-    mean_difference: float
-    sd: float | None
-    ci95: tuple[float, float] | None
-    test_used: str
     alternative: str
-    statistic: float | None
-    p_value: float | None
     p_two_sided: float | None
-    effect_size: float | None
-    effect_size_kind: str
-    interpretation: str
-    normality_p: float | None
-    note: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,14 +91,10 @@ def one_sided_paired_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternativ
     else:
         # No test: p follows paired_test (1.0 when nothing moved, None for a single pair).
         statistic, p = None, base.p_value
-    return OneSidedResult(
-        n=base.n, n_dropped=base.n_dropped, n_nonzero=base.n_nonzero,
-        mean_difference=base.mean_difference, sd=base.sd, ci95=base.ci95,
-        test_used=base.test_used, alternative=alternative, statistic=statistic, p_value=p,
-        p_two_sided=base.p_value, effect_size=base.effect_size,
-        effect_size_kind=base.effect_size_kind, interpretation=base.interpretation,
-        normality_p=base.normality_p, note=base.note,
-    )
+    # Every figure but the test's statistic and p-value is the two-sided test's.
+    shared = {f.name: getattr(base, f.name) for f in fields(PairedFigures)}
+    return OneSidedResult(**(shared | {"statistic": statistic, "p_value": p}),
+                          alternative=alternative, p_two_sided=base.p_value)
 
 
 def moved_share(a: ArrayLike, b: ArrayLike, *, step: float = 1.0,

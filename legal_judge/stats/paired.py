@@ -29,6 +29,7 @@ from legal_judge.stats._common import (
 
 __all__ = [
     "NoiseFloor",
+    "PairedFigures",
     "PairedResult",
     "minimum_detectable_effect",
     "noise_floor",
@@ -45,7 +46,32 @@ _BOOT_CELLS = 4_000_000
 
 
 @dataclass(frozen=True, slots=True)
-class PairedResult:
+class PairedFigures:
+    """The figures every paired comparison of two score vectors reports (two- or one-sided).
+
+    ``test_used`` is ``"paired t-test"``, ``"wilcoxon signed-rank"`` or ``"none"`` (degenerate data:
+    then ``statistic`` is None and ``note`` says why). A single pair is not evidence: ``sd``,
+    ``ci95``, ``p_value`` and ``effect_size`` are None (undefined, where scipy gives nan).
+    """
+
+    n: int
+    n_dropped: int
+    n_nonzero: int
+    mean_difference: float
+    sd: float | None
+    ci95: tuple[float, float] | None
+    test_used: str
+    statistic: float | None
+    p_value: float | None
+    effect_size: float | None
+    effect_size_kind: str
+    interpretation: str
+    normality_p: float | None
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PairedResult(PairedFigures):
     """The paired comparison of two score vectors.
 
     ``test_used`` is ``"paired t-test"``, ``"wilcoxon signed-rank"`` or ``"none"`` (degenerate data:
@@ -57,21 +83,7 @@ class PairedResult:
     ``sd`` and ``ci95`` are None, never a zero-width interval.
     """
 
-    n: int
-    n_dropped: int
-    n_nonzero: int
-    mean_difference: float
-    sd: float | None
-    ci95: tuple[float, float] | None
     ci_method: str
-    test_used: str
-    statistic: float | None
-    p_value: float | None
-    effect_size: float | None
-    effect_size_kind: str
-    interpretation: str
-    normality_p: float | None
-    note: str | None
 
 
 @dataclass(frozen=True, slots=True)

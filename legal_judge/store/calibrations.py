@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from legal_judge.store.base import StoreBase, canonical_json
+from legal_judge.store.base import StoreBase
+from legal_judge.store.documents import Documents
 
 __all__ = ["Calibrations"]
 
@@ -20,16 +21,15 @@ class Calibrations:
     def __init__(self, base: StoreBase) -> None:
         """Queries on the store ``base``."""
         self._base = base
+        self._reports = Documents(base, "calibrations")
+        self._corrections = Documents(base, "corrections", column="model_json")
 
     def save(self, calibration_id: str, *, run_id: str | None, quarter: str,
              judge_id: str | None, rubric_set: str | None, created_at: str,
              report: dict[str, Any]) -> None:
         """Store one calibration report (in the caller's transaction, if one is open)."""
-        self._base.autocommit(
-            "INSERT INTO calibrations (id, run_id, quarter, judge_id, rubric_set, created_at, "
-            "report_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (calibration_id, run_id, quarter, judge_id, rubric_set, created_at,
-             canonical_json(report)))
+        self._reports.add(report, id=calibration_id, run_id=run_id, quarter=quarter,
+                          judge_id=judge_id, rubric_set=rubric_set, created_at=created_at)
 
     def get(self, calibration_id: str) -> dict[str, Any] | None:
         """A calibration row as stored (``report_json`` undecoded), or None."""
@@ -41,9 +41,7 @@ class Calibrations:
 
     def report(self, calibration_id: str) -> dict[str, Any] | None:
         """A calibration's decoded report, or None."""
-        report: dict[str, Any] | None = self._base.one_json(
-            "SELECT report_json FROM calibrations WHERE id = ?", (calibration_id,))
-        return report
+        return self._reports.of(calibration_id)
 
     def any(self) -> bool:
         """Whether the store holds any calibration (a cheap test before loading one)."""
@@ -95,19 +93,13 @@ class Calibrations:
     def save_correction(self, correction_id: str, *, calibration_id: str, created_at: str,
                         model: dict[str, Any]) -> None:
         """Store a fitted correction (in the caller's transaction, if one is open)."""
-        self._base.autocommit(
-            "INSERT INTO corrections (id, calibration_id, created_at, model_json) "
-            "VALUES (?, ?, ?, ?)", (correction_id, calibration_id, created_at, canonical_json(model)))
+        self._corrections.add(model, id=correction_id, calibration_id=calibration_id,
+                              created_at=created_at)
 
     def correction(self, correction_id: str) -> dict[str, Any] | None:
         """A stored correction's decoded model, or None."""
-        model: dict[str, Any] | None = self._base.one_json(
-            "SELECT model_json FROM corrections WHERE id = ?", (correction_id,))
-        return model
+        return self._corrections.of(correction_id)
 
     def latest_correction(self, calibration_id: str) -> dict[str, Any] | None:
         """The newest correction fitted from a calibration (decoded model), or None."""
-        model: dict[str, Any] | None = self._base.one_json(
-            "SELECT model_json FROM corrections WHERE calibration_id = ? "
-            "ORDER BY created_at DESC, id DESC LIMIT 1", (calibration_id,))
-        return model
+        return self._corrections.latest("calibration_id", calibration_id)

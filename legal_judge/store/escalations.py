@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from legal_judge.store.base import StoreBase, canonical_json
+from legal_judge.store.base import StoreBase
+from legal_judge.store.documents import Documents
 
 __all__ = ["Escalations"]
 
@@ -15,29 +16,24 @@ class Escalations:
     def __init__(self, base: StoreBase) -> None:
         """Queries on the store ``base``."""
         self._base = base
+        # Same-second escalations of a run are told apart by insertion order, as they always were.
+        self._reports = Documents(base, "escalations", tiebreak="rowid")
 
     def save(self, escalation_id: str, *, run_id: str, created_at: str, target: float,
              confidence: float, rubric: str | None, guaranteed: bool,
              report: dict[str, Any]) -> None:
         """Store one escalation (in the caller's transaction, if one is open)."""
-        self._base.autocommit(
-            "INSERT INTO escalations (id, run_id, created_at, target, confidence, rubric, "
-            "guaranteed, report_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (escalation_id, run_id, created_at, target, confidence, rubric, int(guaranteed),
-             canonical_json(report)))
+        self._reports.add(report, id=escalation_id, run_id=run_id, created_at=created_at,
+                          target=target, confidence=confidence, rubric=rubric,
+                          guaranteed=int(guaranteed))
 
     def report(self, escalation_id: str) -> dict[str, Any] | None:
         """An escalation's decoded report, or None."""
-        report: dict[str, Any] | None = self._base.one_json(
-            "SELECT report_json FROM escalations WHERE id = ?", (escalation_id,))
-        return report
+        return self._reports.of(escalation_id)
 
     def latest_of_run(self, run_id: str) -> dict[str, Any] | None:
         """The newest escalation report of a run, or None."""
-        report: dict[str, Any] | None = self._base.one_json(
-            "SELECT report_json FROM escalations WHERE run_id = ? "
-            "ORDER BY created_at DESC, rowid DESC LIMIT 1", (run_id,))
-        return report
+        return self._reports.latest("run_id", run_id)
 
     def count_of_run(self, run_id: str) -> int:
         """How many escalations a run has."""

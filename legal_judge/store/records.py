@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from legal_judge.store.base import StoreBase, canonical_json, utcnow
+from legal_judge.store.documents import Documents
 
 __all__ = ["Batches", "DebiasExperiments"]
 
@@ -62,6 +63,7 @@ class DebiasExperiments:
     def __init__(self, base: StoreBase) -> None:
         """Queries on the store ``base``."""
         self._base = base
+        self._reports = Documents(base, "debias_experiments")
 
     def save(self, experiment_id: str, *, created_at: str, judge_id: str,
              config: dict[str, Any], report: dict[str, Any]) -> None:
@@ -89,6 +91,4 @@ class DebiasExperiments:
 
     def report(self, experiment_id: str) -> dict[str, Any] | None:
         """An experiment's decoded report, or None (also for a row without one)."""
-        report: dict[str, Any] | None = self._base.one_json(
-            "SELECT report_json FROM debias_experiments WHERE id = ?", (experiment_id,))
-        return report
+        return self._reports.of(experiment_id)

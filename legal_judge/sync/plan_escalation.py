@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from legal_judge.store import Store
-from legal_judge.sync.plan import ScorePlan, det_id, ts
+from legal_judge.sync.plan import ScorePlan
+from legal_judge.sync.plan_estimate import session_score, session_time
 
 __all__ = ["escalation_scores"]
 
@@ -26,8 +27,7 @@ def escalation_scores(store: Store, run_id: str) -> list[ScorePlan]:
     f = escalation_figures(store, run_id)
     if f is None:
         return []
-    run = store.get_run(run_id)
-    when = ts(run.get("finished_at") or run["created_at"])
+    when = session_time(store, run_id)
     meta: dict[str, Any] = {"level": "run", "run_id": run_id, "escalation_id": f.escalation_id,
                             "guaranteed": f.guaranteed, "target": f.target,
                             "confidence": f.confidence, "n_items": f.n_items,
@@ -41,6 +41,5 @@ def escalation_scores(store: Store, run_id: str) -> list[ScorePlan]:
         ("run.pass_rate.combined", f.combined_pass_rate,
          f"judges on {f.decided} kept items, lawyers on {f.escalated} escalated ones"),
     ]
-    return [ScorePlan(det_id(f"score:session:{run_id}:{name}"), name, float(value), "NUMERIC",
-                      "", when, comment=comment, metadata=meta, session_id=run_id)
+    return [session_score(run_id, name, value, when, comment=comment, metadata=meta)
             for name, value, comment in rows if value is not None]

@@ -9,12 +9,27 @@ nothing can correct. Sent with the run and again whenever its lawyer labels chan
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from legal_judge.store import Store
 from legal_judge.sync.plan import ScorePlan, det_id, ts
 
-__all__ = ["estimate_scores"]
+__all__ = ["estimate_scores", "session_score", "session_time"]
+
+
+def session_time(store: Store, run_id: str) -> datetime:
+    """When a run's session scores are dated: the run's end, or its start while it runs."""
+    run = store.get_run(run_id)
+    return ts(run.get("finished_at") or run["created_at"])
+
+
+def session_score(run_id: str, name: str, value: float, when: datetime, *,
+                  metadata: dict[str, Any], comment: str | None = None) -> ScorePlan:
+    """A numeric run-level score on the run's session, its id derived from the run and the name
+    (a resend after more labels updates the same score)."""
+    return ScorePlan(det_id(f"score:session:{run_id}:{name}"), name, float(value), "NUMERIC", "",
+                     when, comment=comment, metadata=metadata, session_id=run_id)
 
 
 def _key(name: str) -> str:
@@ -28,8 +43,7 @@ def estimate_scores(store: Store, run_id: str) -> list[ScorePlan]:
     est = corrected_figures(store, run_id)
     if est is None:
         return []
-    run = store.get_run(run_id)
-    when = ts(run.get("finished_at") or run["created_at"])
+    when = session_time(store, run_id)
     common: dict[str, Any] = {"level": "run", "run_id": run_id, "source": est["source"],
                               "calibration_id": est.get("calibration_id"), "label": est["label"]}
     out = []
@@ -38,22 +52,15 @@ def estimate_scores(store: Store, run_id: str) -> list[ScorePlan]:
     for row in rows:
         key = _key(row["name"])
         if row["raw"] is not None and "Rogan-Gladen" not in row["name"]:
-            name = f"run.{key}.raw"
-            out.append(ScorePlan(det_id(f"score:session:{run_id}:{name}"), name,
-                                 float(row["raw"]), "NUMERIC", "", when,
-                                 metadata={**common, "score_kind": "raw: the judges' own figure",
-                                           "ci95": row["raw_ci95"]},
-                                 session_id=run_id))
+            out.append(session_score(run_id, f"run.{key}.raw", row["raw"], when, metadata={
+                **common, "score_kind": "raw: the judges' own figure", "ci95": row["raw_ci95"]}))
         if row["status"] == "corrected" and row["corrected"] is not None:
-            name = f"run.{key}.corrected"
-            out.append(ScorePlan(
-                det_id(f"score:session:{run_id}:{name}"), name, float(row["corrected"]),
-                "NUMERIC", "", when,
+            out.append(session_score(
+                run_id, f"run.{key}.corrected", row["corrected"], when,
                 comment=f"corrected for judge error ({row['method']}, {row['n_labelled']} "
                         "lawyer labels)",
                 metadata={**common, "score_kind": "corrected for judge error",
                           "method": row["method"], "ci95": row["corrected_ci95"],
                           "n_labelled": row["n_labelled"], "lambda": row["lam"],
-                          "raw_value": row["raw"]},
-                session_id=run_id))
+                          "raw_value": row["raw"]}))
     return out
