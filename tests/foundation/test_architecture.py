@@ -415,12 +415,14 @@ SHAPE_COINCIDENCES: dict[tuple[str, str], str] = {
     ("commands/calibrate_validate.py", "commands/compare.py"): "click decorator stacks ending in "
         "the shared --json/--report/--policy options",
     ("benchmark/outcome.py", "checks/citation_regex.py"): "two unrelated dataclasses",
+    ("benchmark/shards.py", "reports/data.py"): "two unrelated dataclasses (a sharded run's "
+        "state, a report's stored data) with defaulted dict fields",
     ("calibration/validation_schema.py", "stats/proportions.py"): "two unrelated models",
     ("calibration/verdict.py", "devtools/openai_stub.py"): "two frozen dataclasses of defaults",
     ("assets/catalogue.py", "batch/base.py"): "a regex constant then a two-field dataclass",
     ("audit/generic.py", "calibration/validation_schema.py"): "two unrelated models",
-    ("benchmark/progress.py", "calibration/verdict.py"): "two dataclasses of defaulted fields",
-    ("benchmark/progress.py", "devtools/openai_stub.py"): "two dataclasses of defaulted fields",
+    ("benchmark/pipeline.py", "calibration/verdict.py"): "two dataclasses of defaulted fields",
+    ("benchmark/pipeline.py", "devtools/openai_stub.py"): "two dataclasses of defaulted fields",
     ("calibration/validation_schema.py", "reports/site.py"): "two unrelated models",
     ("reports/site.py", "stats/proportions.py"): "two unrelated dataclasses",
     ("stats/estimates.py", "sync/langfuse_client.py"): "the tail of two unrelated dataclasses",
