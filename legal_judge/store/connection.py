@@ -33,12 +33,28 @@ def _free_bytes(path: Path) -> int | None:
         return None
 
 
+def chosen_by(path: Path) -> str:
+    """The setting a fix tells the user to change for the store ``path``: ``LEGAL_JUDGE_STORE``
+    or the project file's ``[store] url`` when that chose it, ``LEGAL_JUDGE_HOME`` for the
+    default store, and the command's store argument for a store named there."""
+    from legal_judge.config import store_setting
+    from legal_judge.errors import LegalJudgeError
+
+    try:
+        setting = store_setting()
+    except LegalJudgeError:  # a broken project file is reported where it is read
+        return "LEGAL_JUDGE_HOME"
+    if isinstance(setting.target, Path) and setting.target.resolve() == path.resolve():
+        return "LEGAL_JUDGE_HOME" if setting.origin == "default" else setting.origin
+    return "the command's store argument"
+
+
 def _full(path: Path, detail: str) -> StoreError:
     free = _free_bytes(path)
     left = "" if free is None else f"; {free / 2**20:.1f} MiB left"
     return StoreError(
         f"the disk holding the store {path} is full ({detail}{left})", code="store-full",
-        fix=f"free space on the disk of {path.parent} (or point LEGAL_JUDGE_HOME at a larger one), "
+        fix=f"free space on the disk of {path.parent} (or point {chosen_by(path)} at a larger one), "
             "then run the command again; everything committed is kept, and an unfinished run "
             "resumes with `legal-judge run --resume RUN_ID` (`legal-judge runs list` shows it)")
 
@@ -75,15 +91,16 @@ def store_error(exc: sqlite3.Error, path: Path, *,
             f"the store {path} is locked by another process (waited {waited_s:g} s: "
             f"{detail})", code="store-locked",
             fix="let the other legal-judge command using this store finish, then run this one "
-                "again; if none is running, LEGAL_JUDGE_HOME may be on a network folder, where "
-                "SQLite locking does not work: put it on a local disk")
+                f"again; if none is running, {path.parent} may be on a network folder, where "
+                f"SQLite locking does not work: put the store on a local disk ({chosen_by(path)})")
     if primary in (_READONLY, _PERM):
         return StoreError(f"the store {path} cannot be written ({detail})", code="store-readonly",
                           fix=f"make {path} and its folder writable (chmod u+w), or point "
-                              "LEGAL_JUDGE_HOME at a writable folder")
+                              f"{chosen_by(path)} at a writable folder")
     if primary == _CANTOPEN:
         return StoreError(f"cannot open the store {path} ({detail})", code="store-cannot-open",
-                          fix="check LEGAL_JUDGE_HOME points at a folder you can write to")
+                          fix=f"check that {path.parent} is a folder you can write to, or point "
+                              f"{chosen_by(path)} at one")
     if primary == _IOERR:
         return StoreError(f"disk I/O error on the store {path} ({detail})", code="store-io",
                           fix="check the disk holding it (free space, permissions, health; a "
@@ -160,7 +177,8 @@ def connect(path: Path, timeout_s: float) -> StoreConnection:
     except sqlite3.Error as exc:
         raise store_error(exc, path, waited_s=timeout_s) or StoreError(
             f"cannot open the store {path} ({exc})", code="store-cannot-open",
-            fix="check LEGAL_JUDGE_HOME points at a folder you can write to") from None
+            fix=f"check that {path.parent} is a folder you can write to, or point "
+                              f"{chosen_by(path)} at one") from None
     db.store_path = path
     db.timeout_s = timeout_s
     db.row_factory = sqlite3.Row

@@ -125,6 +125,13 @@ def test_a_project_file_points_the_team_at_its_store_and_refuses_a_password(
     project.write_text('[store]\nurl = team/shared.sqlite3\n', "utf-8")
     broken = journey("runs", "list", expect=2)
     assert f"{project}:2: invalid TOML" in " ".join(broken.err.split())
+    # A store the file points at that cannot be opened: the fix names the file, not
+    # LEGAL_JUDGE_HOME (which the user never set).
+    (journey.cwd / "blocked").write_text("a file, not a folder", "utf-8")
+    project.write_text('[store]\nurl = "blocked/s.sqlite3"\n', "utf-8")
+    unopened = journey("runs", "list", expect=2)
+    said = " ".join(unopened.err.split())
+    assert f"point {project} [store] url at one" in said and "LEGAL_JUDGE_HOME" not in said
     assert team.stat().st_mtime_ns == before and not journey.store_file.exists()
     db = sqlite3.connect(f"file:{team}?mode=ro", uri=True)
     try:

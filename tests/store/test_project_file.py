@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from legal_judge.config import PROJECT_FILENAME, store_address, store_setting, store_target
-from legal_judge.errors import ConfigError, InputError
+from legal_judge.errors import ConfigError, InputError, StoreError
 from legal_judge.store import Store
 
 
@@ -153,3 +153,27 @@ def test_the_project_file_s_postgresql_url_opens_the_server_store(
     finally:
         again.close()
     assert not (tmp_path / "lj-home" / "store.sqlite3").exists()
+
+
+def test_a_store_that_cannot_be_opened_names_the_setting_that_chose_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A regular file where the store's folder should be: the store cannot be opened (as root too).
+    (tmp_path / "blocked").write_text("not a folder", "utf-8")
+    project = _project(tmp_path / "proj", f'[store]\nurl = "{tmp_path / "blocked" / "s.sqlite3"}"\n')
+    monkeypatch.chdir(project.parent)
+    with pytest.raises(StoreError) as raised:
+        Store()
+    assert raised.value.code == "store-cannot-open"
+    assert f"{project} [store] url" in raised.value.fix
+    assert "LEGAL_JUDGE_HOME" not in raised.value.fix
+    # Through the variable, the fix names the variable.
+    monkeypatch.setenv("LEGAL_JUDGE_STORE", str(tmp_path / "blocked" / "s.sqlite3"))
+    with pytest.raises(StoreError) as raised:
+        Store()
+    assert "point LEGAL_JUDGE_STORE at one" in raised.value.fix
+    # A store named by the caller is not blamed on a setting.
+    monkeypatch.delenv("LEGAL_JUDGE_STORE")
+    with pytest.raises(StoreError) as raised:
+        Store(tmp_path / "blocked" / "other.sqlite3")
+    assert "the command's store argument" in raised.value.fix
+    assert "LEGAL_JUDGE_HOME" not in raised.value.fix
