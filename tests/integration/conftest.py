@@ -52,4 +52,10 @@ def llama_server() -> Iterator[str]:
         pytest.fail("llama server did not start within 120 s")
     yield url
     proc.terminate()
-    proc.wait(20)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        # uvicorn waits for a request still being generated (one whose client gave up): the
+        # server's work is over, and a teardown error here failed a passing tier.
+        proc.kill()
+        proc.wait(20)
