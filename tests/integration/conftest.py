@@ -1,9 +1,10 @@
 """The integration tier's one llama-cpp-python server (SmolLM2-135M) on 127.0.0.1.
 
-Session scope: every module of the tier talks to the same server, started once (loading the model
-and reserving its context costs seconds and about 1.5 GB; each module used to start its own). Under
-pytest-xdist the root conftest puts every test that uses it in one xdist group, so one worker
-starts it.
+Package scope: every module of the tier talks to the same server, started once (loading the model
+and reserving its context costs seconds and about 1.5 GB; each module used to start its own), and
+stopped after the tier's last test, not at the end of the session: the server may still be
+generating an answer whose client gave up, and would take a core from every test after it. Under
+pytest-xdist, ``tests/xdist_groups.py`` runs the whole tier on one worker, so one worker starts it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def llama_server() -> Iterator[str]:
     """The base URL (``.../v1``) of llama-cpp-python's OpenAI-compatible server with SmolLM2."""
     import httpx
