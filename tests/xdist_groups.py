@@ -15,9 +15,15 @@ again on the other worker: slower, still correct).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
+
+#: Terminal variables a worker starts with that the controller's shell did not set (xdist
+#: workers see COLUMNS=80 and LINES=24): a module-level rich Console built under COLUMNS keeps
+#: that width for the whole process, so a command invoked with another COLUMNS printed at 80.
+TERMINAL_VARS = ("COLUMNS", "LINES")
 
 #: Folder (node id prefix) -> the expensive session fixture its tests share.
 GROUPS = {
@@ -45,6 +51,22 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return group_of(nodeid) or super()._split_scope(nodeid)
 
     return FolderGroupScheduling(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Controller: tell each worker the terminal variables of the shell that ran pytest."""
+    node.workerinput["legal_judge_terminal_env"] = {k: os.environ.get(k) for k in TERMINAL_VARS}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Worker: the controller's terminal variables, before any test module is imported."""
+    wanted = getattr(config, "workerinput", {}).get("legal_judge_terminal_env")
+    for key, value in (wanted or {}).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
