@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-# The throwaway PostgreSQL server fixtures (postgres_url, pg_schema_url).
-pytest_plugins = ["pg_server"]
+# The throwaway PostgreSQL server fixtures (postgres_url, pg_schema_url); how pytest-xdist
+# groups the tests that share an expensive session fixture (the README runs `-n 2`).
+pytest_plugins = ["pg_server", "xdist_groups"]
 
 KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY",
             "TOGETHER_API_KEY", "GROQ_API_KEY", "OPENAI_COMPATIBLE_API_KEY", "COURTLISTENER_TOKEN",

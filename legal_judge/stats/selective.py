@@ -153,12 +153,21 @@ def labels_needed(disagreement_rate: float, kept_share: float, target: float,
     _check_levels(target, confidence)
     if disagreement_rate >= 1.0 - target or kept_share <= 0.0:
         return None
-    total = np.arange(1, MAX_LABELS + 1)
-    kept = np.floor(kept_share * total + 1e-9).astype(np.int64)
-    k = np.round(disagreement_rate * kept).astype(np.int64)
-    ok = (kept > 0) & (stats.binom.cdf(k, np.maximum(kept, 1), 1.0 - target) <= 1.0 - confidence)
-    hits = np.flatnonzero(ok)
-    return int(total[hits[0]]) if hits.size else None
+    # The smallest N, searched in growing blocks in order (the first hit of a block is the first
+    # overall): most answers are in the hundreds, and one binomial CDF over all MAX_LABELS
+    # candidates costs tens of milliseconds per call (a threshold walk makes one per threshold).
+    start = 1
+    for stop in (1_000, 10_000, MAX_LABELS):
+        total = np.arange(start, stop + 1)
+        kept = np.floor(kept_share * total + 1e-9).astype(np.int64)
+        k = np.round(disagreement_rate * kept).astype(np.int64)
+        ok = (kept > 0) & (stats.binom.cdf(k, np.maximum(kept, 1), 1.0 - target)
+                           <= 1.0 - confidence)
+        hits = np.flatnonzero(ok)
+        if hits.size:
+            return int(total[hits[0]])
+        start = stop + 1
+    return None
 
 
 def fixed_sequence_threshold(

@@ -8,13 +8,7 @@ INCONCLUSIVE (raw output kept, never an invented score) are both correct outcome
 from __future__ import annotations
 
 import asyncio
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 
-import httpx
 import pytest
 
 pytest.importorskip("llama_cpp")
@@ -24,43 +18,10 @@ from legal_judge.dataset import load_dataset, sample_dataset_path  # noqa: E402
 from legal_judge.judge.config import JudgeConfig  # noqa: E402
 from legal_judge.judge.judge import Judge  # noqa: E402
 from legal_judge.providers.base import ProviderOptions  # noqa: E402
-from legal_judge.providers.local import resolve_model_path  # noqa: E402
 from legal_judge.providers.registry import get_provider  # noqa: E402
 from legal_judge.store import Store  # noqa: E402
 
 pytestmark = pytest.mark.integration
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def llama_server() -> Iterator[str]:
-    model = resolve_model_path("smollm2")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "8192", "--verbose", "False"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"llama server exited: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            if httpx.get(f"{url}/models", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("llama server did not start within 120 s")
-    yield url
-    proc.terminate()
-    proc.wait(20)
 
 
 def test_smollm2_judges_two_items_over_real_http(llama_server: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
