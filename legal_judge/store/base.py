@@ -185,17 +185,24 @@ class StoreBase:
                     raise
                 self.db.execute(f"RELEASE {_SAVEPOINT}")
                 return
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                if self.postgres is not None:
-                    # One writing transaction at a time, as BEGIN IMMEDIATE is on SQLite.
-                    self.postgres.lock_writers()
-                yield self.db
-                self.db.execute("COMMIT")
-            except BaseException:
-                if self.db.in_transaction:  # also a COMMIT that failed: never left open
-                    self.db.execute("ROLLBACK")
-                raise
+            if self.postgres is None:
+                yield from self._outermost()
+                return
+            with self.postgres.pipelined():  # one round trip per transaction, not per statement
+                yield from self._outermost()
+
+    def _outermost(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if self.postgres is not None:
+                # One writing transaction at a time, as BEGIN IMMEDIATE is on SQLite.
+                self.postgres.lock_writers()
+            yield self.db
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:  # also a COMMIT that failed: never left open
+                self.db.execute("ROLLBACK")
+            raise
 
     def autocommit(self, sql: str, params: tuple[Any, ...]) -> None:
         """Run one write statement as its own atomic transaction (part of an open one, if any).

@@ -21,6 +21,7 @@ goes away mid-run) raises :class:`~legal_judge.errors.StoreUnavailable` (exit 3:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Iterator, Sequence
@@ -159,6 +160,12 @@ class PgCursor:
         return self._cursor.description
 
     def _read(self, how: str, *args: Any) -> Any:
+        pipeline = self._connection.pipeline
+        if self._cursor.description is None and pipeline is not None:
+            try:  # in pipeline mode a statement's rows arrive at the next sync: ask for them
+                pipeline.sync()
+            except Exception as exc:  # noqa: BLE001 - mapped, or re-raised unchanged
+                self._connection.reraise(exc)
         if self._cursor.description is None:
             return [] if how != "fetchone" else None
         try:
@@ -206,6 +213,8 @@ class PgConnection:
             raise self.mapped(exc) from None
         self.columns: dict[str, list[str]] = {}
         self.keys: dict[str, list[str]] = {}
+        #: The open pipeline (:meth:`pipelined`), None outside one.
+        self.pipeline: Any = None
         self.refresh_catalog()
 
     def refresh_catalog(self) -> None:
@@ -301,9 +310,25 @@ class PgConnection:
         status = self.raw.info.transaction_status
         return bool(status != self._psycopg.pq.TransactionStatus.IDLE)
 
+    @contextlib.contextmanager
+    def pipelined(self) -> Iterator[None]:
+        """Send the statements of the block without waiting for each one's answer (psycopg's
+        pipeline mode): a write transaction's BEGIN, inserts and COMMIT cost one round trip to
+        the server instead of one each, and a run's event loop is not held for each. A read
+        inside the block waits for what was sent before it; a failure surfaces at the latest when
+        the block ends, mapped as :meth:`execute` maps it."""
+        try:
+            with self.raw.pipeline() as self.pipeline:
+                yield
+        except self._psycopg.Error as exc:
+            self.reraise(exc)
+        finally:
+            self.pipeline = None
+
     def lock_writers(self) -> None:
         """Hold the store's write lock until the open transaction ends."""
-        self.execute(f"SELECT pg_advisory_xact_lock({ADVISORY_LOCK})").fetchall()
+        # Not read back: the server runs what follows only once the lock is held.
+        self.execute(f"SELECT pg_advisory_xact_lock({ADVISORY_LOCK})")
 
     def close(self) -> None:
         """Close the connection."""
