@@ -145,6 +145,8 @@ import asyncio, json, resource, time, tracemalloc
 import legal_judge.benchmark.summary, legal_judge.providers.openai  # noqa: F401
 if {checks!r}:
     import legal_judge.checks  # noqa: F401
+if {STORE_URL is not None!r}:  # the PostgreSQL driver, as SQLite's is imported with the store
+    import psycopg  # noqa: F401
 from legal_judge.dataset import load_dataset
 from legal_judge.benchmark.ensemble_config import load_ensemble_config
 from legal_judge.benchmark.runner import run_benchmark
