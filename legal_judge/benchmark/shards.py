@@ -17,6 +17,7 @@ store's lock) and finds the run there the second time.
 from __future__ import annotations
 
 import hashlib
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,6 +152,8 @@ class ShardStatus:
     #: The dataset the shards were given, and its size (every shard records both).
     dataset: str | None = None
     dataset_items: int = 0
+    #: The ensemble the shards were given (a TOML path or a bundled name; None: the default).
+    ensemble: str | None = None
 
     @property
     def done(self) -> list[int]:
@@ -175,7 +178,11 @@ class ShardStatus:
 
     def command(self, k: int | str) -> str:
         """The command that runs (or resumes) shard ``k`` (``"K"``: any shard)."""
-        return (f"legal-judge run {self.dataset or 'DATASET'} --run-id {self.base} "
+        # Every shard must name the same ensemble: a command without it would be refused.
+        ensemble = ("" if self.ensemble in (None, "default")
+                    else f" --ensemble {shlex.quote(str(self.ensemble))}")
+        dataset = shlex.quote(self.dataset) if self.dataset else "DATASET"
+        return (f"legal-judge run {dataset}{ensemble} --run-id {self.base} "
                 f"--shard {k}/{self.n}")
 
     def as_dict(self) -> dict[str, Any]:
@@ -197,7 +204,8 @@ def shard_status(store: Store, base: str) -> ShardStatus | None:
         return None
     first = rows[0]["config"]
     status = ShardStatus(base, int(first["shard"]["n"]), {}, dataset=first.get("dataset"),
-                         dataset_items=int(first["shard"].get("dataset_items") or 0))
+                         dataset_items=int(first["shard"].get("dataset_items") or 0),
+                         ensemble=first.get("ensemble_path"))
     owners = store.owners("run", [r["id"] for r in rows])
     for row in rows:
         k = int(row["config"]["shard"]["k"])

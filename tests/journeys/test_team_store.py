@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
 from typing import Any
 
@@ -37,7 +38,9 @@ def test_a_run_in_two_shards_completes_once_when_the_last_shard_does(journey: Jo
     # Each shard was listed as a run of its own; one row per run id, with its shards' state.
     listed = journey("runs", "list")
     assert "~shard" not in listed.out and "shards 1/2 done, 1 pending" in listed.out
-    assert f"legal-judge run {SAMPLE} --run-id R --shard 2/2" in " ".join(listed.out.split())
+    # The pending shard's command names the ensemble too (without it the shard was refused).
+    assert (f"legal-judge run {SAMPLE} --ensemble demo --run-id R --shard 2/2"
+            in " ".join(listed.out.split()))
     rows = _valid(journey("runs", "list", "--json").out, "runs list")
     assert [(r["id"], r["status"], r["items"], r["results"]) for r in rows] == [
         ("R", "pending", 57, 29)]
@@ -60,8 +63,10 @@ def test_a_run_in_two_shards_completes_once_when_the_last_shard_does(journey: Jo
     assert "differs from the stored shard 1/2 (R~shard-1-of-2) in its ensemble" in " ".join(
         changed.err.split())
     assert journey.query("SELECT id FROM runs") == [("R~shard-1-of-2",)]  # nothing stored
-    last = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "2/2",
-                   "--quiet")
+    # The last shard runs exactly as `runs list --json` printed it.
+    printed = rows[0]["shards"]["pending"][0]["command"]
+    assert printed.startswith("legal-judge run ")
+    last = journey(*shlex.split(printed)[1:], "--quiet")
     assert "run gate: passed" in last.out and "over 57 scored items" in " ".join(last.out.split())
     shown = journey("runs", "show", "R")
     assert "shards of R: 2/2 done" in shown.out
