@@ -6,9 +6,11 @@ The Langfuse stand-in lives in ``tests/sync`` (no package); it is imported by pl
 from __future__ import annotations
 
 import json
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,3 +103,34 @@ def results_of(path: Path, run_id: str) -> dict[str, tuple[str, str | None, str]
         r = json.loads(js)
         out[item_id] = (r["status"], r.get("overall"), json.dumps(r["scores"], sort_keys=True))
     return out
+
+
+def two_writers_one_killed(cmd: list[str], env: dict[str, str], progressed: Callable[[], bool],
+                           *, check: Callable[[], None] = lambda: None,
+                           require_alive: bool = False) -> None:
+    """Runs ``A`` and ``B`` of ``cmd`` write one store at once; ``A`` is SIGKILLed once
+    ``progressed()`` (``require_alive``: it must still be running then) while ``B`` keeps
+    writing; then ``A`` is resumed while a third run ``C`` writes. Every survivor must exit 0;
+    ``check`` runs after ``B`` and again at the end (the store's own integrity, where it has one).
+    """
+    def start(*args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([*args], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+
+    a, b = start(*cmd, "--run-id", "A"), start(*cmd, "--run-id", "B")
+    deadline = time.monotonic() + 120
+    while a.poll() is None and time.monotonic() < deadline and not progressed():
+        time.sleep(0.005)
+    if require_alive:
+        assert a.poll() is None, "run A ended before it could be killed"
+    a.send_signal(signal.SIGKILL)  # A dies mid-run while B keeps writing
+    a.wait()
+    _, err_b = b.communicate(timeout=300)
+    assert b.returncode == 0, err_b[-3000:]
+    check()
+    resumed = start(sys.executable, "-m", "legal_judge", "run", "--resume", "A", "--quiet")
+    c = start(*cmd, "--run-id", "C")
+    for p in (resumed, c):  # a resume and a third run, again at the same time
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-3000:]
+    check()

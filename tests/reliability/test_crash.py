@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .conftest import Stub, bench_items, results_of, write_jsonl
+from .conftest import Stub, bench_items, results_of, two_writers_one_killed, write_jsonl
 from .invariants import dump
 
 N_ITEMS = 40
@@ -148,28 +148,14 @@ def test_two_processes_write_one_store_at_once(tmp_path: Path,
     subprocess.run([sys.executable, "-c", "from legal_judge.store import Store; Store()"], env=env,
                    check=True)  # both processes then open an existing, migrated store
     cmd = [sys.executable, "-m", "legal_judge", "run", str(bench), "--ensemble", str(cfg), "--quiet"]
-    a = subprocess.Popen([*cmd, "--run-id", "A"], env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
-    b = subprocess.Popen([*cmd, "--run-id", "B"], env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while (_scalar(home, "SELECT COUNT(*) FROM verdicts WHERE run_id = 'A'") < N_ITEMS
-           and a.poll() is None and time.monotonic() < deadline):
-        time.sleep(0.005)
-    a.send_signal(signal.SIGKILL)  # A dies mid-run while B keeps writing
-    a.wait()
-    _, err_b = b.communicate(timeout=300)
-    assert b.returncode == 0, err_b[-3000:]
-    assert _integrity(home) == "ok"
-    resumed = subprocess.Popen([sys.executable, "-m", "legal_judge", "run", "--resume", "A",
-                                "--quiet"], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    c = subprocess.Popen([*cmd, "--run-id", "C"], env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
-    for p in (resumed, c):  # a resume and a third run, again at the same time
-        _, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err[-3000:]
-    assert _integrity(home) == "ok"
+
+    def progressed() -> bool:
+        return _scalar(home, "SELECT COUNT(*) FROM verdicts WHERE run_id = 'A'") >= N_ITEMS
+
+    def intact() -> None:
+        assert _integrity(home) == "ok"
+
+    two_writers_one_killed(cmd, env, progressed, check=intact)
     db_path = home / "store.sqlite3"
     results = {r: results_of(db_path, r) for r in ("A", "B", "C")}
     assert len(results["A"]) == N_ITEMS

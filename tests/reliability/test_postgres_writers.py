@@ -10,17 +10,14 @@ provider cache for every process).
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from legal_judge.store import Store
 
-from .conftest import Stub, bench_items, write_jsonl
+from .conftest import Stub, bench_items, two_writers_one_killed, write_jsonl
 
 N_ITEMS = 40
 CONCURRENCY = 4
@@ -44,28 +41,12 @@ def test_two_processes_write_one_postgres_store_at_once_and_a_killed_one_resumes
     Store(pg_schema_url).close()  # both processes then open an existing, migrated store
     cmd = [sys.executable, "-m", "legal_judge", "run", str(bench), "--ensemble", str(cfg),
            "--quiet"]
-    a = subprocess.Popen([*cmd, "--run-id", "A"], env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
-    b = subprocess.Popen([*cmd, "--run-id", "B"], env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
     watch = Store(pg_schema_url)
-    deadline = time.monotonic() + 120
-    while (a.poll() is None and time.monotonic() < deadline
-           and (not watch.run_exists("A") or watch.call_counts("A")["calls"] < N_ITEMS)):
-        time.sleep(0.01)
-    assert a.poll() is None, "run A ended before it could be killed"
-    a.send_signal(signal.SIGKILL)  # A dies mid-run while B keeps writing
-    a.wait()
-    _, err_b = b.communicate(timeout=300)
-    assert b.returncode == 0, err_b[-3000:]
-    resumed = subprocess.Popen([sys.executable, "-m", "legal_judge", "run", "--resume", "A",
-                                "--quiet"], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    c = subprocess.Popen([*cmd, "--run-id", "C"], env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
-    for p in (resumed, c):  # a resume and a third run, again at the same time
-        _, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err[-3000:]
+
+    def progressed() -> bool:
+        return watch.run_exists("A") and watch.call_counts("A")["calls"] >= N_ITEMS
+
+    two_writers_one_killed(cmd, env, progressed, require_alive=True)
     store = Store(pg_schema_url)
     results = {r: _results(store, r) for r in ("A", "B", "C")}
     assert len(results["A"]) == N_ITEMS
