@@ -188,7 +188,11 @@ async def judge_item(job: ItemJob, item: BenchmarkItem, inputs: ItemInputs | Non
         raise
     pending.closed = True
     # The cached verdicts and the result in one commit.
-    job.store.save_verdicts(job.run_id, item.id, pending.rows, data)
+    writes = job.store.writes()
+    for label, verdict in pending.rows:
+        writes.verdict(job.run_id, item.id, label, verdict)
+    writes.result(job.run_id, item.id, data)
+    await job.store.commit(writes)
     job.item_done()
 
 
@@ -215,7 +219,7 @@ async def judge_one(job: ItemJob, judge: Judge, item: BenchmarkItem, evidence: s
                                             writes=writes, read_cache=not looked_up)
             writes.verdict(job.run_id, item.id, judge.label, verdict.model_dump())
         finally:
-            writes.flush()  # one commit, also of what a failed or cancelled judgment paid for
+            await job.store.commit(writes)  # also what a failed or cancelled judgment paid for
     job.count(verdict)
     return verdict
 

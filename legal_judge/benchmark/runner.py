@@ -207,7 +207,8 @@ class RunState:
         """
         status = "completed"
         try:
-            status = await work or status
+            with self.store.commits_off_loop():  # on a server, no commit holds the loop
+                status = await work or status
         except CostLimitReached as exc:
             status = "stopped"
             self.warnings.append(str(exc))

@@ -18,8 +18,9 @@ The package: :mod:`~legal_judge.store.migrations` (the schema, an append-only li
 :mod:`~legal_judge.store.connection` (SQLite errors as StoreErrors), :mod:`~legal_judge.store.base`
 (the connection, its lock and transactions), one module per table group (``runs``, ``results``,
 ``outbox``, ``audits``, ``calibrations``, ``labels``, ``records``, ``estimates``) and :mod:`~legal_judge.store.store`
-(the :class:`Store` that joins them); ``results`` also holds one judged call's rows until they are
-committed together (:class:`PendingWrites`). No module outside this package holds SQL or uses
+(the :class:`Store` that joins them); ``writes`` holds one judged call's rows until they are
+committed together (:class:`PendingWrites`), on a server by a writer thread off a run's event
+loop. No module outside this package holds SQL or uses
 ``store.db``; this ``__init__`` re-exports the public names (the one package whose ``__init__`` is
 more than a docstring: ``from legal_judge.store import Store`` is the store's address).
 """
@@ -27,9 +28,9 @@ more than a docstring: ``from legal_judge.store import Store`` is the store's ad
 from legal_judge.store.base import canonical_json, document_json, utcnow
 from legal_judge.store.connection import BUSY_TIMEOUT_S, damaged_store_fix, store_error
 from legal_judge.store.migrations import MIGRATIONS, Migration, migration
-from legal_judge.store.results import PendingWrites
 from legal_judge.store.runs import OwnedKind
 from legal_judge.store.store import Store
+from legal_judge.store.writes import PendingWrites
 
 __all__ = ["BUSY_TIMEOUT_S", "MIGRATIONS", "Migration", "OwnedKind", "PendingWrites", "Store",
            "canonical_json", "damaged_store_fix", "document_json", "migration", "store_error",

@@ -190,6 +190,18 @@ class PgCursor:
             yield from rows
 
 
+def _refused_connection(message: str) -> str | None:
+    """The fix for a connection the server refused for a reason the user fixes, else None (a
+    server down or unreachable: a rerun resumes)."""
+    if "does not exist" in message and "database" in message:
+        return ("create the database (createdb NAME) or correct its name in the URL "
+                "(LEGAL_JUDGE_STORE or [store] url in legal-judge.toml)")
+    if "authentication failed" in message or "no password supplied" in message:
+        return ("give the user's password in PGPASSWORD or ~/.pgpass (never in the URL), or "
+                "correct the user name in LEGAL_JUDGE_STORE or [store] url")
+    return None
+
+
 class PgConnection:
     """One psycopg connection behind the subset of :class:`sqlite3.Connection` the store uses."""
 
@@ -255,6 +267,18 @@ class PgConnection:
                               code="store-readonly",
                               fix="grant the user of LEGAL_JUDGE_STORE the rights to create and "
                                   "write tables in its schema")
+        if isinstance(exc, psycopg.errors.InvalidSchemaName):
+            schema = self._search_path() or "name"
+            return StoreError(f"the PostgreSQL store {where} names a schema that does not exist "
+                              f"({str(exc).splitlines()[0]})", code="store-cannot-open",
+                              fix=f"create the schema (CREATE SCHEMA {schema}) or correct "
+                                  "options=-csearch_path in the URL (LEGAL_JUDGE_STORE or "
+                                  "[store] url in legal-judge.toml)")
+        refused = _refused_connection(str(exc))
+        if isinstance(exc, psycopg.OperationalError) and refused is not None:
+            return StoreError(f"the PostgreSQL store {where} refused the connection "
+                              f"({str(exc).strip().splitlines()[-1].strip()})",
+                              code="store-cannot-open", fix=refused)
         if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
             return StoreUnavailable(
                 f"the PostgreSQL store {where} cannot be reached ({str(exc).strip()})",
@@ -262,6 +286,15 @@ class PgConnection:
                     "in legal-judge.toml, PGPASSWORD or ~/.pgpass), then run the command again: a run resumes with `legal-judge run "
                     "--resume RUN_ID` and pays no call twice")
         return exc
+
+    def _search_path(self) -> str | None:
+        """The first schema the URL's ``options=-csearch_path=...`` names, if it names one."""
+        try:
+            options = self._psycopg.conninfo.conninfo_to_dict(self.url).get("options") or ""
+        except self._psycopg.Error:
+            return None
+        found = re.search(r"search_path\s*=\s*([^\s,]+)", str(options))
+        return found.group(1) if found else None
 
     def reraise(self, exc: Exception) -> NoReturn:
         """Raise what :meth:`mapped` makes of ``exc`` (``exc`` itself for a bug)."""
@@ -321,6 +354,13 @@ class PgConnection:
             with self.raw.pipeline() as self.pipeline:
                 yield
         except self._psycopg.Error as exc:
+            self.pipeline = None
+            # A statement the server refused is only known at the sync, after COMMIT was sent
+            # and skipped: the transaction is still open, aborted, and would refuse every later
+            # statement of the connection. End it.
+            if self.in_transaction and not self.raw.closed:
+                with contextlib.suppress(self._psycopg.Error):
+                    self.raw.execute("ROLLBACK")
             self.reraise(exc)
         finally:
             self.pipeline = None

@@ -4,16 +4,8 @@
 Every judge call is committed as it completes: a run's judged call (its log rows, its response's
 cache entry and its verdict) in one transaction, so a killed run resumes from what is here.
 
-**One judged call's writes** (:class:`PendingWrites`). A judged call writes its call log row(s), its
-response's provider cache entry, its verdict and the verdict's cache entry. Committing each on its
-own cost three or four commits per call; a :class:`PendingWrites` collects them while the call is
-awaited and :meth:`PendingWrites.flush` writes them in one ``BEGIN IMMEDIATE ... COMMIT`` (never a
-transaction held open across an ``await``: every coroutine of a run shares the store's one
-connection). The verdict is stored once: a verdict row given its cache key
-(:meth:`PendingWrites.verdict`) is the verdict cache entry too (``verdicts.verdict_key``, migration
-``m008_verdict_key``), so the copy queued by :meth:`PendingWrites.verdict_cache` is only written to
-``provider_cache`` when no verdict row carries it (a judge used on its own: audits, debias,
-calibration).
+One judged call's rows are collected and committed together by
+:class:`~legal_judge.store.writes.PendingWrites` (and, on a server, off the event loop).
 """
 
 from __future__ import annotations
@@ -22,9 +14,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from legal_judge.errors import StoreError
 from legal_judge.store.base import (
-    StoreBase,
     canonical_json,
     decode_fields,
     document_json,
@@ -32,11 +22,18 @@ from legal_judge.store.base import (
     names_the_run,
     utcnow,
 )
+from legal_judge.store.writes import (
+    INSERT_VERDICT,
+    SAVE_RESULT,
+    CommitsMixin,
+    PendingWrites,
+    result_row,
+)
 
-__all__ = ["PendingWrites", "ResultsMixin"]
+__all__ = ["ResultsMixin"]
 
 
-class ResultsMixin(StoreBase):
+class ResultsMixin(CommitsMixin):
     """The :class:`~legal_judge.store.Store` methods of calls, verdicts, results and caches."""
 
     @names_the_run
@@ -49,11 +46,6 @@ class ResultsMixin(StoreBase):
                     response_text=response_text, usage=usage, latency_ms=latency_ms,
                     cached=cached, retries=retries, error=error)
         writes.flush()
-
-    def writes(self) -> PendingWrites:
-        """An empty :class:`~legal_judge.store.results.PendingWrites`: one judged call's rows,
-        committed together by its ``flush()``."""
-        return PendingWrites(self)
 
     @names_the_run
     def save_verdict(self, run_id: str, item_id: str, judge: str, verdict: dict[str, Any]) -> None:
@@ -72,7 +64,7 @@ class ResultsMixin(StoreBase):
     @names_the_run
     def save_result(self, run_id: str, item_id: str, result: dict[str, Any]) -> None:
         """Commit the ensemble result of one item."""
-        self.autocommit(_SAVE_RESULT, _result_row(run_id, item_id, result))
+        self.autocommit(SAVE_RESULT, result_row(run_id, item_id, result))
 
     @names_the_run
     def save_verdicts(self, run_id: str, item_id: str, verdicts: list[tuple[str, dict[str, Any]]],
@@ -89,7 +81,7 @@ class ResultsMixin(StoreBase):
             for judge, verdict in verdicts:
                 db.execute(INSERT_VERDICT, _verdict_row(run_id, item_id, judge, verdict, now))
             if result is not None:
-                db.execute(_SAVE_RESULT, _result_row(run_id, item_id, result, now))
+                db.execute(SAVE_RESULT, result_row(run_id, item_id, result, now))
 
     @names_the_run
     def save_settled(self, run_id: str, verdicts: list[tuple[str, str, dict[str, Any]]],
@@ -100,7 +92,7 @@ class ResultsMixin(StoreBase):
         with self.transaction() as db:
             db.executemany(INSERT_VERDICT, [_verdict_row(run_id, item_id, judge, verdict, now)
                                             for item_id, judge, verdict in verdicts])
-            db.executemany(_SAVE_RESULT, [_result_row(run_id, item_id, result, now)
+            db.executemany(SAVE_RESULT, [result_row(run_id, item_id, result, now)
                                           for item_id, result in results])
 
     def iter_verdicts(self, run_id: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -197,7 +189,10 @@ class ResultsMixin(StoreBase):
 
     # caches ------------------------------------------------------------------------------------
     def cache_get(self, key: str) -> dict[str, Any] | None:
-        """A cached provider response, or None."""
+        """A cached provider response, or None (also one queued for a commit not yet made)."""
+        queued = self.queued_response(key)
+        if queued is not None:
+            return dict(json.loads(queued))
         row = self.db.execute(
             "SELECT response_json FROM provider_cache WHERE key = ?", (key,)
         ).fetchone()
@@ -232,7 +227,9 @@ class ResultsMixin(StoreBase):
             for key, text, created_at in rows:
                 if key not in newest or created_at > newest[key][1]:
                     newest[key] = (text, created_at)
-        return {key: str(text) for key, (text, _) in newest.items()}
+        # Verdicts still queued for their commit (a run on a server) are the newest of all.
+        return {**{key: str(text) for key, (text, _) in newest.items()},
+                **self.queued_verdicts(keys)}
 
     def lookup_get(self, key: str) -> dict[str, Any] | None:
         """A cached citation lookup (CourtListener), or None."""
@@ -246,121 +243,13 @@ class ResultsMixin(StoreBase):
                        (key, canonical_json(value), utcnow()))
 
 
-
 #: Keys per read of :meth:`ResultsMixin.cached_verdicts` (twice that many parameters; SQLite
 #: builds before 3.32 allow 999).
 _KEYS_PER_READ = 400
 _VERDICT_COLUMNS = "run_id, item_id, judge, judge_id, status, verdict_json, created_at"
-_SAVE_RESULT = "INSERT OR REPLACE INTO ensemble_results VALUES (?, ?, ?, ?, ?, ?)"
 
 
 def _verdict_row(run_id: str, item_id: str, judge: str, verdict: dict[str, Any],
                  now: str | None = None) -> tuple[Any, ...]:
     return (run_id, item_id, judge, verdict["judge_id"], verdict["status"],
             document_json(verdict), now or utcnow(), None)  # served from the cache: no key
-
-
-def _result_row(run_id: str, item_id: str, result: dict[str, Any],
-                now: str | None = None) -> tuple[Any, ...]:
-    return (run_id, item_id, result["status"], result.get("overall"), document_json(result),
-            now or utcnow())
-
-
-_CALL = """INSERT INTO judge_calls (run_id, item_id, judge, purpose, attempt, request_json,
-           response_text, usage_json, latency_ms, cached, retries, error, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
-_CACHE = "INSERT OR REPLACE INTO provider_cache VALUES (?, ?, ?, ?, ?)"
-#: The one statement that stores a verdict (``verdict_key`` NULL: the row is no cache entry).
-INSERT_VERDICT = """INSERT OR REPLACE INTO verdicts (run_id, item_id, judge, judge_id, status,
-              verdict_json, created_at, verdict_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"""
-
-
-class PendingWrites:
-    """Rows waiting for one commit: call log rows, provider cache entries, verdicts.
-
-    Rows are encoded as they are added (each JSON once); :meth:`flush` commits whatever is
-    pending and leaves the object empty and reusable. Made by ``Store.writes()``.
-    """
-
-    def __init__(self, base: StoreBase) -> None:
-        self._base = base
-        self._calls: list[tuple[Any, ...]] = []
-        self._cache: dict[str, tuple[str, str, str]] = {}
-        self._verdict_cache: dict[str, tuple[str, str, dict[str, Any]]] = {}
-        self._verdicts: list[tuple[Any, ...]] = []
-        self._run_id: str | None = None
-
-    def __bool__(self) -> bool:
-        """Whether anything waits to be committed."""
-        return bool(self._calls or self._cache or self._verdict_cache or self._verdicts)
-
-    @property
-    def logged_calls(self) -> int:
-        """How many call log rows wait (0: this judgment made and logged no call yet)."""
-        return len(self._calls)
-
-    def call(self, run_id: str, item_id: str, judge: str, *, purpose: str, attempt: int,
-             request: dict[str, Any], response_text: str | None, usage: dict[str, Any] | None,
-             latency_ms: float | None, cached: bool, retries: int, error: str | None) -> None:
-        """One provider call (successful or not) for the call log (``Store.record_call``'s row)."""
-        self._run_id = self._run_id or run_id
-        self._calls.append((run_id, item_id, judge, purpose, attempt, canonical_json(request),
-                            response_text, None if usage is None else canonical_json(usage),
-                            latency_ms, int(cached), retries, error))
-
-    def cache(self, key: str, *, provider: str, model: str, response: dict[str, Any]) -> None:
-        """A provider response to remember under its request key (``Store.cache_put``)."""
-        self._cache[key] = (provider, model, canonical_json(response))
-
-    def verdict_cache(self, key: str, *, provider: str, model: str,
-                      verdict: dict[str, Any]) -> None:
-        """A verdict to remember under its verdict key, unless a verdict row carries the key."""
-        self._verdict_cache[key] = (provider, model, verdict)
-
-    def verdict(self, run_id: str, item_id: str, judge: str, verdict: dict[str, Any]) -> None:
-        """One judge's verdict on one item (``Store.save_verdict``'s row).
-
-        When this judgment queued the same verdict's cache entry, the row carries its key and is
-        the cache entry (the verdict is not stored twice); a verdict the caller changed (a batch
-        price) is stored apart from the cached one, as before.
-        """
-        self._run_id = self._run_id or run_id
-        key = None
-        for queued, (_, _, cached) in self._verdict_cache.items():
-            if cached == verdict:
-                key = queued
-                break
-        if key is not None:
-            del self._verdict_cache[key]
-        self._verdicts.append((run_id, item_id, judge, verdict["judge_id"], verdict["status"],
-                               document_json(verdict), key))
-
-    def flush(self) -> None:
-        """Commit everything pending in one transaction (nothing to do when empty).
-
-        Raises:
-            StoreError: the store cannot be written; on a full disk the fix names the run's
-                resume command.
-        """
-        if not self:
-            return
-        now = utcnow()
-        calls, cache, vcache, verdicts = (self._calls, self._cache, self._verdict_cache,
-                                          self._verdicts)
-        self._calls, self._cache, self._verdict_cache, self._verdicts = [], {}, {}, []
-        try:
-            with self._base.transaction() as db:
-                for key, (provider, model, text) in cache.items():
-                    db.execute(_CACHE, (key, provider, model, text, now))
-                for key, (provider, model, value) in vcache.items():
-                    db.execute(_CACHE, (key, provider, model, canonical_json(value), now))
-                for row in calls:
-                    db.execute(_CALL, (*row, now))
-                for run_id, item_id, judge, judge_id, status, text, key in verdicts:
-                    db.execute(INSERT_VERDICT, (run_id, item_id, judge, judge_id, status, text, now,
-                                          key))
-        except StoreError as exc:
-            if exc.code != "store-full" or self._run_id is None:
-                raise
-            raise StoreError(exc.message, code=exc.code,
-                             fix=self._base.resume_fix(self._run_id)) from exc

@@ -33,6 +33,6 @@ def test_a_judgment_and_an_audit_pair_enter_few_files(tmp_path: Path) -> None:
     assert run <= MAX_PER_JUDGMENT, out.stdout
     assert pair <= MAX_PER_AUDIT_PAIR, out.stdout
     # The walk is the real one: it reaches the judge, the provider and the store.
-    for file in ("judge/judge.py", "judge/calls.py", "providers/base.py", "store/results.py",
+    for file in ("judge/judge.py", "judge/calls.py", "providers/base.py", "store/writes.py",
                  "benchmark/pipeline.py", "audit/pairs.py"):
         assert f"  {file}" in out.stdout, file

@@ -143,3 +143,27 @@ def test_a_project_file_points_the_team_at_its_store_and_refuses_a_password(
         assert db.execute("SELECT id FROM runs WHERE kind = 'run'").fetchall() == [("T1",)]
     finally:
         db.close()
+
+
+def test_a_shared_store_url_naming_a_missing_schema_or_database_is_the_user_s_to_fix(
+        journey: Journey, postgres_url: str) -> None:
+    """Both were an "internal error" (the schema) or "cannot be reached, run again" (exit 3, the
+    database): a rerun cannot help, the URL must change. Then the corrected URL runs on the server,
+    its commits made off the run's event loop (legal_judge/store/writes.py)."""
+    from pg_server import new_schema_url
+
+    journey.env["LEGAL_JUDGE_STORE"] = f"{postgres_url}?options=-csearch_path%3Djudgin"
+    schema = journey("runs", "list", expect=2)
+    said = " ".join(schema.err.split())
+    assert "names a schema that does not exist" in said and "CREATE SCHEMA judgin" in said
+    assert "internal error" not in schema.text
+    database = journey("runs", "list", expect=2,
+                       env={"LEGAL_JUDGE_STORE": postgres_url.rsplit("/", 1)[0] + "/judging"})
+    said = " ".join(database.err.split())
+    assert 'database "judging" does not exist' in said and "createdb" in said
+    journey.env["LEGAL_JUDGE_STORE"] = new_schema_url(postgres_url)
+    journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "P1", "--quiet")
+    rows = _valid(journey("runs", "list", "--json").out, "runs list")
+    assert [(r["id"], r["status"], r["items"], r["results"]) for r in rows] == [
+        ("P1", "completed", 57, 57)]
+    assert not journey.store_file.exists()  # nothing was written on the side

@@ -41,3 +41,18 @@ def test_a_store_reopened_on_its_schema_migrates_nothing_twice(pg_schema_url: st
         assert again.schema_version > 0
     finally:
         again.close()
+
+
+def test_a_statement_the_server_refuses_leaves_the_connection_usable(pg_schema_url: str) -> None:
+    # The refusal arrives at the pipeline's sync, after COMMIT was sent (and skipped): the
+    # aborted transaction must be ended, or every later statement of the store is refused.
+    store = Store(pg_schema_url)
+    try:
+        with pytest.raises(Exception, match="not-null"), store.transaction() as db:  # noqa: PT011
+            db.execute("INSERT INTO provider_cache (key, provider, model, response_json, created_at) "
+                       "VALUES (?, ?, ?, ?, ?)", ("k3", "p", "m", None, "2026-01-01"))
+        assert store.postgres is not None and not store.postgres.in_transaction
+        store.cache_put("k4", provider="p", model="m", response={"ok": True})
+        assert store.cache_get("k4") == {"ok": True} and store.cache_get("k3") is None
+    finally:
+        store.close()

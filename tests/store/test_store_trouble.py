@@ -228,3 +228,16 @@ def test_moving_a_damaged_store_aside_as_the_fix_says_starts_afresh(tmp_path: Pa
     s = Store(path)
     assert s.list_runs() == []
     s.close()
+
+
+def test_a_server_store_naming_a_missing_schema_or_database_is_the_user_s_to_fix(
+        postgres_url: str) -> None:
+    # Both were an "internal error" or "cannot be reached, run again" (exit 3): a rerun cannot help.
+    with pytest.raises(StoreError) as missing_schema:
+        Store(f"{postgres_url}?options=-csearch_path%3Dno_such_schema")
+    assert missing_schema.value.exit_code == 2 and missing_schema.value.code == "store-cannot-open"
+    assert "CREATE SCHEMA no_such_schema" in (missing_schema.value.fix or "")
+    with pytest.raises(StoreError) as missing_db:
+        Store(postgres_url.rsplit("/", 1)[0] + "/no_such_database")
+    assert missing_db.value.exit_code == 2 and "createdb" in (missing_db.value.fix or "")
+    assert "no_such_database" in missing_db.value.message
