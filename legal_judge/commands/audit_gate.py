@@ -10,9 +10,14 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.ci_outputs import write_ci_outputs
 from legal_judge.commands.json_out import json_option, json_output
-from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
+from legal_judge.commands.policy import (
+    gate_options,
+    policy_in_force,
+    policy_options,
+    print_policy,
+)
 from legal_judge.commands.tables import echo_json
 from legal_judge.errors import GateFailure
 from legal_judge.store import Store
@@ -118,9 +123,7 @@ def gate_flags(fn: Any) -> Any:
 @gate_flags
 @click.option("--high-stakes/--not-high-stakes", default=None,
               help="Override the report's high_stakes flag.")
-@json_option
-@policy_options
-@ci_options
+@gate_options
 def gate_cmd(report_ref: str, max_severity: str | None, allow_inconclusive: bool | None,
              high_stakes: bool | None, as_json: bool, policy_file: Path | None,
              overrides: tuple[str, ...], junit: Path | None, summary_md: Path | None) -> None:

@@ -11,9 +11,14 @@ import click
 from rich.console import Console
 
 from legal_judge.calibration.validation_schema import ValidationReport
-from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
+from legal_judge.commands.ci_outputs import write_ci_outputs
 from legal_judge.commands.json_out import json_option, json_output
-from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
+from legal_judge.commands.policy import (
+    gate_options,
+    policy_in_force,
+    policy_options,
+    print_policy,
+)
 from legal_judge.commands.tables import Cell, Col, print_table, styled
 from legal_judge.errors import GateFailure
 from legal_judge.store import Store
@@ -105,10 +110,8 @@ def print_validation(report: ValidationReport, out: Console) -> None:
 @click.option("--incumbent", default=None,
               help="The judge it would replace (default: the calibrated runs' stored ensemble "
                    "results).")
-@json_option
+@gate_options
 @_report_option
-@ci_options
-@policy_options
 def validate_cmd(calibrations: tuple[str, ...], candidate: str, incumbent: str | None,
                  as_json: bool, report_path: Path | None, junit: Path | None,
                  summary_md: Path | None, policy_file: Path | None,

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
-from legal_judge.commands.json_out import json_option, json_output
-from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
+from legal_judge.commands.ci_outputs import write_ci_outputs
+from legal_judge.commands.json_out import json_output
+from legal_judge.commands.policy import gate_options, policy_in_force, print_policy
 from legal_judge.commands.tables import Col, ci_cell, print_table, styled
 from legal_judge.errors import ConfigError, GateFailure
 from legal_judge.store import Store
@@ -48,9 +48,7 @@ console = Console()
 @click.option("--require-validation", is_flag=True, default=None,
               help="The release also needs a validation of record for every judge of RUN_B "
                    "(tightens the policy's [validation] require_of_record).")
-@json_option
-@policy_options
-@ci_options
+@gate_options
 def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | None,
                 min_items: int | None, method: str, corrected: bool, fail_on_regression: bool,
                 require_validation: bool | None, as_json: bool, policy_file: Path | None,

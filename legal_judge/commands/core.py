@@ -16,9 +16,9 @@ from rich.text import Text
 
 from legal_judge.benchmark.inputs import ItemSelection
 from legal_judge.commands.batches import batch_options, check_no_wait
-from legal_judge.commands.ci_outputs import check_ci_paths, ci_options, write_ci_outputs
+from legal_judge.commands.ci_outputs import check_ci_paths, write_ci_outputs
 from legal_judge.commands.json_out import json_option, json_output
-from legal_judge.commands.policy import policy_in_force, policy_options, print_policy
+from legal_judge.commands.policy import gate_options, policy_in_force, print_policy
 from legal_judge.commands.run_render import print_summary, run_document
 from legal_judge.commands.tables import wrote
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
@@ -156,10 +156,8 @@ def export_and_say(store: Store, run_id: str, path: Path, *, fmt: str | None = N
 @click.option("--release", default=None,
               help="Name the release this run judges: stored with the run, and a tag and "
                    "metadata on its Langfuse traces.")
-@ci_options
-@policy_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-@json_option
+@gate_options
 def run(dataset: str | None, ensemble: str, resume: str | None, run_id: str | None,
         no_cache: bool, out: Path | None, limit: int | None, sample: int | None,
         seed: int | None, ids: str | None, calibration: str | None, lookup: bool, batch: bool,

@@ -1,4 +1,5 @@
-"""``legal-judge policy show``, and the ``--policy`` / ``--override`` options every gate takes."""
+"""``legal-judge policy show``, the ``--policy`` / ``--override`` options every gate takes, and
+:func:`gate_options`: those with ``--json`` and the CI outputs, the option stack of a gate."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from legal_judge.commands.ci_outputs import ci_options
+from legal_judge.commands.json_out import json_option
 from legal_judge.commands.tables import echo_json
 
 if TYPE_CHECKING:
     from legal_judge.policy import PolicyInForce
 
-__all__ = ["COMMANDS", "policy_group", "policy_in_force", "policy_options", "print_policy"]
+__all__ = ["COMMANDS", "gate_options", "policy_group", "policy_in_force", "policy_options",
+           "print_policy"]
 
 console = Console()
 
@@ -29,6 +33,13 @@ def policy_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                         default=None,
                         help="The gate policy file (default: ./legal-judge.policy.toml, else "
                              "the bundled default; see `legal-judge policy show`).")(fn)
+
+
+def gate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Add what every gate command takes (``run``, ``compare``, ``audit gate``, ``calibrate
+    validate``): ``--json`` for its decision, ``--policy`` / ``--override`` for the thresholds it
+    applies, and ``--junit`` / ``--summary-md`` for CI."""
+    return json_option(policy_options(ci_options(fn)))
 
 
 def policy_in_force(policy_file: Path | None, overrides: tuple[str, ...] = (),

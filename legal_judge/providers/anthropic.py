@@ -28,17 +28,7 @@ from anthropic.types import Message
 
 from legal_judge.errors import BadRequestError, ProviderError
 from legal_judge.models import CompletionRequest, CompletionResponse, Usage
-from legal_judge.providers.base import (
-    CallGate,
-    ProviderOptions,
-    ProviderSpec,
-    elapsed_ms,
-    error_for_sdk,
-    normalize_finish_reason,
-    raise_transport_failure,
-    read_key,
-    sdk_client,
-)
+from legal_judge.providers import base
 from legal_judge.providers.families import family_of
 from legal_judge.providers.registry import register_provider
 from legal_judge.providers.retry import RetryPolicy
@@ -88,13 +78,13 @@ class AnthropicProvider:
 
     def __init__(
         self,
-        spec: ProviderSpec,
-        options: ProviderOptions | None = None,
+        spec: base.ProviderSpec,
+        options: base.ProviderOptions | None = None,
         *,
         http_client: httpx.AsyncClient | httpx2.AsyncClient | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
-        options = options or ProviderOptions()
+        options = options or base.ProviderOptions()
         self.spec = spec
         self.name = f"{spec.prefix}:{spec.model}"
         self.family = options.family or family_of(spec.model)
@@ -103,8 +93,8 @@ class AnthropicProvider:
         #: The URL named in a connection failure and by `doctor --ping`.
         self.endpoint = self.base_url or "https://api.anthropic.com"
         self.timeout_s = options.timeout_s
-        api_key = read_key(self.key_env, provider=self.name)
-        self.gate = CallGate(options, retry=retry)
+        api_key = base.read_key(self.key_env, provider=self.name)
+        self.gate = base.CallGate(options, retry=retry)
         self._secret = api_key
         self._owns_client = http_client is None
         # A bridge wraps the caller's client; closing the bridge does not close that client.
@@ -127,9 +117,9 @@ class AnthropicProvider:
     @property
     def _client(self) -> anthropic.AsyncAnthropic:
         if self._sdk is None:
-            self._sdk = sdk_client(anthropic.AsyncAnthropic, api_key=self._api_key,
-                                   base_url=self.base_url, timeout_s=self.timeout_s,
-                                   http_client=self._sdk_http)
+            self._sdk = base.sdk_client(anthropic.AsyncAnthropic, api_key=self._api_key,
+                                        base_url=self.base_url, timeout_s=self.timeout_s,
+                                        http_client=self._sdk_http)
         return self._sdk
 
     def __repr__(self) -> str:
@@ -139,7 +129,7 @@ class AnthropicProvider:
         """Run one Messages API call with limits and transport retries."""
         start = time.perf_counter()
         message, retries = await self.gate.run(lambda: self._call(request))
-        return self._to_response(message, request, retries, elapsed_ms(start))
+        return self._to_response(message, request, retries, base.elapsed_ms(start))
 
     async def aclose(self) -> None:
         """Close the SDK client (or only the bridge, when the caller owns the HTTP client)."""
@@ -169,8 +159,8 @@ class AnthropicProvider:
         except anthropic.APIError as exc:
             raise self.translate_error(exc) from exc
         except Exception as exc:
-            raise_transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
-                                    endpoint=self.endpoint)
+            base.raise_transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
+                                         endpoint=self.endpoint)
             raise
 
     # The batch protocol (legal_judge.providers.batch_protocol).
@@ -194,10 +184,10 @@ class AnthropicProvider:
 
     def translate_error(self, exc: anthropic.APIError) -> ProviderError:
         """An SDK error as the ProviderError an online call raises (key redacted)."""
-        return error_for_sdk(exc, anthropic, provider=self.name, timeout_s=self.timeout_s,
-                             secret=self._secret, key_env=self.key_env,
-                             status_message=lambda e: e.api_message or e.message,
-                             endpoint=self.endpoint)
+        return base.error_for_sdk(exc, anthropic, provider=self.name, timeout_s=self.timeout_s,
+                                  secret=self._secret, key_env=self.key_env,
+                                  status_message=lambda e: e.api_message or e.message,
+                                  endpoint=self.endpoint)
 
     def _to_response(
         self, message: Message, request: CompletionRequest, retries: int, latency_ms: float
@@ -220,7 +210,7 @@ class AnthropicProvider:
             text=text,
             model=message.model or request.model,
             usage=Usage(input_tokens=_input_tokens(usage), output_tokens=usage.output_tokens),
-            finish_reason=normalize_finish_reason(message.stop_reason),
+            finish_reason=base.normalize_finish_reason(message.stop_reason),
             refusal=refusal,
             latency_ms=latency_ms,
             retries=retries,
@@ -267,7 +257,7 @@ def _input_tokens(usage: Any) -> int | None:
 
 
 def _factory(
-    spec: ProviderSpec, options: ProviderOptions, http_client: httpx.AsyncClient | None
+    spec: base.ProviderSpec, options: base.ProviderOptions, http_client: httpx.AsyncClient | None
 ) -> AnthropicProvider:
     return AnthropicProvider(spec, options, http_client=http_client)
 

@@ -57,18 +57,8 @@ from legal_judge.errors import (
     ProviderUnavailable,
 )
 from legal_judge.models import CompletionRequest, CompletionResponse, Usage
+from legal_judge.providers import base
 from legal_judge.providers import logprobs as token_logprobs
-from legal_judge.providers.base import (
-    CallGate,
-    ProviderOptions,
-    ProviderSpec,
-    elapsed_ms,
-    error_for_sdk,
-    normalize_finish_reason,
-    raise_transport_failure,
-    read_key,
-    sdk_client,
-)
 from legal_judge.providers.families import family_of, normalize_model_name
 from legal_judge.providers.registry import register_provider
 from legal_judge.providers.retry import RetryPolicy
@@ -166,13 +156,13 @@ class OpenAIProvider:
 
     def __init__(
         self,
-        spec: ProviderSpec,
-        options: ProviderOptions | None = None,
+        spec: base.ProviderSpec,
+        options: base.ProviderOptions | None = None,
         *,
         http_client: httpx.AsyncClient | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
-        options = options or ProviderOptions()
+        options = options or base.ProviderOptions()
         endpoint = ENDPOINTS.get(spec.prefix, ENDPOINTS["openai-compatible"])
         self.spec = spec
         self.name = f"{spec.prefix}:{spec.model}"
@@ -185,7 +175,7 @@ class OpenAIProvider:
         self.logprobs = options.logprobs
         required = endpoint.key_required or options.api_key_env is not None
         api_key = self._read_key(required)
-        self.gate = CallGate(options, retry=retry)
+        self.gate = base.CallGate(options, retry=retry)
         self._secret = api_key if api_key != NO_KEY else None
         self._owns_client = http_client is None
         self._api_key = api_key
@@ -199,9 +189,9 @@ class OpenAIProvider:
         if self._sdk is None:
             # The SDK's http_client is typed as httpx2 only, but it accepts httpx.AsyncClient
             # at runtime (tested).
-            self._sdk = sdk_client(openai.AsyncOpenAI, api_key=self._api_key,
-                                   base_url=self.base_url, timeout_s=self.timeout_s,
-                                   http_client=self._http_client)
+            self._sdk = base.sdk_client(openai.AsyncOpenAI, api_key=self._api_key,
+                                        base_url=self.base_url, timeout_s=self.timeout_s,
+                                        http_client=self._http_client)
             if self.spec.prefix != "openai":
                 # The SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID; they are OpenAI's business only.
                 self._sdk.organization = None
@@ -213,9 +203,9 @@ class OpenAIProvider:
 
     def _read_key(self, required: bool) -> str:
         if required:
-            return read_key(self.key_env, provider=self.name)
+            return base.read_key(self.key_env, provider=self.name)
         try:
-            return read_key(self.key_env, provider=self.name)
+            return base.read_key(self.key_env, provider=self.name)
         except MissingKeyError:
             return NO_KEY
 
@@ -223,7 +213,7 @@ class OpenAIProvider:
         """Run one chat completion with negotiation, limits and transport retries."""
         start = time.perf_counter()
         (completion, mode), retries = await self.gate.run(lambda: self._negotiate(request))
-        return self._to_response(completion, request, mode, retries, elapsed_ms(start))
+        return self._to_response(completion, request, mode, retries, base.elapsed_ms(start))
 
     async def aclose(self) -> None:
         """Close the SDK client unless the caller supplied the HTTP client."""
@@ -249,9 +239,9 @@ class OpenAIProvider:
 
     def translate_error(self, exc: openai.APIError) -> ProviderError:
         """An SDK error as the ProviderError an online call raises (key redacted)."""
-        return error_for_sdk(exc, openai, provider=self.name, timeout_s=self.timeout_s,
-                             secret=self._secret, key_env=self.key_env,
-                             status_message=_status_message, endpoint=self.endpoint)
+        return base.error_for_sdk(exc, openai, provider=self.name, timeout_s=self.timeout_s,
+                                  secret=self._secret, key_env=self.key_env,
+                                  status_message=_status_message, endpoint=self.endpoint)
 
     async def _negotiate(self, request: CompletionRequest) -> tuple[dict[str, Any], str | None]:
         if request.json_schema is None:
@@ -291,8 +281,8 @@ class OpenAIProvider:
             raise ProviderUnavailable(f"malformed response body ({type(exc).__name__})",
                                       provider=self.name) from None
         except Exception as exc:
-            raise_transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
-                                    endpoint=self.endpoint)
+            base.raise_transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
+                                         endpoint=self.endpoint)
             raise
         if not _well_formed(completion):
             # A gateway's HTML error page with status 200, or JSON that is no chat completion:
@@ -345,7 +335,7 @@ class OpenAIProvider:
             model=model if isinstance(model, str) and model else request.model,
             usage=Usage(input_tokens=_count(usage.get("prompt_tokens")),
                         output_tokens=_count(usage.get("completion_tokens"))),
-            finish_reason=normalize_finish_reason(_text(choice.get("finish_reason"))),
+            finish_reason=base.normalize_finish_reason(_text(choice.get("finish_reason"))),
             refusal=_text(message.get("refusal")) or None,
             latency_ms=latency_ms,
             retries=retries,
@@ -376,7 +366,8 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _resolve_base_url(spec: ProviderSpec, options: ProviderOptions, endpoint: Endpoint) -> str:
+def _resolve_base_url(spec: base.ProviderSpec, options: base.ProviderOptions,
+                      endpoint: Endpoint) -> str:
     url = options.base_url or spec.base_url or endpoint.base_url
     if not url:
         raise ConfigError(
@@ -388,7 +379,7 @@ def _resolve_base_url(spec: ProviderSpec, options: ProviderOptions, endpoint: En
 
 
 def _factory(
-    spec: ProviderSpec, options: ProviderOptions, http_client: httpx.AsyncClient | None
+    spec: base.ProviderSpec, options: base.ProviderOptions, http_client: httpx.AsyncClient | None
 ) -> OpenAIProvider:
     return OpenAIProvider(spec, options, http_client=http_client)
 

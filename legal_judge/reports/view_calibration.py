@@ -6,35 +6,35 @@ from collections import defaultdict
 from typing import Any
 
 from legal_judge.reports import charts
+from legal_judge.reports import model as rm
 from legal_judge.reports.data import ReportData
-from legal_judge.reports.model import Chart, KeyValues, Note, Report, Section, Table, ci, fmt, pct
 
 __all__ = ["calibration_report"]
 
 ENSEMBLE = "ensemble"
 
 
-def calibration_report(data: ReportData) -> Report:
+def calibration_report(data: ReportData) -> rm.Report:
     """Build the calibration report from a stored ``CalibrationReport`` and the stored history."""
     r = data.report
     banners = []
     if r.get("below_quarterly_standard"):
-        banners.append(Note(f"Only {r['n_labelled_items']} labelled items: below the quarterly "
-                            f"standard of {r.get('quarterly_standard', 50)}. Treat the figures as "
-                            "indicative.", "warning"))
+        banners.append(rm.Note(f"Only {r['n_labelled_items']} labelled items: below the quarterly "
+                               f"standard of {r.get('quarterly_standard', 50)}. Treat the figures as "
+                               "indicative.", "warning"))
     verdict = r.get("verdict") or ("recalibrate" if r.get("recalibrate") else "ok")
     if verdict == "recalibrate":
         worst = r.get("headline") or ("the judges diverge from the lawyers on "
                                       + ", ".join(r["recalibrate_rubrics"]))
-        banners.append(Note(f"RECALIBRATE: {worst}.", "danger"))
+        banners.append(rm.Note(f"RECALIBRATE: {worst}.", "danger"))
     elif verdict == "insufficient":
-        banners.append(Note(f"INSUFFICIENT: fewer than {r.get('min_labels', 20)} labelled items "
-                            "on every rubric: no verdict either way.", "warning"))
+        banners.append(rm.Note(f"INSUFFICIENT: fewer than {r.get('min_labels', 20)} labelled items "
+                               "on every rubric: no verdict either way.", "warning"))
     if r.get("insufficient_rubrics"):
-        banners.append(Note("No verdict (too few labels) on: "
-                            + ", ".join(r["insufficient_rubrics"]) + ".", "warning"))
-    banners.extend(Note(n) for n in r.get("notes", []))
-    return Report(
+        banners.append(rm.Note("No verdict (too few labels) on: "
+                               + ", ".join(r["insufficient_rubrics"]) + ".", "warning"))
+    banners.extend(rm.Note(n) for n in r.get("notes", []))
+    return rm.Report(
         kind="calibration", id=data.id, title=f"Calibration {data.id}",
         subtitle=f"quarter {r['quarter']} · run {r.get('run_id') or 'n/a'} · ensemble judge_id "
                  f"{r.get('ensemble_judge_id') or 'n/a'}",
@@ -45,19 +45,19 @@ def calibration_report(data: ReportData) -> Report:
     )
 
 
-def _overview(r: dict[str, Any]) -> Section:
+def _overview(r: dict[str, Any]) -> rm.Section:
     items = [("quarter", r["quarter"]), ("run", str(r.get("run_id") or "n/a")),
              ("source", r["source"]), ("rubric set", r["rubric_set"]),
              ("labelled items", str(r["n_labelled_items"])),
              ("annotators", ", ".join(r["annotators"]) or "n/a"),
-             ("divergence threshold (points)", fmt(r["threshold"], "g")),
+             ("divergence threshold (points)", rm.fmt(r["threshold"], "g")),
              ("verdict", str(r.get("verdict") or ("recalibrate" if r["recalibrate"] else "ok"))
               + (": " + ", ".join(r["recalibrate_rubrics"]) if r["recalibrate_rubrics"] else "")),
              *((f"judge_id of {j}", str(jid)) for j, jid in sorted(r["judge_ids"].items()))]
-    return Section("Overview", [KeyValues(items)], "overview")
+    return rm.Section("Overview", [rm.KeyValues(items)], "overview")
 
 
-def _verdicts(r: dict[str, Any]) -> Section:
+def _verdicts(r: dict[str, Any]) -> rm.Section:
     rows = []
     for comp in r["rubrics"]:
         for a in comp["judges"]:
@@ -70,34 +70,34 @@ def _verdicts(r: dict[str, Any]) -> Section:
               f"{r.get('min_kappa', 0.6):g}; limits of agreement beyond ±{r.get('max_loa', 1.5):g} "
               f"points; false-pass rate > {r.get('max_false_pass', 0.1):.0%}; at least "
               f"{r.get('min_labels', 20)} labelled items for any verdict")
-    return Section("Verdict", [
-        Note("Rules: " + limits + ". Raw agreement is shown beside kappa: it overstates "
-             "chance-corrected agreement."),
-        Table("Verdict per rubric and judge, with every reason that fired",
-              ["rubric", "judge", "n", "verdict", "reasons"], rows, numeric=["n"]),
+    return rm.Section("Verdict", [
+        rm.Note("Rules: " + limits + ". Raw agreement is shown beside kappa: it overstates "
+                "chance-corrected agreement."),
+        rm.Table("Verdict per rubric and judge, with every reason that fired",
+                 ["rubric", "judge", "n", "verdict", "reasons"], rows, numeric=["n"]),
     ], "verdict")
 
 
-def _panel(r: dict[str, Any]) -> Section:
+def _panel(r: dict[str, Any]) -> rm.Section:
     rows, notes = [], []
     for p in r.get("panel", []):
         for j in p["judges"]:
-            rows.append([p["rubric"], j["judge"], fmt(j["kappa_quadratic"]), fmt(j["mae"]),
-                         fmt(j["suggested_weight"])])
-        rows.append([p["rubric"], "ensemble", "", fmt(p["ensemble_mae"]), ""])
+            rows.append([p["rubric"], j["judge"], rm.fmt(j["kappa_quadratic"]), rm.fmt(j["mae"]),
+                         rm.fmt(j["suggested_weight"])])
+        rows.append([p["rubric"], "ensemble", "", rm.fmt(p["ensemble_mae"]), ""])
         notes.append(f"{p['rubric']}: {len(p['judges'])} judges count as "
-                     f"{fmt(p['effective_judges'], '.1f')} independent judge(s) (Kish; mean "
-                     f"error correlation {fmt(p['mean_error_correlation'])}, {p['n_items']} items)"
+                     f"{rm.fmt(p['effective_judges'], '.1f')} independent judge(s) (Kish; mean "
+                     f"error correlation {rm.fmt(p['mean_error_correlation'])}, {p['n_items']} items)"
                      + (f"; {p['note']}" if p.get("note") else ""))
     if not rows:
-        return Section("The panel's real size", [Note("Fewer than two judges scored the "
-                                                      "labelled items.")], "panel")
-    return Section("The panel's real size", [
-        *[Note(n) for n in notes],
-        Table("Per judge against the lawyers; suggested weights ∝ 1/MSE (not applied: write them "
-              "into the ensemble to use them)", ["rubric", "judge", "kappa quadratic",
-                                                 "MAE (points)", "suggested weight"], rows,
-              numeric=["kappa quadratic", "MAE (points)", "suggested weight"]),
+        return rm.Section("The panel's real size", [rm.Note("Fewer than two judges scored the "
+                                                            "labelled items.")], "panel")
+    return rm.Section("The panel's real size", [
+        *[rm.Note(n) for n in notes],
+        rm.Table("Per judge against the lawyers; suggested weights ∝ 1/MSE (not applied: write them "
+                 "into the ensemble to use them)", ["rubric", "judge", "kappa quadratic",
+                                                    "MAE (points)", "suggested weight"], rows,
+                 numeric=["kappa quadratic", "MAE (points)", "suggested weight"]),
     ], "panel")
 
 
@@ -114,33 +114,33 @@ def _panels(r: dict[str, Any]) -> tuple[str, dict[str, tuple[list[float], list[f
     return judge, panels
 
 
-def _scatter(r: dict[str, Any]) -> Section:
+def _scatter(r: dict[str, Any]) -> rm.Section:
     judge, panels = _panels(r)
     if not panels:
-        return Section("Judge vs lawyer", [Note("No numeric judge/lawyer pairs to plot.")], "scatter")
+        return rm.Section("Judge vs lawyer", [rm.Note("No numeric judge/lawyer pairs to plot.")], "scatter")
     t1 = f"Judge ({judge}) vs lawyer per rubric"
     t2 = f"Bland-Altman: {judge} minus lawyer"
-    return Section("Judge vs lawyer", [
-        Chart(t1, charts.scatter_identity(panels, title=t1),
-              "Each point is one item (a small fixed jitter separates equal scores); the dashed "
-              "line is perfect agreement; points above it are scored higher by the judge."),
-        Chart(t2, charts.bland_altman(panels, title=t2),
-              "Difference against the mean of the two scores. Solid line: mean difference; dashed "
-              "lines: mean ± 1.96 SD of the plotted differences (limits of agreement)."),
+    return rm.Section("Judge vs lawyer", [
+        rm.Chart(t1, charts.scatter_identity(panels, title=t1),
+                 "Each point is one item (a small fixed jitter separates equal scores); the dashed "
+                 "line is perfect agreement; points above it are scored higher by the judge."),
+        rm.Chart(t2, charts.bland_altman(panels, title=t2),
+                 "Difference against the mean of the two scores. Solid line: mean difference; dashed "
+                 "lines: mean ± 1.96 SD of the plotted differences (limits of agreement)."),
     ], "scatter")
 
 
-def _pass_fail(r: dict[str, Any]) -> Section:
+def _pass_fail(r: dict[str, Any]) -> rm.Section:
     rows = [[j, str(p["n"]), str(p["both_pass"]), str(p["judge_pass_human_fail"]),
-             str(p["judge_fail_human_pass"]), str(p["both_fail"]), pct(p["agreement"]),
-             fmt(p["kappa"]), pct(p.get("false_pass_rate")), ci(p.get("false_pass_ci95"), ".0%"),
+             str(p["judge_fail_human_pass"]), str(p["both_fail"]), rm.pct(p["agreement"]),
+             rm.fmt(p["kappa"]), rm.pct(p.get("false_pass_rate")), rm.ci(p.get("false_pass_ci95"), ".0%"),
              p["source"]] for j, p in sorted(r["pass_fail"].items())]
     blocks: list[Any] = []
     judge = ENSEMBLE if ENSEMBLE in r["pass_fail"] else min(r["pass_fail"], default=None)
     if judge is not None:
         p = r["pass_fail"][judge]
         title = f"Pass/fail: {judge} vs lawyers"
-        blocks.append(Chart(title, charts.confusion_matrix(
+        blocks.append(rm.Chart(title, charts.confusion_matrix(
             [[p["both_pass"], p["judge_pass_human_fail"]],
              [p["judge_fail_human_pass"], p["both_fail"]]],
             title=title, rows=["judge pass", "judge fail"], cols=["lawyer pass", "lawyer fail"],
@@ -149,88 +149,88 @@ def _pass_fail(r: dict[str, Any]) -> Section:
             "lawyers failed (false passes: a bad answer shipped). Blue cells: the judge and the "
             "lawyers agree, or the judge failed an answer the lawyers passed (extra review "
             "work, not harm)."))
-    blocks.append(Table("Pass/fail confusion per judge (rows: judge, columns: lawyers)",
-                        ["judge", "n", "both pass", "judge pass / lawyer fail",
-                         "judge fail / lawyer pass", "both fail", "agreement", "kappa",
-                         "false-pass rate", "95% CI (Clopper-Pearson)", "source"],
-                        rows, numeric=["n", "both pass", "judge pass / lawyer fail",
-                                       "judge fail / lawyer pass", "both fail", "agreement",
-                                       "kappa", "false-pass rate"],
-                        harmful=["judge pass / lawyer fail", "false-pass rate"]))
-    return Section("Pass/fail agreement", blocks, "passfail")
+    blocks.append(rm.Table("Pass/fail confusion per judge (rows: judge, columns: lawyers)",
+                           ["judge", "n", "both pass", "judge pass / lawyer fail",
+                            "judge fail / lawyer pass", "both fail", "agreement", "kappa",
+                            "false-pass rate", "95% CI (Clopper-Pearson)", "source"],
+                           rows, numeric=["n", "both pass", "judge pass / lawyer fail",
+                                          "judge fail / lawyer pass", "both fail", "agreement",
+                                          "kappa", "false-pass rate"],
+                           harmful=["judge pass / lawyer fail", "false-pass rate"]))
+    return rm.Section("Pass/fail agreement", blocks, "passfail")
 
 
-def _agreement(r: dict[str, Any]) -> Section:
+def _agreement(r: dict[str, Any]) -> rm.Section:
     rows = []
     inter = []
     for comp in r["rubrics"]:
         for a in comp["judges"]:
-            rows.append([comp["rubric"], a["judge"], str(a["n"]), fmt(a["mean_divergence"], "+.2f"),
-                         ci(a["ci95"], "+.2f"), fmt(a["mean_abs_divergence"]), fmt(a["kappa"]),
-                         fmt(a["kappa_linear"]), fmt(a["kappa_quadratic"]),
-                         ci(a.get("kappa_quadratic_ci95")), pct(a.get("raw_agreement")),
-                         ci(a.get("loa"), "+.2f"),
-                         fmt(a["alpha_ordinal"]), fmt(a["alpha_interval"]), fmt(a["spearman"]),
+            rows.append([comp["rubric"], a["judge"], str(a["n"]), rm.fmt(a["mean_divergence"], "+.2f"),
+                         rm.ci(a["ci95"], "+.2f"), rm.fmt(a["mean_abs_divergence"]), rm.fmt(a["kappa"]),
+                         rm.fmt(a["kappa_linear"]), rm.fmt(a["kappa_quadratic"]),
+                         rm.ci(a.get("kappa_quadratic_ci95")), rm.pct(a.get("raw_agreement")),
+                         rm.ci(a.get("loa"), "+.2f"),
+                         rm.fmt(a["alpha_ordinal"]), rm.fmt(a["alpha_interval"]), rm.fmt(a["spearman"]),
                          a.get("verdict") or ("recalibrate" if a["recalibrate"] else "ok")])
         ia = comp.get("inter_annotator")
         if ia:
             inter.append([comp["rubric"], ", ".join(ia["annotators"]), str(ia["items_multi"]),
-                          fmt(ia["alpha_ordinal"]), fmt(ia["alpha_interval"]),
-                          fmt(ia["alpha_nominal"])])
+                          rm.fmt(ia["alpha_ordinal"]), rm.fmt(ia["alpha_interval"]),
+                          rm.fmt(ia["alpha_nominal"])])
     num = ["n", "mean divergence", "MAD", "kappa", "kappa linear", "kappa quadratic", "α ordinal",
            "α interval", "Spearman"]
-    return Section("Agreement statistics", [
-        Table("Per rubric and judge: divergence (judge - lawyer) with 95% CI, Cohen's kappa, "
-              "Krippendorff's alpha, Spearman",
-              ["rubric", "judge", "n", "mean divergence", "95% CI", "MAD", "kappa", "kappa linear",
-               "kappa quadratic", "κ quad 95% CI", "raw agreement", "limits of agreement",
-               "α ordinal", "α interval", "Spearman", "verdict"], rows,
-              numeric=[*num, "raw agreement"]),
-        Table("Lawyers among themselves (inter-annotator)",
-              ["rubric", "annotators", "items with 2+ labels", "α ordinal", "α interval",
-               "α nominal"], inter, numeric=["items with 2+ labels", "α ordinal", "α interval",
-                                             "α nominal"]),
+    return rm.Section("Agreement statistics", [
+        rm.Table("Per rubric and judge: divergence (judge - lawyer) with 95% CI, Cohen's kappa, "
+                 "Krippendorff's alpha, Spearman",
+                 ["rubric", "judge", "n", "mean divergence", "95% CI", "MAD", "kappa", "kappa linear",
+                  "kappa quadratic", "κ quad 95% CI", "raw agreement", "limits of agreement",
+                  "α ordinal", "α interval", "Spearman", "verdict"], rows,
+                 numeric=[*num, "raw agreement"]),
+        rm.Table("Lawyers among themselves (inter-annotator)",
+                 ["rubric", "annotators", "items with 2+ labels", "α ordinal", "α interval",
+                  "α nominal"], inter, numeric=["items with 2+ labels", "α ordinal", "α interval",
+                                                "α nominal"]),
     ], "agreement")
 
 
-def _trend(data: ReportData) -> Section:
+def _trend(data: ReportData) -> rm.Section:
     history = data.extra.get("history", [])
     series: dict[str, list[tuple[str, float | None, Any]]] = defaultdict(list)
     for h in history:
         series[h["rubric"]].append((h["quarter"], h["mean_divergence"], h["ci95"]))
     rows = [[h["rubric"], h["quarter"], str(h["judge_id"]), str(h["n"]),
-             fmt(h["mean_divergence"], "+.2f"), ci(h["ci95"], "+.2f"),
-             fmt(h["kappa_quadratic"]), "YES" if h["drift"] else "no",
+             rm.fmt(h["mean_divergence"], "+.2f"), rm.ci(h["ci95"], "+.2f"),
+             rm.fmt(h["kappa_quadratic"]), "YES" if h["drift"] else "no",
              "yes" if h["judge_changed"] else "no"] for h in history]
     blocks: list[Any] = []
     numeric = {k: v for k, v in series.items() if any(m is not None for _, m, _ in v)}
     if numeric:
         title = "Ensemble divergence from lawyers across quarters"
-        blocks.append(Chart(title, charts.trend_lines(numeric, title=title,
-                                                      ylabel="mean judge - lawyer (95% CI)")))
-    blocks.append(Table("History per rubric (the latest calibration of each quarter)",
-                        ["rubric", "quarter", "judge_id", "n", "mean divergence", "95% CI",
-                         "kappa quadratic", "drift", "judge changed"], rows,
-                        numeric=["n", "mean divergence", "kappa quadratic"]))
-    return Section("Trend across quarters", blocks, "trend")
+        blocks.append(rm.Chart(title, charts.trend_lines(numeric, title=title,
+                                                         ylabel="mean judge - lawyer (95% CI)")))
+    blocks.append(rm.Table("History per rubric (the latest calibration of each quarter)",
+                           ["rubric", "quarter", "judge_id", "n", "mean divergence", "95% CI",
+                            "kappa quadratic", "drift", "judge changed"], rows,
+                           numeric=["n", "mean divergence", "kappa quadratic"]))
+    return rm.Section("Trend across quarters", blocks, "trend")
 
 
 def _said(comments: list[dict[str, Any]]) -> str:
     return "\n".join(f"{c['annotator']}: {c['comment']}" for c in comments) or "-"
 
 
-def _largest(r: dict[str, Any]) -> Section:
-    rows = [[d["item_id"], d["rubric"], d["judge"], fmt(d["judge_score"]), fmt(d["human_score"]),
-             fmt(d["difference"], "+.2f"), _said(d.get("comments", []))]
+def _largest(r: dict[str, Any]) -> rm.Section:
+    rows = [[d["item_id"], d["rubric"], d["judge"], rm.fmt(d["judge_score"]), rm.fmt(d["human_score"]),
+             rm.fmt(d["difference"], "+.2f"), _said(d.get("comments", []))]
             for d in r["largest_disagreements"]]
     misses = [[m["item_id"], m["judge"], "pass" if m["judge_pass"] else "fail",
                "pass" if m["lawyers_pass"] else "fail", _said(m.get("comments", []))]
               for m in r.get("pass_fail_misses", [])]
-    return Section("Where the judges got it wrong", [
-        Table("Answers the judges decided differently from the lawyers (false passes first), "
-              "with the lawyers' comments",
-              ["item", "judge", "judge's verdict", "lawyers' verdict", "lawyers' comments"], misses),
-        Table("Items where a judge is furthest from the lawyers",
-              ["item", "rubric", "judge", "judge score", "lawyer score", "difference",
-               "lawyers' comments"],
-              rows, numeric=["judge score", "lawyer score", "difference"])], "largest")
+    return rm.Section("Where the judges got it wrong", [
+        rm.Table("Answers the judges decided differently from the lawyers (false passes first), "
+                 "with the lawyers' comments",
+                 ["item", "judge", "judge's verdict", "lawyers' verdict", "lawyers' comments"], misses),
+        rm.Table("Items where a judge is furthest from the lawyers",
+                 ["item", "rubric", "judge", "judge score", "lawyer score", "difference",
+                  "lawyers' comments"],
+                 rows, numeric=["judge score", "lawyer score", "difference"])], "largest")

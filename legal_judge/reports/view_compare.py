@@ -20,22 +20,8 @@ from typing import Any
 
 from legal_judge.benchmark.item_outcomes import ItemPair
 from legal_judge.reports import charts
+from legal_judge.reports import model as rm
 from legal_judge.reports.data import ReportData
-from legal_judge.reports.model import (
-    Card,
-    Chart,
-    Diff,
-    KeyValues,
-    Note,
-    Report,
-    Section,
-    Table,
-    Text,
-    Tone,
-    ci,
-    fmt,
-    pct,
-)
 from legal_judge.reports.view_audit import diff_segments
 from legal_judge.reports.view_items import verdict_label
 
@@ -123,14 +109,14 @@ def comparison_view(result: dict[str, Any]) -> ComparisonView:
         extra={k: v for k, v in result.items() if k not in known}, dropped_items=dropped)
 
 
-def comparison_report(data: ReportData) -> Report:
+def comparison_report(data: ReportData) -> rm.Report:
     """Build the comparison report from compare's result and both runs' verdicts per item."""
     v = comparison_view(data.report)
     pairs: list[ItemPair] = data.extra["pairs"]
     runs = data.extra["runs"]
     release = data.report.get("release")
     margin = (data.report.get("release_policy") or {}).get("rubric_margin", 0.25)
-    return Report(
+    return rm.Report(
         kind="comparison", id=data.id, title=f"Comparison: {v.run_b} against {v.run_a}",
         subtitle=f"candidate B {v.run_b} · baseline A {v.run_a} · {v.n_items} paired scored items",
         banners=(_release_banners(v, release, data.extra) if release else
@@ -147,46 +133,46 @@ def comparison_report(data: ReportData) -> Report:
     )
 
 
-def _banners(v: ComparisonView, threshold: float, alpha: float) -> list[Note]:
-    out = [Note(w, "warning") for w in v.warnings]
+def _banners(v: ComparisonView, threshold: float, alpha: float) -> list[rm.Note]:
+    out = [rm.Note(w, "warning") for w in v.warnings]
     if v.regressions:
-        out.append(Note(f"REGRESSION: {', '.join(v.regressions)} dropped significantly "
-                        f"(p < {alpha:g}) by more than {threshold:g} points.", "danger"))
+        out.append(rm.Note(f"REGRESSION: {', '.join(v.regressions)} dropped significantly "
+                           f"(p < {alpha:g}) by more than {threshold:g} points.", "danger"))
     insufficient = [r.rubric for r in v.rubrics if r.status == "insufficient"]
     if insufficient:
-        out.append(Note("Not enough paired items to decide for: " + ", ".join(insufficient)
-                        + ". No verdict on these rubrics.", "warning"))
+        out.append(rm.Note("Not enough paired items to decide for: " + ", ".join(insufficient)
+                           + ". No verdict on these rubrics.", "warning"))
     if not v.regressions and not insufficient:
-        out.append(Note(f"No rubric dropped significantly (p < {alpha:g}) by more than "
-                        f"{threshold:g} points. This is not proof that B is as good as A: "
-                        "read the confidence intervals.", "info"))
+        out.append(rm.Note(f"No rubric dropped significantly (p < {alpha:g}) by more than "
+                           f"{threshold:g} points. This is not proof that B is as good as A: "
+                           "read the confidence intervals.", "info"))
     return out
 
 
 def _release_banners(v: ComparisonView, release: dict[str, Any],
-                     extra: dict[str, Any]) -> list[Note]:
-    out = [Note(w, "warning") for w in v.warnings]
+                     extra: dict[str, Any]) -> list[rm.Note]:
+    out = [rm.Note(w, "warning") for w in v.warnings]
     failing = release["regressed"] + release["cannot_tell"] + release.get("unmet", [])
     if release["passed"]:
         allowed = (" (cannot tell on " + ", ".join(release["cannot_tell"]) + " allowed by the "
                    "policy)" if release["cannot_tell_allowed"] else "")
-        out.append(Note(f"RELEASE GATE PASSED: {release['decision']}{allowed}. Every endpoint "
-                        "is shown not worse than its margin.", "ok"))
+        out.append(rm.Note(f"RELEASE GATE PASSED: {release['decision']}{allowed}. Every endpoint "
+                           "is shown not worse than its margin.", "ok"))
     else:
-        out.append(Note(f"RELEASE GATE FAILED: {release['decision']}: " + ", ".join(failing)
-                        + ". The release passes only when every endpoint is shown non-inferior"
-                        + (" and every requirement of the policy is met." if release.get("unmet")
-                           else "."), "danger"))
-    out += [Note(f"Requirement {r['name']}: {'met' if r['met'] else 'NOT MET'}: {r['reason']}",
-                 "ok" if r["met"] else "danger")
+        out.append(rm.Note(f"RELEASE GATE FAILED: {release['decision']}: " + ", ".join(failing)
+                           + ". The release passes only when every endpoint is shown non-inferior"
+                           + (" and every requirement of the policy is met." if release.get("unmet")
+                              else "."), "danger"))
+    out += [rm.Note(f"Requirement {r['name']}: {'met' if r['met'] else 'NOT MET'}: {r['reason']}",
+                    "ok" if r["met"] else "danger")
             for r in release.get("requirements", []) if r["required"]]
     if extra.get("policy_line"):
-        out.append(Note(str(extra["policy_line"]), "info"))
-    out += [Note(line, "warning") for line in extra.get("override_lines") or []]
+        out.append(rm.Note(str(extra["policy_line"]), "info"))
+    out += [rm.Note(line, "warning") for line in extra.get("override_lines") or []]
     return out
 
 
-def _release(release: dict[str, Any], extra: dict[str, Any]) -> Section:
+def _release(release: dict[str, Any], extra: dict[str, Any]) -> rm.Section:
     def num(x: float | None) -> str:
         return "n/a" if x is None else f"{x + 0.0:+.3f}".replace("-0.000", "+0.000")
 
@@ -194,23 +180,23 @@ def _release(release: dict[str, Any], extra: dict[str, Any]) -> Section:
              f"-{e['margin']:g}", e["decision"], e["reason"]] for e in release["endpoints"]]
     guard = release["flip_guard"]
     blocks: list[Any] = [
-        Table("Non-inferiority per endpoint (one-sided bounds of B - A)",
-              ["endpoint", "B - A", "lower bound", "upper bound", "margin", "decision", "why"],
-              rows, numeric=["B - A", "lower bound", "upper bound", "margin"]),
-        KeyValues([("flip guard", f"{guard['decision']}: {guard['reason']}"),
-                   ("critical items that went pass -> fail",
-                    ", ".join(guard["critical_flips"]) or "none"),
-                   ("items that went pass -> fail", ", ".join(guard["flipped"]) or "none"),
-                   ("rule", release["rule"]),
-                   ("policy", str(extra.get("policy_line") or "policy: bundled default")
-                    .removeprefix("policy: ")),
-                   *[("policy override", line.removeprefix("policy override: "))
-                     for line in extra.get("override_lines") or []]]),
-        Note("All endpoints must be non-inferior (an intersection-union test): each is tested at "
-             "the full level and no multiplicity correction is needed, because the release is "
-             "claimed only when every one of them is shown not worse."),
+        rm.Table("Non-inferiority per endpoint (one-sided bounds of B - A)",
+                 ["endpoint", "B - A", "lower bound", "upper bound", "margin", "decision", "why"],
+                 rows, numeric=["B - A", "lower bound", "upper bound", "margin"]),
+        rm.KeyValues([("flip guard", f"{guard['decision']}: {guard['reason']}"),
+                      ("critical items that went pass -> fail",
+                       ", ".join(guard["critical_flips"]) or "none"),
+                      ("items that went pass -> fail", ", ".join(guard["flipped"]) or "none"),
+                      ("rule", release["rule"]),
+                      ("policy", str(extra.get("policy_line") or "policy: bundled default")
+                       .removeprefix("policy: ")),
+                      *[("policy override", line.removeprefix("policy override: "))
+                        for line in extra.get("override_lines") or []]]),
+        rm.Note("All endpoints must be non-inferior (an intersection-union test): each is tested at "
+                "the full level and no multiplicity correction is needed, because the release is "
+                "claimed only when every one of them is shown not worse."),
     ]
-    return Section("Release decision", blocks, "release")
+    return rm.Section("Release decision", blocks, "release")
 
 
 def _run_line(run: dict[str, Any]) -> str:
@@ -220,88 +206,88 @@ def _run_line(run: dict[str, Any]) -> str:
             f"{cfg.get('judge_id', 'n/a')}) · dataset {cfg.get('dataset') or 'n/a'}")
 
 
-def _overview(v: ComparisonView, runs: dict[str, Any], extra: dict[str, Any]) -> Section:
+def _overview(v: ComparisonView, runs: dict[str, Any], extra: dict[str, Any]) -> rm.Section:
     b, c = v.discordant
     items = [("baseline A", _run_line(runs[v.run_a])), ("candidate B", _run_line(runs[v.run_b])),
              ("paired scored items", str(v.n_items)),
              ("endpoints regressed", ", ".join(v.regressions) or "none"),
-             ("pass rate", f"{pct(v.rate_a)} -> {pct(v.rate_b)} (exact McNemar p = "
-                           f"{fmt(v.mcnemar_p, '.4f')}; {fmt(b, 'd')} regressed, {fmt(c, 'd')} "
+             ("pass rate", f"{rm.pct(v.rate_a)} -> {rm.pct(v.rate_b)} (exact McNemar p = "
+                           f"{rm.fmt(v.mcnemar_p, '.4f')}; {rm.fmt(b, 'd')} regressed, {rm.fmt(c, 'd')} "
                            "improved)"),
              ("descriptive tests", f"two-sided 95% CIs; paired test p Holm-adjusted "
                                    f"(alpha {extra['alpha']:g}); they do not decide the gate")]
-    items += [(k.replace("_", " "), fmt(val)) for k, val in sorted(v.extra.items())
+    items += [(k.replace("_", " "), rm.fmt(val)) for k, val in sorted(v.extra.items())
               if isinstance(val, str | int | float | bool)]
-    return Section("Overview", [KeyValues(items)], "overview")
+    return rm.Section("Overview", [rm.KeyValues(items)], "overview")
 
 
-def _deltas(v: ComparisonView, threshold: float) -> Section:
+def _deltas(v: ComparisonView, threshold: float) -> rm.Section:
     adjusted = any(r.p_adjusted is not None for r in v.rubrics)  # a column only when compare gives it
-    rows = [[r.rubric, fmt(r.n, "d"), fmt(r.delta, "+.3f"), ci(r.ci95, "+.3f"), r.test or "n/a",
-             fmt(r.p_value, ".4f"), *([fmt(r.p_adjusted, ".4f")] if adjusted else []),
-             fmt(r.effect_size, "+.2f"), r.status] for r in v.rubrics]
+    rows = [[r.rubric, rm.fmt(r.n, "d"), rm.fmt(r.delta, "+.3f"), rm.ci(r.ci95, "+.3f"), r.test or "n/a",
+             rm.fmt(r.p_value, ".4f"), *([rm.fmt(r.p_adjusted, ".4f")] if adjusted else []),
+             rm.fmt(r.effect_size, "+.2f"), r.status] for r in v.rubrics]
     columns = ["rubric", "n", "mean diff (B - A)", "95% CI", "test", "p",
                *(["p (Holm-adjusted)"] if adjusted else []), "effect size", "verdict"]
     blocks: list[Any] = []
     shown = [r for r in v.rubrics if r.delta is not None]
     if shown:
         title = "Change per rubric, B - A, with 95% CI"
-        blocks.append(Chart(title, charts.deltas_with_ci(
+        blocks.append(rm.Chart(title, charts.deltas_with_ci(
             [r.rubric for r in shown], [r.delta for r in shown], [r.ci95 for r in shown],
             title=title, threshold=threshold, flagged=[r.status == "regressed" for r in shown]),
             "Squares are the mean paired differences; bars are 95% confidence intervals; red "
             "marks a regressed rubric."))
-    blocks.append(Table("Paired difference per rubric", columns, rows,
-                        numeric=["n", "mean diff (B - A)", "p", "p (Holm-adjusted)", "effect size"]))
-    return Section("Rubric deltas", blocks, "deltas")
+    blocks.append(rm.Table("Paired difference per rubric", columns, rows,
+                           numeric=["n", "mean diff (B - A)", "p", "p (Holm-adjusted)", "effect size"]))
+    return rm.Section("Rubric deltas", blocks, "deltas")
 
 
-def _pass_fail(v: ComparisonView, t: dict[str, int]) -> Section:
+def _pass_fail(v: ComparisonView, t: dict[str, int]) -> rm.Section:
     cells = [[t["pass_pass"], t["pass_fail"]], [t["fail_pass"], t["fail_fail"]]]
     title = "Pass/fail: A (rows) against B (columns)"
-    return Section("Pass/fail (McNemar)", [
-        Chart(title, charts.confusion_matrix(cells, title=title, rows=["A pass", "A fail"],
-                                             cols=["B pass", "B fail"])),
-        Table("Paired pass/fail outcomes", ["", "B pass", "B fail"],
-              [["A pass", str(t["pass_pass"]), f"{t['pass_fail']} (regressed)"],
-               ["A fail", f"{t['fail_pass']} (improved)", str(t["fail_fail"])]],
-              numeric=["B pass", "B fail"]),
-        KeyValues([("exact McNemar p (discordant pairs only)", fmt(v.mcnemar_p, ".4f")),
-                   ("items not compared (inconclusive in A or B)", str(t["not_comparable"]))]),
+    return rm.Section("Pass/fail (McNemar)", [
+        rm.Chart(title, charts.confusion_matrix(cells, title=title, rows=["A pass", "A fail"],
+                                                cols=["B pass", "B fail"])),
+        rm.Table("Paired pass/fail outcomes", ["", "B pass", "B fail"],
+                 [["A pass", str(t["pass_pass"]), f"{t['pass_fail']} (regressed)"],
+                  ["A fail", f"{t['fail_pass']} (improved)", str(t["fail_fail"])]],
+                 numeric=["B pass", "B fail"]),
+        rm.KeyValues([("exact McNemar p (discordant pairs only)", rm.fmt(v.mcnemar_p, ".4f")),
+                      ("items not compared (inconclusive in A or B)", str(t["not_comparable"]))]),
     ], "passfail")
 
 
-def _side_by_side(p: ItemPair, run_a: str, run_b: str) -> Card:
+def _side_by_side(p: ItemPair, run_a: str, run_b: str) -> rm.Card:
     a, b = p.a, p.b
     rubrics = sorted(set(a.scores) | set(b.scores))
     rows = [["ensemble verdict", verdict_label(a), verdict_label(b), ""],
             ["hallucination", a.hallucination or "-", b.hallucination or "-", ""],
-            *[[r, fmt(a.scores.get(r), none="-"), fmt(b.scores.get(r), none="-"),
-               fmt(p.score_changes.get(r), "+.2f", none="-")] for r in rubrics],
+            *[[r, rm.fmt(a.scores.get(r), none="-"), rm.fmt(b.scores.get(r), none="-"),
+               rm.fmt(p.score_changes.get(r), "+.2f", none="-")] for r in rubrics],
             ["judges pass / fail", f"{a.judge_votes['pass']} / {a.judge_votes['fail']}",
              f"{b.judge_votes['pass']} / {b.judge_votes['fail']}", ""],
             ["overrides", "; ".join(a.overrides) or "none", "; ".join(b.overrides) or "none", ""],
             ["flags", ", ".join(a.flags) or "none", ", ".join(b.flags) or "none", ""]]
-    blocks: list[Any] = [Table("Both verdicts", ["", f"A {run_a}", f"B {run_b}", "B - A"], rows,
-                               numeric=["B - A"]),
-                         Text("Prompt", p.prompt)]
+    blocks: list[Any] = [rm.Table("Both verdicts", ["", f"A {run_a}", f"B {run_b}", "B - A"], rows,
+                                  numeric=["B - A"]),
+                         rm.Text("Prompt", p.prompt)]
     if p.response_a == p.response_b:
-        blocks.append(Text("Answer under evaluation (the same in both runs)", p.response_a))
+        blocks.append(rm.Text("Answer under evaluation (the same in both runs)", p.response_a))
     else:
         seg_a, seg_b = diff_segments(p.response_a, p.response_b)
-        blocks.append(Diff(f"answer in A ({run_a})", f"answer in B ({run_b})", seg_a, seg_b,
-                           "The answers differ between the runs; changed words are marked."))
+        blocks.append(rm.Diff(f"answer in A ({run_a})", f"answer in B ({run_b})", seg_a, seg_b,
+                              "The answers differ between the runs; changed words are marked."))
     if a.expected_conclusion:
-        blocks.append(Text("Expected conclusion (from the dataset)", a.expected_conclusion))
+        blocks.append(rm.Text("Expected conclusion (from the dataset)", a.expected_conclusion))
     for label, o in (("A", a), ("B", b)):
         reasons = [f"{j.judge}: {j.overall or j.status}" for j in o.judges]
-        blocks.append(KeyValues([(f"judges in {label}", "; ".join(reasons) or "none")]))
-    tone: Tone = "danger" if p.change == "regressed" else "ok"
-    return Card(p.item_id, [(p.change, tone)], blocks)
+        blocks.append(rm.KeyValues([(f"judges in {label}", "; ".join(reasons) or "none")]))
+    tone: rm.Tone = "danger" if p.change == "regressed" else "ok"
+    return rm.Card(p.item_id, [(p.change, tone)], blocks)
 
 
 def _changed(pairs: list[ItemPair], change: str, v: ComparisonView, title: str,
-             anchor: str) -> Section:
+             anchor: str) -> rm.Section:
     chosen = [p for p in pairs if p.change == change]
     if change == "regressed":
         # compare's own lists decide which items regressed (pass -> fail, and every item whose
@@ -309,20 +295,20 @@ def _changed(pairs: list[ItemPair], change: str, v: ComparisonView, title: str,
         ids = set(v.regressed_items) | set(v.dropped_items)
         chosen = [p for p in pairs if p.item_id in ids]
     if not chosen:
-        return Section(title, [Note(f"No item {change}.", "info")], anchor)
-    summary = Table(f"{len(chosen)} item(s)", ["item", "A", "B", "largest score change"],
-                    [[p.item_id, verdict_label(p.a), verdict_label(p.b),
-                      _largest(p.score_changes)] for p in chosen])
+        return rm.Section(title, [rm.Note(f"No item {change}.", "info")], anchor)
+    summary = rm.Table(f"{len(chosen)} item(s)", ["item", "A", "B", "largest score change"],
+                       [[p.item_id, verdict_label(p.a), verdict_label(p.b),
+                         _largest(p.score_changes)] for p in chosen])
     if change == "regressed":
         flips = set(v.regressed_items)
-        summary = Table(f"{len(chosen)} item(s)", ["item", "A", "B", "how", "rubrics dropped"],
-                        [[p.item_id, verdict_label(p.a), verdict_label(p.b),
-                          "pass -> fail" if p.item_id in flips else "rubric drop, no flip",
-                          ", ".join(f"{r} {d['before']:.2f} -> {d['after']:.2f}"
-                                    for r, d in sorted(v.dropped_items.get(p.item_id, {}).items()))
-                          or "-"] for p in chosen])
-    return Section(title, [summary, *[_side_by_side(p, v.run_a, v.run_b) for p in chosen]],
-                   anchor)
+        summary = rm.Table(f"{len(chosen)} item(s)", ["item", "A", "B", "how", "rubrics dropped"],
+                           [[p.item_id, verdict_label(p.a), verdict_label(p.b),
+                             "pass -> fail" if p.item_id in flips else "rubric drop, no flip",
+                             ", ".join(f"{r} {d['before']:.2f} -> {d['after']:.2f}"
+                                       for r, d in sorted(v.dropped_items.get(p.item_id, {}).items()))
+                             or "-"] for p in chosen])
+    return rm.Section(title, [summary, *[_side_by_side(p, v.run_a, v.run_b) for p in chosen]],
+                      anchor)
 
 
 def _largest(changes: dict[str, float]) -> str:
@@ -332,10 +318,10 @@ def _largest(changes: dict[str, float]) -> str:
     return f"{rubric} {value:+.2f}"
 
 
-def _not_compared(pairs: list[ItemPair]) -> Section:
+def _not_compared(pairs: list[ItemPair]) -> rm.Section:
     rows = [[p.item_id, verdict_label(p.a), verdict_label(p.b), p.a.reason or p.b.reason or "-"]
             for p in pairs if p.change == "not comparable"]
-    return Section("Items not compared", [
-        Note("Items without a scored verdict in one of the runs are left out of every statistic "
-             "above (they are neither passes nor fails)."),
-        Table("Not compared", ["item", "A", "B", "why"], rows)], "notcompared")
+    return rm.Section("Items not compared", [
+        rm.Note("Items without a scored verdict in one of the runs are left out of every statistic "
+                "above (they are neither passes nor fails)."),
+        rm.Table("Not compared", ["item", "A", "B", "why"], rows)], "notcompared")

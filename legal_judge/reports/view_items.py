@@ -9,19 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from legal_judge.benchmark.item_outcomes import CATEGORIES, ItemOutcome
-from legal_judge.reports.model import (
-    Card,
-    Filter,
-    ItemRow,
-    ItemTable,
-    KeyValues,
-    Note,
-    Section,
-    Table,
-    Text,
-    Tone,
-    fmt,
-)
+from legal_judge.reports import model as rm
 
 __all__ = ["FILTER_LABELS", "findings_blocks", "item_card", "items_section", "verdict_label"]
 
@@ -45,7 +33,7 @@ def verdict_label(o: ItemOutcome) -> str:
     return str(o.overall) if o.status == "ok" and o.overall else o.status.upper()
 
 
-def _tone(o: ItemOutcome) -> Tone:
+def _tone(o: ItemOutcome) -> rm.Tone:
     if o.status != "ok":
         return "warning"
     return "ok" if o.overall == "pass" else "danger"
@@ -62,15 +50,15 @@ def _cells(o: ItemOutcome, rubrics: list[str], *, with_expected: bool) -> list[s
     if with_expected:
         cells.append(_expected_label(o))
     cells.append(f"{o.judge_votes['pass']} / {o.judge_votes['fail']}")
-    cells += [fmt(o.scores.get(r), none="-") for r in rubrics]
-    cells += [o.hallucination or "-", fmt(o.max_range, ".1f", none="-"),
+    cells += [rm.fmt(o.scores.get(r), none="-") for r in rubrics]
+    cells += [o.hallucination or "-", rm.fmt(o.max_range, ".1f", none="-"),
               ", ".join(x.split(":", 1)[0] for x in o.overrides) or "-"]
     return cells
 
 
 def items_section(outcomes: list[ItemOutcome], items: list[dict[str, Any]],
                   checks: dict[str, dict[str, Any]], *, votes: dict[str, dict[str, float]]
-                  ) -> Section:
+                  ) -> rm.Section:
     """The "Items" section: every item in one filterable table, each row opening the item.
 
     Args:
@@ -86,35 +74,35 @@ def items_section(outcomes: list[ItemOutcome], items: list[dict[str, Any]],
     columns = ["item", "ensemble", *(["expected"] if with_expected else []),
                "judges pass / fail", *labels, "hallucination", "max range", "overrides"]
     keys = [k for k in _ORDER if with_expected or k not in _EXPECTED]
-    filters = [Filter("all", "All items", len(outcomes)),
-               *[Filter(k, FILTER_LABELS[k], sum(k in o.categories for o in outcomes))
+    filters = [rm.Filter("all", "All items", len(outcomes)),
+               *[rm.Filter(k, FILTER_LABELS[k], sum(k in o.categories for o in outcomes))
                  for k in keys]]
-    rows = [ItemRow(o.item_id, _cells(o, rubrics, with_expected=with_expected),
-                    list(o.categories),
-                    item_card(o, by_id.get(o.item_id, {"id": o.item_id}),
-                              checks.get(o.item_id, {}), votes.get(o.item_id, {})),
-                    _tone(o))
+    rows = [rm.ItemRow(o.item_id, _cells(o, rubrics, with_expected=with_expected),
+                       list(o.categories),
+                       item_card(o, by_id.get(o.item_id, {"id": o.item_id}),
+                                 checks.get(o.item_id, {}), votes.get(o.item_id, {})),
+                       _tone(o))
             for o in outcomes]
-    blocks: list[Any] = [Note(
+    blocks: list[Any] = [rm.Note(
         "Every item of the run and the lists it belongs to. In the HTML report a button shows "
         "one list and a row opens its item (prompt, answer, each judge's scores and rationale, "
         "the rule-based checks); printing prints the chosen list with every item opened.")]
     if not with_expected:
-        blocks.append(Note("The dataset gives no expected conclusion (metadata.expected_pass), "
-                           "so there is no 'passed but should fail' list."))
-    blocks.append(ItemTable("Items: ensemble verdict, scores (0-5), judges and overrides",
-                            columns, rows, filters,
-                            numeric=[*labels, "max range", "judges pass / fail"],
-                            expanded=[o.item_id for o in outcomes if "flagged" in o.categories]))
-    return Section("Items", blocks, "items")
+        blocks.append(rm.Note("The dataset gives no expected conclusion (metadata.expected_pass), "
+                              "so there is no 'passed but should fail' list."))
+    blocks.append(rm.ItemTable("Items: ensemble verdict, scores (0-5), judges and overrides",
+                               columns, rows, filters,
+                               numeric=[*labels, "max range", "judges pass / fail"],
+                               expanded=[o.item_id for o in outcomes if "flagged" in o.categories]))
+    return rm.Section("Items", blocks, "items")
 
 
 def item_card(o: ItemOutcome, item: dict[str, Any], checks: dict[str, Any],
-              votes: dict[str, float]) -> Card:
+              votes: dict[str, float]) -> rm.Card:
     """One item in full: prompt, answer, expected conclusion, each judge's scores and rationale,
     and the rule-based findings."""
     rubrics = sorted({r for j in o.judges for r in j.scores} | set(o.scores))
-    badges: list[tuple[str, Tone]] = [(f"ensemble: {verdict_label(o)}", _tone(o))]
+    badges: list[tuple[str, rm.Tone]] = [(f"ensemble: {verdict_label(o)}", _tone(o))]
     if o.expected_pass is not None:
         agrees = o.status == "ok" and (o.overall == "pass") == o.expected_pass
         badges.append((f"expected: {_expected_label(o)}", "ok" if agrees else "danger"))
@@ -123,9 +111,9 @@ def item_card(o: ItemOutcome, item: dict[str, Any], checks: dict[str, Any],
                        "danger" if o.hallucination == "hallucinated" else "info"))
     badges.extend((f, "warning") for f in o.flags)
     scores = [[j.judge, j.status, j.overall or "-", j.hallucination or "-",
-               *[fmt(j.scores.get(r), none="-") for r in rubrics]] for j in o.judges]
+               *[rm.fmt(j.scores.get(r), none="-") for r in rubrics]] for j in o.judges]
     scores.append(["ensemble", o.status, o.overall or "-", o.hallucination or "-",
-                   *[fmt(o.scores.get(r), none="-") for r in rubrics]])
+                   *[rm.fmt(o.scores.get(r), none="-") for r in rubrics]])
     # One row per rubric, one column per judge: the judges' reasons read side by side.
     keys = sorted({r for j in o.judges for r in j.rationales})
     rationales = [[r, *[j.rationales.get(r, "-") for j in o.judges]] for r in keys]
@@ -137,23 +125,23 @@ def item_card(o: ItemOutcome, item: dict[str, Any], checks: dict[str, Any],
              ("overrides", "; ".join(o.overrides) or "none")]
     if o.status != "ok":
         facts.append(("why not scored", o.reason or "n/a"))
-    blocks: list[Any] = [KeyValues(facts), Text("Prompt", str(item.get("prompt", ""))),
-                         Text("Answer under evaluation", str(item.get("response", "")))]
+    blocks: list[Any] = [rm.KeyValues(facts), rm.Text("Prompt", str(item.get("prompt", ""))),
+                         rm.Text("Answer under evaluation", str(item.get("response", "")))]
     if o.expected_conclusion:
-        blocks.append(Text("Expected conclusion (from the dataset)", o.expected_conclusion))
-    blocks += [Table("Scores per judge", ["judge", "status", "overall", "hallucination", *rubrics],
-                     scores, numeric=rubrics),
-               Table("Each judge's rationale", ["rubric", *[j.judge for j in o.judges]],
-                     rationales),
+        blocks.append(rm.Text("Expected conclusion (from the dataset)", o.expected_conclusion))
+    blocks += [rm.Table("Scores per judge", ["judge", "status", "overall", "hallucination", *rubrics],
+                        scores, numeric=rubrics),
+               rm.Table("Each judge's rationale", ["rubric", *[j.judge for j in o.judges]],
+                        rationales),
                *findings_blocks(checks)]
-    return Card(o.item_id, badges, blocks)
+    return rm.Card(o.item_id, badges, blocks)
 
 
 def findings_blocks(checks: dict[str, Any]) -> list[Any]:
     """The rule-based check findings of one item (citations, jurisdiction, refusal, hedging)."""
     f = checks.get("findings") or {}
     if not f:
-        return [Note("No rule-based checks ran on this item.")]
+        return [rm.Note("No rule-based checks ran on this item.")]
     cites = f.get("citations") or {}
     rows = [[c.get("text", ""), c.get("kind", ""), c.get("status", ""),
              "; ".join(r.get("message", "") for r in c.get("reasons", [])) or "-"]
@@ -163,5 +151,5 @@ def findings_blocks(checks: dict[str, Any]) -> list[Any]:
              ("refusal", "refused" if (f.get("refusal") or {}).get("refused") else "no"),
              ("hedging only", "yes" if (f.get("hedging") or {}).get("hedging_only") else "no"),
              ("adversarial", "yes" if f.get("adversarial") else "no")]
-    return [KeyValues(other),
-            Table("Rule-based citation findings", ["citation", "kind", "status", "why"], rows)]
+    return [rm.KeyValues(other),
+            rm.Table("Rule-based citation findings", ["citation", "kind", "status", "why"], rows)]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from legal_judge.errors import ConfigError
-from legal_judge.reports.model import KeyValues, Note, Report, Section, Table, ci, fmt, pct
+from legal_judge.reports import model as rm
 
 __all__ = ["validation_report", "write_validation_report"]
 
@@ -22,38 +22,38 @@ _TONE = {"better": "ok", "not worse": "ok", "worse": "danger", "cannot tell": "w
 def _rate(rate: dict[str, Any] | None) -> str:
     if not rate or rate.get("value") is None:
         return "n/a"
-    return f"{pct(rate['value'])} ({rate['k']}/{rate['n']})"
+    return f"{rm.pct(rate['value'])} ({rate['k']}/{rate['n']})"
 
 
 def _diff(d: dict[str, Any] | None, spec: str = "+.3f") -> str:
     if not d or d.get("estimate") is None:
         return "n/a"
-    return f"{fmt(d['estimate'], spec)} [{ci(d.get('ci95'), spec)}], p={fmt(d['p_value'], '.3g')}"
+    return f"{rm.fmt(d['estimate'], spec)} [{rm.ci(d.get('ci95'), spec)}], p={rm.fmt(d['p_value'], '.3g')}"
 
 
-def _side_by_side(r: dict[str, Any]) -> Section:
+def _side_by_side(r: dict[str, Any]) -> rm.Section:
     rows = []
     for row in r["rubrics"]:
         cand, inc = row["candidate"], row["incumbent"]
         rows.append([row["rubric"], str(row["n"]), _rate(cand["agreement"]),
-                     _rate(inc["agreement"]), fmt(cand.get("kappa")), fmt(inc.get("kappa")),
-                     fmt(cand.get("mae")), fmt(inc.get("mae")),
+                     _rate(inc["agreement"]), rm.fmt(cand.get("kappa")), rm.fmt(inc.get("kappa")),
+                     rm.fmt(cand.get("mae")), rm.fmt(inc.get("mae")),
                      _diff(row.get("mae_difference") or row["agreement_difference"]),
                      row["verdict"], "yes" if row.get("may_gate") else "no"])
-    table = Table("Candidate and incumbent against the lawyers' consensus, on the same items "
-                  "(difference: candidate - incumbent in mean absolute error for numeric "
-                  "rubrics, in agreement otherwise)",
-                  ["rubric", "n", "agreement (cand)", "agreement (inc)", "κ (cand)", "κ (inc)",
-                   "MAE (cand)", "MAE (inc)", "difference [95% CI]", "verdict", "may gate"],
-                  rows, numeric=["n"])
-    reasons = Table("Why each verdict", ["rubric", "verdict", "reason", "labels still needed"],
-                    [[row["rubric"], row["verdict"], row["reason"],
-                      "" if row.get("items_needed") is None else str(row["items_needed"])]
-                     for row in r["rubrics"]])
-    return Section("Per rubric, side by side", [table, reasons], "rubrics")
+    table = rm.Table("Candidate and incumbent against the lawyers' consensus, on the same items "
+                     "(difference: candidate - incumbent in mean absolute error for numeric "
+                     "rubrics, in agreement otherwise)",
+                     ["rubric", "n", "agreement (cand)", "agreement (inc)", "κ (cand)", "κ (inc)",
+                      "MAE (cand)", "MAE (inc)", "difference [95% CI]", "verdict", "may gate"],
+                     rows, numeric=["n"])
+    reasons = rm.Table("Why each verdict", ["rubric", "verdict", "reason", "labels still needed"],
+                       [[row["rubric"], row["verdict"], row["reason"],
+                         "" if row.get("items_needed") is None else str(row["items_needed"])]
+                        for row in r["rubrics"]])
+    return rm.Section("Per rubric, side by side", [table, reasons], "rubrics")
 
 
-def _pass_fail(r: dict[str, Any]) -> Section:
+def _pass_fail(r: dict[str, Any]) -> rm.Section:
     pf = r["rubrics"][0]
     rows = []
     for who in ("candidate", "incumbent"):
@@ -63,46 +63,46 @@ def _pass_fail(r: dict[str, Any]) -> Section:
                      str(m.get("judge pass, lawyers fail", 0)),
                      str(m.get("judge fail, lawyers pass", 0)), str(m.get("both fail", 0)),
                      _rate(f.get("false_pass")), _rate(f.get("false_fail"))])
-    blocks: list[Any] = [Table("Pass/fail confusion matrices (lawyers' decision as truth)",
-                               ["judge", "both pass", "judge pass, lawyers fail",
-                                "judge fail, lawyers pass", "both fail", "false-pass rate",
-                                "false-fail rate"], rows)]
-    blocks.append(KeyValues([
+    blocks: list[Any] = [rm.Table("Pass/fail confusion matrices (lawyers' decision as truth)",
+                                  ["judge", "both pass", "judge pass, lawyers fail",
+                                   "judge fail, lawyers pass", "both fail", "false-pass rate",
+                                   "false-fail rate"], rows)]
+    blocks.append(rm.KeyValues([
         ("false-pass rate difference", _diff(pf.get("false_pass_difference"))),
         ("false-fail rate difference", _diff(pf.get("false_fail_difference"))),
         ("agreement difference", _diff(pf.get("agreement_difference")))]))
-    return Section("Pass/fail: the false-pass rate first", blocks, "pass-fail")
+    return rm.Section("Pass/fail: the false-pass rate first", blocks, "pass-fail")
 
 
-def _cross_fit(r: dict[str, Any]) -> Section | None:
+def _cross_fit(r: dict[str, Any]) -> rm.Section | None:
     cf = r.get("cross_fit")
     if not cf:
         return None
-    table = Table("Pass/fail agreement with the lawyers: in-sample (built and scored on the same "
-                  "labels, optimistic) beside cross-fitted (each item scored by a candidate "
-                  "built without it; the verdict uses these)",
-                  ["figure", "in-sample", "cross-fitted", "incumbent"],
-                  [["agreement", fmt(cf.get("in_sample_agreement")),
-                    fmt(cf.get("cross_fitted_agreement")), fmt(cf.get("incumbent_agreement"))],
-                   ["false-pass rate", fmt(cf.get("in_sample_false_pass")),
-                    fmt(cf.get("cross_fitted_false_pass")), "see above"]])
-    notes = (Table("The lawyers' notes draft, applied as drafted and cross-validated (each fold's "
-                   "notes gathered from the other folds): does it help on answers it never saw?",
-                   ["figure", "notes, cross-fitted", "incumbent"],
-                   [["agreement", fmt(cf.get("notes_cross_fitted_agreement")),
-                     fmt(cf.get("incumbent_agreement"))],
-                    ["false-pass rate", fmt(cf.get("notes_cross_fitted_false_pass")),
-                     fmt(cf.get("incumbent_false_pass"))]])
+    table = rm.Table("Pass/fail agreement with the lawyers: in-sample (built and scored on the same "
+                     "labels, optimistic) beside cross-fitted (each item scored by a candidate "
+                     "built without it; the verdict uses these)",
+                     ["figure", "in-sample", "cross-fitted", "incumbent"],
+                     [["agreement", rm.fmt(cf.get("in_sample_agreement")),
+                       rm.fmt(cf.get("cross_fitted_agreement")), rm.fmt(cf.get("incumbent_agreement"))],
+                      ["false-pass rate", rm.fmt(cf.get("in_sample_false_pass")),
+                       rm.fmt(cf.get("cross_fitted_false_pass")), "see above"]])
+    notes = (rm.Table("The lawyers' notes draft, applied as drafted and cross-validated (each fold's "
+                      "notes gathered from the other folds): does it help on answers it never saw?",
+                      ["figure", "notes, cross-fitted", "incumbent"],
+                      [["agreement", rm.fmt(cf.get("notes_cross_fitted_agreement")),
+                        rm.fmt(cf.get("incumbent_agreement"))],
+                       ["false-pass rate", rm.fmt(cf.get("notes_cross_fitted_false_pass")),
+                        rm.fmt(cf.get("incumbent_false_pass"))]])
              if cf.get("notes_count") else None)
-    facts = KeyValues([("method", f"{cf['method']}, k = {cf['k']} lawyers' examples"),
-                       ("folds", f"{cf['folds']} (seed {cf['seed']}, stratified by pass/fail)"),
-                       ("candidate prompt", str(cf.get("prompt_dir"))),
-                       ("lawyers' notes (draft, not applied)", str(cf.get("notes_file")))])
+    facts = rm.KeyValues([("method", f"{cf['method']}, k = {cf['k']} lawyers' examples"),
+                          ("folds", f"{cf['folds']} (seed {cf['seed']}, stratified by pass/fail)"),
+                          ("candidate prompt", str(cf.get("prompt_dir"))),
+                          ("lawyers' notes (draft, not applied)", str(cf.get("notes_file")))])
     blocks: list[Any] = [table, notes, facts] if notes is not None else [table, facts]
-    return Section("Alignment: in-sample vs cross-fitted", blocks, "alignment")
+    return rm.Section("Alignment: in-sample vs cross-fitted", blocks, "alignment")
 
 
-def _uses(r: dict[str, Any]) -> Section:
+def _uses(r: dict[str, Any]) -> rm.Section:
     a = r["allowed"]
     items = [("may gate on", ", ".join(a["may_gate"]) or "nothing")]
     items += [(f"may not gate on {k}", v) for k, v in a["may_not_gate"].items()]
@@ -110,44 +110,44 @@ def _uses(r: dict[str, Any]) -> Section:
                f"run {c['run_id']}, {c['quarter']}, {c['n_items']} items, {c['created_at'][:10]}")
               for c in a["validated_on"]]
     items += [("revalidate when", w) for w in a["revalidate_when"]]
-    return Section("Allowed uses", [KeyValues(items)], "uses")
+    return rm.Section("Allowed uses", [rm.KeyValues(items)], "uses")
 
 
-def _differing(r: dict[str, Any]) -> Section:
+def _differing(r: dict[str, Any]) -> rm.Section:
     def yn(v: bool | None) -> str:
         return {True: "pass", False: "fail"}.get(v, "n/a") if v is not None else "n/a"
 
     rows = [[d["item_id"], d["answer"][:300], yn(d["candidate_pass"]), yn(d["incumbent_pass"]),
              yn(d["lawyers_pass"]), ", ".join(f"{k}={v}" for k, v in d["lawyers_scores"].items()),
              d.get("comment") or ""] for d in r.get("differing", [])]
-    return Section("Items the two judges decided differently", [Table(
+    return rm.Section("Items the two judges decided differently", [rm.Table(
         "Candidate's false passes first", ["item", "answer", "candidate", "incumbent", "lawyers",
                                            "lawyers' scores", "lawyer's comment"], rows)],
         "differing")
 
 
-def validation_report(r: dict[str, Any]) -> Report:
+def validation_report(r: dict[str, Any]) -> rm.Report:
     """The report of a stored validation (``ValidationReport`` as JSON)."""
-    banners = [Note(r["headline"], _TONE[r["verdict"]])]  # type: ignore[arg-type]
-    banners += [Note(f"Why: {reason}") for reason in r.get("reasons", [])]
+    banners = [rm.Note(r["headline"], _TONE[r["verdict"]])]  # type: ignore[arg-type]
+    banners += [rm.Note(f"Why: {reason}") for reason in r.get("reasons", [])]
     if r.get("simulated"):
-        banners.append(Note("SIMULATED JUDGE: for demos and tests, never a judge of record.",
-                            "warning"))
-    banners += [Note(line, "warning") for line in r.get("override_lines", [])]
-    overview = KeyValues([
+        banners.append(rm.Note("SIMULATED JUDGE: for demos and tests, never a judge of record.",
+                               "warning"))
+    banners += [rm.Note(line, "warning") for line in r.get("override_lines", [])]
+    overview = rm.KeyValues([
         ("verdict", r["verdict"]),
         ("candidate", f"{r['candidate']['spec']} (judge_id {r['candidate']['judge_id']})"),
         ("incumbent", f"{r['incumbent']['spec']} (judge_id {r['incumbent']['judge_id']})"),
         ("lawyer-labelled items", str(r["n_items"])), ("policy", r.get("policy_line", "")),
         *((f"note {i + 1}", n) for i, n in enumerate(r.get("notes", [])))])
-    sections = [Section("Overview", [overview], "overview"), _uses(r), _pass_fail(r)]
+    sections = [rm.Section("Overview", [overview], "overview"), _uses(r), _pass_fail(r)]
     cross = _cross_fit(r)
     sections += ([cross] if cross else []) + [_side_by_side(r), _differing(r)]
-    return Report(kind="validation", id=r["validation_id"],
-                  title=f"Validation {r['validation_id']}",
-                  subtitle=f"{r['candidate']['spec']} against {r['incumbent']['spec']} · "
+    return rm.Report(kind="validation", id=r["validation_id"],
+                     title=f"Validation {r['validation_id']}",
+                     subtitle=f"{r['candidate']['spec']} against {r['incumbent']['spec']} · "
                            f"{r['created_at']}", banners=banners, sections=sections,
-                  source={"report": r})
+                     source={"report": r})
 
 
 def write_validation_report(r: dict[str, Any], path: Path) -> Path:

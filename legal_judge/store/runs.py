@@ -13,15 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 from legal_judge.errors import NotFoundError
-from legal_judge.store.base import (
-    StoreBase,
-    canonical_json,
-    decode_fields,
-    document_json,
-    json_fields,
-    names_the_run,
-    utcnow,
-)
+from legal_judge.store import base
 
 __all__ = ["OwnedKind", "RunsMixin"]
 
@@ -33,11 +25,11 @@ _OWNED_TABLES: dict[str, str] = {"run": "runs", "audit": "audits"}
 def _insert_items(db: sqlite3.Connection, run_id: str, items: Iterable[dict[str, Any]]) -> None:
     db.executemany(  # rows made one at a time: a large run's items are not all encoded at once
         "INSERT OR IGNORE INTO items (run_id, item_id, position, item_json) VALUES (?, ?, ?, ?)",
-        ((run_id, it["id"], i, document_json(it)) for i, it in enumerate(items)),
+        ((run_id, it["id"], i, base.document_json(it)) for i, it in enumerate(items)),
     )
 
 
-class RunsMixin(StoreBase):
+class RunsMixin(base.StoreBase):
     """The :class:`~legal_judge.store.Store` methods of runs, items and owners."""
 
     def create_run(self, run_id: str, *, kind: str, config: dict[str, Any],
@@ -50,18 +42,19 @@ class RunsMixin(StoreBase):
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO runs (id, kind, status, created_at, config_json) VALUES (?, ?, ?, ?, ?)",
-                (run_id, kind, "running", utcnow(), canonical_json(config)),
+                (run_id, kind, "running", base.utcnow(), base.canonical_json(config)),
             )
             if items is not None:
                 _insert_items(db, run_id, items)
 
-    @names_the_run
+    @base.names_the_run
     def finish_run(self, run_id: str, *, status: str, summary: dict[str, Any] | None) -> None:
         """Set a run's final status and summary."""
         with self.transaction() as db:
             db.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, summary_json = ? WHERE id = ?",
-                (status, utcnow(), canonical_json(summary) if summary is not None else None, run_id),
+                (status, base.utcnow(),
+                 base.canonical_json(summary) if summary is not None else None, run_id),
             )
 
     def get_run(self, run_id: str) -> dict[str, Any]:
@@ -180,14 +173,14 @@ class RunsMixin(StoreBase):
         Args:
             fields: Read only these keys of each verdict (two or more; a missing one is None).
         """
-        column = "v.verdict_json" if fields is None else json_fields("v.verdict_json", fields)
+        column = "v.verdict_json" if fields is None else base.json_fields("v.verdict_json", fields)
         cursor = self.db.execute(
             f"""SELECT v.item_id, v.judge, i.position, {column} FROM verdicts v
                LEFT JOIN items i ON i.run_id = v.run_id AND i.item_id = v.item_id
                WHERE v.run_id = ? ORDER BY v.item_id, v.judge""", (run_id,))  # noqa: S608
         for item_id, judge, position, data in cursor:
             yield item_id, judge, position, (json.loads(data) if fields is None
-                                             else decode_fields(data, fields))
+                                             else base.decode_fields(data, fields))
 
     def iter_items_with_results(self, run_id: str, *, holding: str,
                                 item_fields: tuple[str, ...], result_fields: tuple[str, ...],
@@ -196,15 +189,15 @@ class RunsMixin(StoreBase):
         ``holding`` (a cheap filter: e.g. a field name), in no particular order; of each, only
         the keys named (two or more each: a missing one is None)."""
         cursor = self.db.execute(
-            f"""SELECT {json_fields("i.item_json", item_fields)},
-                       {json_fields("e.result_json", result_fields)}
+            f"""SELECT {base.json_fields("i.item_json", item_fields)},
+                       {base.json_fields("e.result_json", result_fields)}
                 FROM items i LEFT JOIN ensemble_results e
                    ON e.run_id = i.run_id AND e.item_id = i.item_id
                 WHERE i.run_id = ? AND instr(i.item_json, ?) > 0""",  # noqa: S608
             (run_id, holding))
         for item, result in cursor:
-            yield (decode_fields(item, item_fields),
-                   decode_fields(result, result_fields) if result is not None else None)
+            yield (base.decode_fields(item, item_fields),
+                   base.decode_fields(result, result_fields) if result is not None else None)
 
     def run_exists(self, run_id: str) -> bool:
         """Whether a run (of any kind) has this id."""
@@ -230,12 +223,12 @@ class RunsMixin(StoreBase):
         table = _OWNED_TABLES[kind]
         with self.transaction() as db:
             db.execute(f"UPDATE {table} SET status = 'running', owner_pid = ?, owner_host = ?, "  # noqa: S608
-                       "heartbeat_at = ? WHERE id = ?", (pid, host, utcnow(), entity_id))
+                       "heartbeat_at = ? WHERE id = ?", (pid, host, base.utcnow(), entity_id))
 
     def beat_owner(self, kind: OwnedKind, entity_id: str, *, pid: int) -> None:
         """Refresh the owner's heartbeat (only while ``pid`` still owns the run or audit)."""
         self.autocommit(f"UPDATE {_OWNED_TABLES[kind]} SET heartbeat_at = ? "  # noqa: S608
-                    "WHERE id = ? AND owner_pid = ?", (utcnow(), entity_id, pid))
+                    "WHERE id = ? AND owner_pid = ?", (base.utcnow(), entity_id, pid))
 
     def owners(self, kind: OwnedKind, ids: list[str]) -> dict[str, dict[str, Any]]:
         """Id -> ``{"status", "pid", "host", "heartbeat_at"}`` of runs or audits (None values for
