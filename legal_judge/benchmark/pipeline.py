@@ -242,8 +242,7 @@ async def settle_cached(job: ItemJob, items: Sequence[BenchmarkItem]) -> list[It
     hits = cached_verdicts_of(job.store, job.judges, [(i.item, i.evidence) for i in inputs])
     rest: list[ItemInputs] = []
     settled: list[tuple[str, list[Verdict]]] = []
-    verdict_rows: list[tuple[str, str, dict[str, Any]]] = []
-    results: list[tuple[str, dict[str, Any]]] = []
+    writes = job.store.writes()
     for entry, found in zip(inputs, hits, strict=True):
         entry.hits = found
         sourced = _reusable(job, entry)
@@ -253,12 +252,13 @@ async def settle_cached(job: ItemJob, items: Sequence[BenchmarkItem]) -> list[It
         item_id = entry.item.id
         fresh = [(judge.label, v) for judge, (v, reused) in zip(job.judges, sourced, strict=True)
                  if not reused]
-        verdict_rows += [(item_id, label, v.model_dump()) for label, v in fresh]
-        results.append((item_id, decide_item(job, entry.item, [v for v, _ in sourced],
-                                             entry.checks or {})))
+        for label, verdict in fresh:
+            writes.verdict(job.run_id, item_id, label, verdict.model_dump())
+        writes.result(job.run_id, item_id, decide_item(job, entry.item, [v for v, _ in sourced],
+                                                       entry.checks or {}))
         settled.append((item_id, [v for _, v in fresh]))
-    if results:
-        job.store.save_settled(job.run_id, verdict_rows, results)
+    # Nothing here was paid for: on a server the next chunk is settled while this one commits.
+    job.store.commit_soon(writes)
     for item_id, counted in settled:
         for verdict in counted:
             job.count(verdict)

@@ -132,14 +132,14 @@ class StoreBase:
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.execute("PRAGMA foreign_keys=ON")
                 quick_check(self.db, self.path)  # type: ignore[arg-type]
-            self._migrate()
-            if self.postgres is not None:
-                self.postgres.refresh_catalog()
+            if self._migrate() and self.postgres is not None:
+                self.postgres.refresh_catalog()  # the migrations changed the tables
         except BaseException:
             self.db.close()
             raise
 
-    def _migrate(self) -> None:
+    def _migrate(self) -> bool:
+        """Apply the migrations not applied yet; whether there were any."""
         with self.transaction():
             self.db.execute(
                 "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
@@ -157,6 +157,7 @@ class StoreBase:
                 if name not in applied:
                     fn(self.db)
                     self.db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, utcnow()))
+            return not known <= applied
 
     @property
     def schema_version(self) -> int:

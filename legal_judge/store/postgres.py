@@ -229,14 +229,30 @@ class PgConnection:
         self.pipeline: Any = None
         self.refresh_catalog()
 
+    def clone(self) -> PgConnection:
+        """A second connection to the same store, with this one's catalog (not read again)."""
+        twin = object.__new__(PgConnection)
+        twin._psycopg, twin.url, twin.store_path = self._psycopg, self.url, self.store_path
+        twin.timeout_s, twin.pipeline = self.timeout_s, None
+        twin.columns, twin.keys = dict(self.columns), dict(self.keys)
+        try:
+            twin.raw = self._psycopg.connect(self.url, autocommit=True, row_factory=_row_factory,
+                                             connect_timeout=max(1, int(self.timeout_s)))
+        except self._psycopg.Error as exc:
+            raise self.mapped(exc) from None
+        return twin
+
     def refresh_catalog(self) -> None:
         """Read the tables' columns and primary keys (again after the migrations change them)."""
         self._translated.cache_clear()
         columns: dict[str, list[str]] = {}
         keys: dict[str, list[str]] = {}
+        # pg_catalog, not information_schema: its views cost tens of milliseconds on a server
+        # with many schemas (a team's, or one per CI job), on every store opened.
         cur = self.raw.execute(
-            "SELECT table_name, column_name FROM information_schema.columns "
-            "WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position")
+            "SELECT c.relname, a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+            "WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') "
+            "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY c.relname, a.attnum")
         for table, column in cur.fetchall():
             if column != "rowid":
                 columns.setdefault(table, []).append(column)
@@ -364,6 +380,25 @@ class PgConnection:
             self.reraise(exc)
         finally:
             self.pipeline = None
+
+    def write_script(self, statements: Sequence[tuple[str, Sequence[Sequence[Any]]]]) -> None:
+        """Run write statements of the store's dialect, each for its parameter rows, as one
+        transaction sent in one message: the parameters are bound on the client (psycopg's
+        ``ClientCursor.mogrify`` quotes them) and the script goes by the simple query protocol,
+        which runs a message's statements as one transaction, under the writers' lock. The
+        pipeline's per-statement bookkeeping cost more CPU than the statements (a group commit
+        sends hundreds). Not inside an open transaction.
+        """
+        mogrify = self._psycopg.ClientCursor(self.raw).mogrify
+        parts = [f"SELECT pg_advisory_xact_lock({ADVISORY_LOCK})"]
+        for sql, rows in statements:
+            translated = self._catalogued(sql)
+            parts += [mogrify(translated, [int(p) if isinstance(p, bool) else p for p in row])
+                      for row in rows]
+        try:
+            self.raw.execute(";\n".join(parts))
+        except Exception as exc:  # noqa: BLE001 - mapped, or re-raised unchanged
+            self.reraise(exc)
 
     def lock_writers(self) -> None:
         """Hold the store's write lock until the open transaction ends."""

@@ -83,18 +83,6 @@ class ResultsMixin(CommitsMixin):
             if result is not None:
                 db.execute(SAVE_RESULT, result_row(run_id, item_id, result, now))
 
-    @names_the_run
-    def save_settled(self, run_id: str, verdicts: list[tuple[str, str, dict[str, Any]]],
-                     results: list[tuple[str, dict[str, Any]]]) -> None:
-        """Commit the verdicts ``(item_id, judge, verdict)`` and results ``(item_id, result)`` of
-        many items at once (a chunk of a cached rerun: nothing in it was paid for)."""
-        now = utcnow()
-        with self.transaction() as db:
-            db.executemany(INSERT_VERDICT, [_verdict_row(run_id, item_id, judge, verdict, now)
-                                            for item_id, judge, verdict in verdicts])
-            db.executemany(SAVE_RESULT, [result_row(run_id, item_id, result, now)
-                                          for item_id, result in results])
-
     def iter_verdicts(self, run_id: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """Verdicts of a run one at a time (large runs: nothing else is kept in memory)."""
         cursor = self.db.execute(

@@ -39,6 +39,7 @@ from typing import Any
 
 from legal_judge.errors import StoreError
 from legal_judge.store.base import StoreBase, canonical_json, document_json, utcnow
+from legal_judge.store.postgres import PgConnection
 
 __all__ = ["CallRows", "CommitQueue", "CommitsMixin", "PendingWrites"]
 
@@ -76,24 +77,35 @@ class CallRows:
     verdicts: list[tuple[Any, ...]] = field(default_factory=list)
     results: list[tuple[Any, ...]] = field(default_factory=list)
 
+    def statements(self, now: str) -> list[tuple[str, list[tuple[Any, ...]]]]:
+        """Each statement with its parameter rows, in the order they are run."""
+        cache = [(key, provider, model, text, now)
+                 for key, (provider, model, text) in self.cache.items()]
+        cache += [(key, provider, model, canonical_json(value), now)
+                  for key, (provider, model, value) in self.verdict_cache.items()]
+        return [(_CACHE, cache), (_CALL, [(*row, now) for row in self.calls]),
+                (INSERT_VERDICT, [(*row[:6], now, row[6]) for row in self.verdicts]),
+                (SAVE_RESULT, [(*row, now) for row in self.results])]
+
     def write(self, db: Any, now: str) -> None:
         """Execute the rows' statements on ``db`` (inside the caller's transaction)."""
-        for key, (provider, model, text) in self.cache.items():
-            db.execute(_CACHE, (key, provider, model, text, now))
-        for key, (provider, model, value) in self.verdict_cache.items():
-            db.execute(_CACHE, (key, provider, model, canonical_json(value), now))
-        for row in self.calls:
-            db.execute(_CALL, (*row, now))
-        for run_id, item_id, judge, judge_id, status, text, key in self.verdicts:
-            db.execute(INSERT_VERDICT, (run_id, item_id, judge, judge_id, status, text, now, key))
-        for run_id, item_id, status, overall, text in self.results:
-            db.execute(SAVE_RESULT, (run_id, item_id, status, overall, text, now))
+        for sql, rows in self.statements(now):
+            _many(db, sql, rows)
 
     def cached_verdicts(self) -> dict[str, str]:
         """The verdict JSON these rows will store under each verdict key."""
         keyed = {key: text for *_, text, key in self.verdicts if key is not None}
         return {**{key: canonical_json(value) for key, (_, _, value) in self.verdict_cache.items()},
                 **keyed}
+
+
+def _many(db: Any, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    # A judged call writes one row per table, a cached rerun's chunk hundreds: executemany
+    # prepares the statement once for many rows, but costs more than execute for one.
+    if len(rows) == 1:
+        db.execute(sql, rows[0])
+    elif rows:
+        db.executemany(sql, rows)
 
 
 @contextlib.contextmanager
@@ -194,12 +206,12 @@ _GROUP = 256
 class CommitQueue:
     """A writer thread that commits queued :class:`CallRows` in groups, one transaction each.
 
-    ``open_base`` opens the writer's own connection (in the thread, on first use). A group that
+    ``open_connection`` opens the writer's own connection (in the thread, on first use). A group that
     fails is retried row set by row set, so one set the store refuses fails only its own commit.
     """
 
-    def __init__(self, open_base: Callable[[], StoreBase]) -> None:
-        self._open_base = open_base
+    def __init__(self, open_connection: Callable[[], PgConnection]) -> None:
+        self._open_connection = open_connection
         self._jobs: queue.SimpleQueue[tuple[CallRows, concurrent.futures.Future[None]] | None] = (
             queue.SimpleQueue())
         self._lock = threading.Lock()
@@ -247,7 +259,7 @@ class CommitQueue:
             raise self._failures[0]
 
     def _work(self) -> None:
-        base: StoreBase | None = None
+        base: PgConnection | None = None
         stopping = False
         try:
             while not stopping:
@@ -266,7 +278,7 @@ class CommitQueue:
                     group.append(job)
                 try:
                     if base is None:
-                        base = self._open_base()
+                        base = self._open_connection()
                     self._commit(base, group)
                 except BaseException as exc:  # noqa: BLE001 - handed to every waiter
                     self._settle(group, exc)
@@ -274,7 +286,7 @@ class CommitQueue:
             if base is not None:
                 base.close()
 
-    def _commit(self, base: StoreBase, group: list[tuple[CallRows, Any]]) -> None:
+    def _commit(self, base: PgConnection, group: list[tuple[CallRows, Any]]) -> None:
         try:
             self._transaction(base, [rows for rows, _ in group])
         except Exception as exc:
@@ -292,11 +304,15 @@ class CommitQueue:
         self._settle(group, None)
 
     @staticmethod
-    def _transaction(base: StoreBase, sets: list[CallRows]) -> None:
-        now = utcnow()
-        with _resume_fix_on_full(base, sets[0].run_id), base.transaction() as db:
-            for rows in sets:
-                rows.write(db, now)
+    def _transaction(server: PgConnection, sets: list[CallRows]) -> None:
+        merged = CallRows(run_id=sets[0].run_id)  # one statement per row, one message in all
+        for rows in sets:
+            merged.calls += rows.calls
+            merged.cache.update(rows.cache)
+            merged.verdict_cache.update(rows.verdict_cache)
+            merged.verdicts += rows.verdicts
+            merged.results += rows.results
+        server.write_script(merged.statements(utcnow()))
 
     def _settle(self, group: list[tuple[CallRows, concurrent.futures.Future[None]]],
                 failure: BaseException | None) -> None:
@@ -340,7 +356,7 @@ class CommitsMixin(StoreBase):
         if server is None or self._commits is not None:
             yield
             return
-        commits = CommitQueue(lambda: StoreBase(server.url, timeout_s=server.timeout_s))
+        commits = CommitQueue(server.clone)
         self._commits = commits
         try:
             yield
@@ -366,7 +382,22 @@ class CommitsMixin(StoreBase):
             return
         rows = writes.take()
         if rows is not None:
-            await asyncio.shield(asyncio.wrap_future(commits.submit(rows)))
+            with _resume_fix_on_full(self, rows.run_id):
+                await asyncio.shield(asyncio.wrap_future(commits.submit(rows)))
+
+    def commit_soon(self, writes: PendingWrites) -> None:
+        """Commit ``writes`` without waiting for the commit inside :meth:`commits_off_loop` on a
+        server (elsewhere: now), for rows nothing was paid for (verdicts reused from the cache
+        and their items' results): the next chunk is settled while the server commits this
+        one. Leaving ``commits_off_loop`` waits for them; a failure is raised there.
+        """
+        commits = self._commits
+        if commits is None:
+            writes.flush()
+            return
+        rows = writes.take()
+        if rows is not None:
+            commits.submit(rows)
 
     def queued_response(self, key: str) -> str | None:
         """A response queued for the provider cache under ``key`` and not yet committed."""

@@ -130,9 +130,11 @@ def test_a_failed_commit_reaches_its_waiter_and_an_unseen_one_the_close() -> Non
 
 
 def test_one_row_set_the_store_refuses_fails_only_its_own_commit(store: Store) -> None:
-    queue = CommitQueue(lambda: Store(store.postgres.url))  # type: ignore[union-attr]
-    holder = _lock_writers(store.postgres.url)  # type: ignore[union-attr]
-    good = queue.submit(CallRows(run_id="R", results=[("R", "a", "ok", 1.0, "{}")]))
+    assert store.postgres is not None
+    queue = CommitQueue(store.postgres.clone)
+    holder = _lock_writers(store.postgres.url)
+    call = ("R", "a", "j", "judge", 1, "{}", "{}", None, 1.0, 0, 0, None)
+    good = queue.submit(CallRows(run_id="R", calls=[call], results=[("R", "a", "ok", 1.0, "{}")]))
     bad = queue.submit(CallRows(run_id="R", results=[("R", "b", None, 1.0, "{}")]))
     later = queue.submit(CallRows(run_id="R", results=[("R", "c", "ok", 1.0, "{}")]))
     holder.close()
@@ -143,3 +145,5 @@ def test_one_row_set_the_store_refuses_fails_only_its_own_commit(store: Store) -
     with pytest.raises(psycopg.errors.NotNullViolation):
         queue.close()
     assert sorted(store.result_item_ids("R")) == ["a", "c"]
+    # The failed group was rolled back whole before each set was retried alone: no call twice.
+    assert store.call_counts("R")["calls"] == 1
