@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from legal_judge.assets.rubrics import Rubric, RubricSet
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET, Rubric, RubricSet
 from legal_judge.assets.templates import Template, syntax_problem
 from legal_judge.errors import ConfigError, InputError, Problem
 
@@ -60,7 +60,7 @@ class Assets:
         """A rubric by ``name`` (latest version) or ``name@N``."""
         return _pick(self.rubrics, ref, "rubric")
 
-    def rubric_set(self, ref: str = "legal_judge_set") -> RubricSet:
+    def rubric_set(self, ref: str = DEFAULT_RUBRIC_SET) -> RubricSet:
         """A rubric set by ``name`` or ``name@N``."""
         return _pick(self.rubric_sets, ref, "rubric set")
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
+    "DEFAULT_RUBRIC_SET",
     "FailCondition",
     "OptionalRubric",
     "Override",
@@ -22,6 +23,10 @@ __all__ = [
     "RubricSet",
     "Scale",
 ]
+
+
+#: The rubric set used wherever none is named (``rubrics/legal_judge_set.v<N>.yaml``, bundled).
+DEFAULT_RUBRIC_SET = "legal_judge_set"
 
 
 class _Strict(BaseModel):

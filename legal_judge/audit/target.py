@@ -24,6 +24,7 @@ import yaml
 from pydantic import ValidationError
 
 from legal_judge.assets.catalogue import parse_yaml
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET
 from legal_judge.audit.calls import (
     Compared,
     Scored,
@@ -192,7 +193,7 @@ def _yaml_target(path: Path, store: Store | None, *, rubric: str | None, use_cac
     try:
         if kind == "judge":
             high = bool(data.pop("high_stakes", False))
-            rubric_set = str(data.pop("rubric_set", "legal_judge_set"))
+            rubric_set = str(data.pop("rubric_set", DEFAULT_RUBRIC_SET))
             return _judge_target(JudgeConfig.model_validate(data), store, rubric_set=rubric_set,
                                  rubric=rubric, high_stakes=high, use_cache=use_cache,
                                  request_seed=request_seed)
@@ -233,7 +234,7 @@ def load_targets(judge_config: str, *, store: Store | None, rubric: str | None =
                               high_stakes=cfg.high_stakes, use_cache=use_cache,
                               request_seed=request_seed) for jc in chosen]
     if ":" in judge_config:
-        return [_judge_target(JudgeConfig(spec=judge_config), store, rubric_set="legal_judge_set",
+        return [_judge_target(JudgeConfig(spec=judge_config), store, rubric_set=DEFAULT_RUBRIC_SET,
                               rubric=rubric, high_stakes=False, use_cache=use_cache,
                               request_seed=request_seed)]
     raise ConfigError(f"cannot read the judge '{judge_config}'", code="audit-judge-invalid",

@@ -32,6 +32,7 @@ from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.store import canonical_json
@@ -52,7 +53,7 @@ class EnsembleConfig(BaseModel):
 
     name: str = "ensemble"
     judges: list[JudgeConfig] = Field(min_length=1)
-    rubric_set: str = "legal_judge_set"
+    rubric_set: str = DEFAULT_RUBRIC_SET
     quorum: int = Field(default=2, ge=1)
     other_family_min_share: float = Field(default=0.6, gt=0, lt=1)
     allow_same_family_only: bool = False

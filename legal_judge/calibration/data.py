@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from legal_judge.assets.rubrics import RubricSet
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET, RubricSet
 from legal_judge.benchmark.ensemble_config import ENSEMBLE, ensemble_judge_id
 from legal_judge.calibration.label_sheet import RawLabel, read_label_sheet
 from legal_judge.calibration.labels import (
@@ -23,7 +23,13 @@ from legal_judge.calibration.labels import (
     validate_comments,
     validate_labels,
 )
-from legal_judge.calibration.rubrics import PASS_FAIL, RubricSpec, rubric_specs, with_pass_fail
+from legal_judge.calibration.rubrics import (
+    PASS_FAIL,
+    RubricSpec,
+    rubric_specs,
+    stored_rubric_set,
+    with_pass_fail,
+)
 from legal_judge.calibration.schema import LawyerComment
 from legal_judge.errors import InputError, Problem
 from legal_judge.store import Store
@@ -82,7 +88,7 @@ def from_store(store: Store, run_id: str) -> ComparisonData:
         NotFoundError: the run is not in the store.
     """
     config = store.get_run(run_id)["config"]
-    rset, specs = rubric_specs(str(config.get("rubric_set") or "legal_judge_set"))
+    rset, specs = rubric_specs(stored_rubric_set(config))
     data = ComparisonData(rset, specs, "store", run_id, load_labels(store, run_id, specs),
                           comments=load_comments(store, run_id))
     for item_id, result in store.load_results(run_id).items():
@@ -143,7 +149,7 @@ def _read_scores(path: Path, specs: dict[str, RubricSpec]) -> tuple[
     return scores, judge_ids, problems
 
 
-def from_files(scores_path: Path, labels_path: Path, *, rubric_set: str = "legal_judge_set") -> ComparisonData:
+def from_files(scores_path: Path, labels_path: Path, *, rubric_set: str = DEFAULT_RUBRIC_SET) -> ComparisonData:
     """Judge scores (``item_id, rubric, judge, score[, judge_id]``) and labels from files alone.
 
     Without a ``judge_id`` column a judge is identified by its name. Pass/fail comes from the

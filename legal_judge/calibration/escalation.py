@@ -38,7 +38,7 @@ from legal_judge.calibration.escalation_schema import (
     EscalationReport,
 )
 from legal_judge.calibration.labels import load_labels
-from legal_judge.calibration.rubrics import rubric_specs
+from legal_judge.calibration.rubrics import rubric_specs, stored_rubric_set
 from legal_judge.calibration.sample import item_strata, run_samples, write_template
 from legal_judge.calibration.schema import SampledItem, SampleReport
 from legal_judge.errors import ConfigError
@@ -67,7 +67,7 @@ def _agreements(store: Store, run_id: str, rubric: str | None) -> dict[str, bool
     """For every lawyer-labelled item of the run: whether the ensemble agrees with the lawyers
     (their pass/fail decision; with ``rubric``, that rubric's score within one point)."""
     config = store.get_run(run_id)["config"]
-    rset, specs = rubric_specs(str(config.get("rubric_set") or "legal_judge_set"))
+    rset, specs = rubric_specs(stored_rubric_set(config))
     labels = load_labels(store, run_id, specs)
     if not labels:
         return {}
@@ -156,7 +156,7 @@ def _sample_check(store: Store, run_id: str, labelled: set[str], assume_random: 
 def _confidences(store: Store, run_id: str, rubric: str | None) -> dict[str, float | None]:
     """Every item's confidence (None: inconclusive, always escalated)."""
     config = store.get_run(run_id)["config"]
-    rset, _ = rubric_specs(str(config.get("rubric_set") or "legal_judge_set"))
+    rset, _ = rubric_specs(stored_rubric_set(config))
     results = store.load_results(run_id)
     out: dict[str, float | None] = {}
     for item in store.load_items(run_id):
@@ -245,7 +245,7 @@ def escalate(store: Store, run_id: str, *, target: float = 0.90, confidence: flo
                           code="escalation-args", fix="e.g. --target 0.90 --confidence 0.95")
     config = store.get_run(run_id)["config"]
     if rubric is not None:
-        _, specs = rubric_specs(str(config.get("rubric_set") or "legal_judge_set"))
+        _, specs = rubric_specs(stored_rubric_set(config))
         numeric = sorted(n for n, spec in specs.items() if spec.kind == "numeric")
         if rubric not in numeric:
             raise ConfigError(f"--rubric {rubric} is not a numeric rubric of the run's rubric "
@@ -320,7 +320,7 @@ def write_escalation_sheet(store: Store, report: EscalationReport, path: Path) -
         items=[SampledItem(item_id=i, stratum="escalated", reason="escalated")
                for i in report.escalated])
     return write_template(store, sample, path,
-                          rubric_set=str(config.get("rubric_set") or "legal_judge_set"))
+                          rubric_set=stored_rubric_set(config))
 
 
 def escalation_figures(store: Store, run_id: str) -> EscalationFigures | None:
@@ -334,7 +334,7 @@ def escalation_figures(store: Store, run_id: str) -> EscalationFigures | None:
         return None
     esc = EscalationReport.model_validate(stored)
     config = store.get_run(run_id)["config"]
-    rset, specs = rubric_specs(str(config.get("rubric_set") or "legal_judge_set"))
+    rset, specs = rubric_specs(stored_rubric_set(config))
     labels = load_labels(store, run_id, specs)
     lawyers, _ = lawyers_pass(ComparisonData(rset, specs, "store", run_id, labels),
                               human_scores(labels, specs)) if labels else ({}, "rule")

@@ -28,7 +28,7 @@ from legal_judge.calibration.data import (
     lawyers_pass,
 )
 from legal_judge.calibration.labels import load_labels
-from legal_judge.calibration.rubrics import rubric_specs
+from legal_judge.calibration.rubrics import rubric_specs, stored_rubric_set
 from legal_judge.calibration.sample import item_strata, run_samples
 from legal_judge.calibration.schema import CalibrationReport, EstimateRow, RunEstimate
 from legal_judge.errors import ConfigError
@@ -271,7 +271,7 @@ def estimate_run(store: Store, run_id: str, *, alpha: float = 0.05, min_labels: 
         ConfigError: the named calibration measured another ensemble judge_id.
     """
     run = store.get_run(run_id)
-    rset, specs = rubric_specs(str(run["config"].get("rubric_set") or "legal_judge_set"))
+    rset, specs = rubric_specs(stored_rubric_set(run["config"]))
     judge_id = str(ensemble_judge_id(run["config"]))
     cal = (_named_calibration(store, run_id, judge_id, calibration_id)
            if calibration_id is not None else None)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from legal_judge.assets.catalogue import load_assets
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET
 from legal_judge.calibration.validate import PASS_FAIL_ROW
 from legal_judge.calibration.validation_schema import ValidationReport
 from legal_judge.errors import GateFailure, NotFoundError
@@ -24,7 +25,7 @@ __all__ = ["gated_rubrics", "promote", "push_candidate"]
 _FIT = ("better", "not worse")
 
 
-def gated_rubrics(rubric_set: str = "legal_judge_set") -> list[str]:
+def gated_rubrics(rubric_set: str = DEFAULT_RUBRIC_SET) -> list[str]:
     """Pass/fail and the rubrics of the rubric set's pass/fail rule."""
     rset = load_assets().rubric_set(rubric_set)
     return [PASS_FAIL_ROW, *dict.fromkeys(c.rubric for c in rset.pass_fail.fail_if)]

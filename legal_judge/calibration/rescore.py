@@ -15,6 +15,7 @@ import uuid
 from typing import Any
 
 from legal_judge.assets.catalogue import Assets
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET
 from legal_judge.benchmark.ensemble_config import (
     EnsembleConfig,
     load_ensemble_config,
@@ -42,7 +43,7 @@ def is_ensemble_ref(ref: str) -> bool:
 
 
 def build_judge(store: Store, spec: str, *, assets: Assets | None = None,
-                rubric_set: str = "legal_judge_set") -> Judge:
+                rubric_set: str = DEFAULT_RUBRIC_SET) -> Judge:
     """One judge of ``spec`` (checked as ``run`` checks an ensemble), optionally with other assets.
 
     Raises:

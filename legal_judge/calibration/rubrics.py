@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from legal_judge.assets.catalogue import load_assets
-from legal_judge.assets.rubrics import RubricSet
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET, RubricSet
 
-__all__ = ["PASS_FAIL", "PASS_FAIL_ALIASES", "RubricSpec", "rubric_specs", "with_pass_fail"]
+__all__ = ["PASS_FAIL", "PASS_FAIL_ALIASES", "RubricSpec", "rubric_specs", "stored_rubric_set",
+           "with_pass_fail"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,20 @@ class RubricSpec:
         return float(value)
 
 
-def rubric_specs(ref: str = "legal_judge_set") -> tuple[RubricSet, dict[str, RubricSpec]]:
+def stored_rubric_set(record: Mapping[str, Any]) -> str:
+    """The rubric set a stored run's config (or a stored calibration) names.
+
+    Args:
+        record: the stored mapping with a ``rubric_set`` key (``name@version``, or ``name``).
+
+    Returns:
+        Its ``rubric_set``, or :data:`~legal_judge.assets.rubrics.DEFAULT_RUBRIC_SET` when the
+        key is missing or empty.
+    """
+    return str(record.get("rubric_set") or DEFAULT_RUBRIC_SET)
+
+
+def rubric_specs(ref: str = DEFAULT_RUBRIC_SET) -> tuple[RubricSet, dict[str, RubricSpec]]:
     """The rubric set and a spec for each of its rubrics (optional ones included).
 
     Args:

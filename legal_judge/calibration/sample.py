@@ -18,6 +18,7 @@ import numpy as np
 
 from legal_judge import stats
 from legal_judge.assets.catalogue import load_assets
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET
 from legal_judge.calibration.rubrics import RubricSpec, rubric_specs
 from legal_judge.calibration.schema import SampledItem, SampleReport
 from legal_judge.errors import ConfigError
@@ -268,7 +269,7 @@ def guide_path(path: Path) -> Path:
 
 
 def write_template(
-    store: Store, report: SampleReport, path: Path, *, rubric_set: str = "legal_judge_set"
+    store: Store, report: SampleReport, path: Path, *, rubric_set: str = DEFAULT_RUBRIC_SET
 ) -> Path:
     """Write the sample as a CSV (formula-safe) or JSONL template with empty score fields.
 

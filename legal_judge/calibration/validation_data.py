@@ -17,7 +17,7 @@ from legal_judge.calibration.data import (
     human_scores,
     lawyers_pass,
 )
-from legal_judge.calibration.rubrics import RubricSpec
+from legal_judge.calibration.rubrics import RubricSpec, stored_rubric_set
 from legal_judge.calibration.validation_schema import CalibrationRef, JudgeRef
 from legal_judge.errors import ConfigError, NotFoundError
 from legal_judge.models import BenchmarkItem
@@ -99,7 +99,7 @@ def load_lawyer_set(store: Store, calibration_ids: list[str]) -> LawyerSet:
                               code="validation-no-run",
                               fix="calibrate a stored run: `legal-judge calibrate compare RUN_ID`")
         rows.append(row)
-    sets = {str(r.get("rubric_set") or "legal_judge_set") for r in rows}
+    sets = {stored_rubric_set(r) for r in rows}
     if len(sets) > 1:
         raise ConfigError(f"the calibrations use different rubric sets ({', '.join(sorted(sets))})",
                           code="validation-rubric-sets",

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET
 from legal_judge.calibration import (
     HistoryRow,
     RunEstimate,
@@ -26,6 +27,7 @@ from legal_judge.calibration import (
     save_calibration,
     write_template,
 )
+from legal_judge.calibration.rubrics import stored_rubric_set
 from legal_judge.calibration.sample import SampleReport, guide_path
 from legal_judge.commands.calibrate_view import (
     print_calibration,
@@ -75,7 +77,7 @@ def sample_cmd(run_id: str, n: int, stratify: str | None, stratify_rubric: str, 
     with json_output(as_json) as doc, contextlib.closing(store):
         report = draw_sample(store, run_id, n=n, stratify=stratify, seed=seed,  # type: ignore[arg-type]
                              enrich=enrich, stratify_rubric=stratify_rubric)
-        rubric_set = str(store.get_run(run_id)["config"].get("rubric_set") or "legal_judge_set")
+        rubric_set = stored_rubric_set(store.get_run(run_id)["config"])
         path = write_template(store, report, out or Path(f"{run_id}-calibration.csv"),
                               rubric_set=rubric_set)
         report = report.model_copy(update={"out": str(path), "annotation_queue": _queue(
@@ -136,7 +138,7 @@ def import_cmd(labels: Path | None, run_id: str | None, replace: bool, from_lang
     skipped = 0
     try:
         run_cfg = store.get_run(run_id)["config"] if run_id else {}
-        _, specs = rubric_specs(str(run_cfg.get("rubric_set") or "legal_judge_set"))
+        _, specs = rubric_specs(stored_rubric_set(run_cfg))
         if from_langfuse:
             from legal_judge.calibration.langfuse_import import import_from_langfuse
 
@@ -178,7 +180,7 @@ def import_cmd(labels: Path | None, run_id: str | None, replace: bool, from_lang
               help="Files-only mode: judge scores CSV (item_id, rubric, judge, score).")
 @click.option("--labels", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Files-only mode: labels CSV/JSONL.")
-@click.option("--rubric-set", default="legal_judge_set", show_default=True,
+@click.option("--rubric-set", default=DEFAULT_RUBRIC_SET, show_default=True,
               help="Rubric set of files-only mode.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the report as JSON.")

@@ -13,7 +13,7 @@ from rich.console import Console
 from legal_judge.calibration.escalation import escalate, write_escalation_sheet
 from legal_judge.calibration.escalation_schema import EscalationFigures, EscalationReport
 from legal_judge.calibration.plan import LabelPlan, plan_labels
-from legal_judge.calibration.rubrics import rubric_specs
+from legal_judge.calibration.rubrics import rubric_specs, stored_rubric_set
 from legal_judge.calibration.sample import guide_path
 from legal_judge.commands.json_out import json_output
 from legal_judge.commands.tables import echo_json, wrote
@@ -67,7 +67,7 @@ def escalate_cmd(run_id: str, target: float, confidence: float, rubric: str | No
         report = escalate(store, run_id, target=target, confidence=confidence, rubric=rubric,
                           assume_random=assume_random)
         path = write_escalation_sheet(store, report, out or Path(f"{run_id}-escalated.csv"))
-        rubric_set = str(store.get_run(run_id)["config"].get("rubric_set") or "legal_judge_set")
+        rubric_set = stored_rubric_set(store.get_run(run_id)["config"])
         queue = _queue(report, rubric_set) if langfuse_queue and report.escalated else None
         report = report.model_copy(update={"sheet": str(path), "annotation_queue": queue})
         doc.set(report.model_dump(mode="json"))

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from legal_judge.assets.catalogue import Assets, load_assets
-from legal_judge.assets.rubrics import Rubric, RubricSet
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET, Rubric, RubricSet
 from legal_judge.errors import AuthError, BadRequestError, ConfigError, ProviderError
 from legal_judge.judge.calls import Attempts, Calls, add_counts, run_attempts, with_batch_calls
 from legal_judge.judge.config import JudgeConfig
@@ -60,7 +60,7 @@ class Judge:
     """
 
     def __init__(self, config: JudgeConfig, provider: Any, *, assets: Assets | None = None,
-                 rubric_set: str = "legal_judge_set", store: Store | None = None,
+                 rubric_set: str = DEFAULT_RUBRIC_SET, store: Store | None = None,
                  use_cache: bool = True) -> None:
         self.config = config
         #: The judge's display name (``name`` or the spec), read once: every call's context

@@ -422,6 +422,8 @@ SHAPE_COINCIDENCES: dict[tuple[str, str], str] = {
     ("audit/design.py", "checks/report.py"): "optional fields of two models",
     ("audit/probes.py", "checks/report.py"): "optional fields of two models",
     ("checks/eyecite_layer.py", "checks/report.py"): "optional fields of two models",
+    ("benchmark/ensemble.py", "calibration/rubrics.py"): "a two-line __all__ then a frozen "
+        "dataclass of name, kind/family and float fields: two unrelated dataclasses",
 }
 
 _ROW = re.compile(r"^D\d+ (\S+?):\d+-\d+ ~ (\S+?):\d+-\d+")

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from legal_judge.assets.catalogue import asset_root, load_assets
+from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET
 from legal_judge.assets.templates import render_string
+from legal_judge.benchmark.ensemble_config import (
+    bundled_config,
+    bundled_names,
+    load_ensemble_config,
+)
+from legal_judge.calibration.rubrics import stored_rubric_set
 from legal_judge.errors import ConfigError, InputError, TemplateError
 
 EXPECTED_RUBRICS = {"legal_soundness", "citation_quality", "jurisdiction_awareness", "completeness",
@@ -102,3 +109,22 @@ def test_bad_yaml_reports_line(tmp_path: Path) -> None:
 def test_unknown_version_names_the_available_ones() -> None:
     with pytest.raises(ConfigError, match="available versions: 1"):
         load_assets().template("judge_system@7")
+
+
+def test_the_default_rubric_set_is_bundled_and_is_the_one_the_bundled_ensembles_name() -> None:
+    # The TOML data files keep the set's name as a literal: they must agree with the constant.
+    bundled = load_assets().rubric_set(DEFAULT_RUBRIC_SET)
+    assert bundled.name == DEFAULT_RUBRIC_SET
+    for name in bundled_names():
+        assert load_ensemble_config(bundled_config(name)).rubric_set == DEFAULT_RUBRIC_SET, name
+
+
+@pytest.mark.parametrize(("stored", "expected"), [
+    ({"rubric_set": "team_set@2"}, "team_set@2"),
+    ({"rubric_set": None}, DEFAULT_RUBRIC_SET),
+    ({"rubric_set": ""}, DEFAULT_RUBRIC_SET),
+    ({}, DEFAULT_RUBRIC_SET),
+])
+def test_a_stored_config_names_its_rubric_set_or_the_default(stored: dict[str, object],
+                                                            expected: str) -> None:
+    assert stored_rubric_set(stored) == expected

@@ -13,6 +13,7 @@ from legal_judge.dataset import load_dataset
 from legal_judge.errors import InputError
 
 GOOD = {"id": "x", "prompt": "p", "response": "r"}
+SAMPLE = Path(__file__).resolve().parents[2] / "legal_judge" / "data" / "sample_bench.jsonl"
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:
@@ -97,7 +98,7 @@ def test_huge_field_and_deep_nesting(tmp_path: Path) -> None:
 
 
 def test_validate_prints_summary_for_the_sample() -> None:
-    result = CliRunner().invoke(cli, ["validate", "legal_judge/data/sample_bench.jsonl"])
+    result = CliRunner().invoke(cli, ["validate", str(SAMPLE)])
     assert result.exit_code == 0, result.output
     assert "valid" in result.output and "jurisdictions" in result.output
 
