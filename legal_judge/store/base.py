@@ -28,7 +28,8 @@ from legal_judge.store.connection import BUSY_TIMEOUT_S, connect, enable_wal, qu
 from legal_judge.store.migrations import MIGRATIONS
 from legal_judge.store.postgres import PgConnection
 
-__all__ = ["StoreBase", "canonical_json", "document_json", "names_the_run", "utcnow"]
+__all__ = ["StoreBase", "canonical_json", "document_json", "names_the_run", "resume_fix_on_full",
+           "utcnow"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -85,16 +86,23 @@ def decode_fields(text: str, fields: tuple[str, ...]) -> dict[str, Any]:
     return dict(zip(fields, values, strict=True))
 
 
+@contextmanager
+def resume_fix_on_full(store: StoreBase, run_id: str | None) -> Iterator[None]:
+    """On a full disk, the fix names the exact resume command of the run being written."""
+    try:
+        yield
+    except StoreError as exc:
+        if exc.code != "store-full" or run_id is None:
+            raise
+        raise StoreError(exc.message, code=exc.code, fix=store.resume_fix(run_id)) from exc
+
+
 def names_the_run(method: Callable[Concatenate[S, str, P], R]) -> Callable[Concatenate[S, str, P], R]:
     """On a full disk, the fix names the exact resume command of the run being written."""
     @functools.wraps(method)
     def wrapper(self: S, run_id: str, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        try:
+        with resume_fix_on_full(self, run_id):
             return method(self, run_id, *args, **kwargs)
-        except StoreError as exc:
-            if exc.code != "store-full":
-                raise
-            raise StoreError(exc.message, code=exc.code, fix=self.resume_fix(run_id)) from exc
     return wrapper
 
 

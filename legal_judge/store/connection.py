@@ -1,4 +1,5 @@
-"""The connection layer: SQLite failures the user can act on become StoreErrors.
+"""The connection layer: SQLite failures the user can act on become StoreErrors (and the fixes
+of a PostgreSQL server's refusals the user can act on).
 
 Every statement of the store runs on a :class:`StoreCursor`, so a full disk, a damaged file, a lock
 held too long or a read-only file raise :class:`~legal_judge.errors.StoreError` (exit 2) naming the
@@ -7,23 +8,45 @@ file and the remedy, from whichever query meets it, also while rows are read.
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
+from urllib.parse import parse_qs, urlsplit
 
 from legal_judge.errors import StoreError
 
 __all__ = ["BUSY_TIMEOUT_S", "StoreConnection", "StoreCursor", "connect", "damaged_store_fix",
-           "enable_wal", "quick_check", "store_error"]
+           "enable_wal", "quick_check", "refused_connection_fix", "search_path_schema",
+           "store_error"]
 
 BUSY_TIMEOUT_S = 30.0
 
 # Primary result codes of sqlite3.h that mean "the store needs the user", not "legal-judge has a bug".
 _PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _PROTOCOL, _NOTADB = (
     3, 5, 6, 8, 10, 11, 13, 14, 15, 26)
+
+
+def refused_connection_fix(message: str) -> str | None:
+    """The fix for a connection a PostgreSQL server refused for a reason the user fixes, else
+    None (a server down or unreachable: a rerun resumes)."""
+    if "does not exist" in message and "database" in message:
+        return ("create the database (createdb NAME) or correct its name in the URL "
+                "(LEGAL_JUDGE_STORE or [store] url in legal-judge.toml)")
+    if "authentication failed" in message or "no password supplied" in message:
+        return ("give the user's password in PGPASSWORD or ~/.pgpass (never in the URL), or "
+                "correct the user name in LEGAL_JUDGE_STORE or [store] url")
+    return None
+
+
+def search_path_schema(url: str) -> str | None:
+    """The first schema a store URL's ``options=-csearch_path=...`` names, if it names one."""
+    options = parse_qs(urlsplit(url).query).get("options", [""])[0]
+    found = re.search(r"search_path\s*=\s*([^\s,]+)", options)
+    return found.group(1) if found else None
 
 
 def _free_bytes(path: Path) -> int | None:

@@ -30,6 +30,7 @@ from typing import Any, NoReturn
 
 from legal_judge.config import is_postgres_url, mask_url
 from legal_judge.errors import MissingDependency, StoreError, StoreUnavailable
+from legal_judge.store.connection import refused_connection_fix, search_path_schema
 
 __all__ = ["ADVISORY_LOCK", "PgConnection", "PgRow", "StoreUrl", "is_postgres_url", "mask_url",
            "translate"]
@@ -190,18 +191,6 @@ class PgCursor:
             yield from rows
 
 
-def _refused_connection(message: str) -> str | None:
-    """The fix for a connection the server refused for a reason the user fixes, else None (a
-    server down or unreachable: a rerun resumes)."""
-    if "does not exist" in message and "database" in message:
-        return ("create the database (createdb NAME) or correct its name in the URL "
-                "(LEGAL_JUDGE_STORE or [store] url in legal-judge.toml)")
-    if "authentication failed" in message or "no password supplied" in message:
-        return ("give the user's password in PGPASSWORD or ~/.pgpass (never in the URL), or "
-                "correct the user name in LEGAL_JUDGE_STORE or [store] url")
-    return None
-
-
 class PgConnection:
     """One psycopg connection behind the subset of :class:`sqlite3.Connection` the store uses."""
 
@@ -284,13 +273,13 @@ class PgConnection:
                               fix="grant the user of LEGAL_JUDGE_STORE the rights to create and "
                                   "write tables in its schema")
         if isinstance(exc, psycopg.errors.InvalidSchemaName):
-            schema = self._search_path() or "name"
+            schema = search_path_schema(self.url) or "name"
             return StoreError(f"the PostgreSQL store {where} names a schema that does not exist "
                               f"({str(exc).splitlines()[0]})", code="store-cannot-open",
                               fix=f"create the schema (CREATE SCHEMA {schema}) or correct "
                                   "options=-csearch_path in the URL (LEGAL_JUDGE_STORE or "
                                   "[store] url in legal-judge.toml)")
-        refused = _refused_connection(str(exc))
+        refused = refused_connection_fix(str(exc))
         if isinstance(exc, psycopg.OperationalError) and refused is not None:
             return StoreError(f"the PostgreSQL store {where} refused the connection "
                               f"({str(exc).strip().splitlines()[-1].strip()})",
@@ -302,15 +291,6 @@ class PgConnection:
                     "in legal-judge.toml, PGPASSWORD or ~/.pgpass), then run the command again: a run resumes with `legal-judge run "
                     "--resume RUN_ID` and pays no call twice")
         return exc
-
-    def _search_path(self) -> str | None:
-        """The first schema the URL's ``options=-csearch_path=...`` names, if it names one."""
-        try:
-            options = self._psycopg.conninfo.conninfo_to_dict(self.url).get("options") or ""
-        except self._psycopg.Error:
-            return None
-        found = re.search(r"search_path\s*=\s*([^\s,]+)", str(options))
-        return found.group(1) if found else None
 
     def reraise(self, exc: Exception) -> NoReturn:
         """Raise what :meth:`mapped` makes of ``exc`` (``exc`` itself for a bug)."""

@@ -12,18 +12,16 @@ too (``verdicts.verdict_key``, migration ``m008_verdict_key``), so the copy queu
 carries it (a judge used on its own: audits, debias, calibration).
 
 **Group commit on PostgreSQL** (:class:`CommitQueue`, :meth:`CommitsMixin.commits_off_loop`). A
-commit on a server waits for a round trip and for the server's write-ahead log to reach its disk
-(``synchronous_commit``, on by default); SQLite in WAL mode with ``synchronous=NORMAL`` does not
-wait for the disk. A run that committed each judged call on its event loop held every call in
-flight for that wait: 1.15-1.23 times the bare provider loop on a local server (1.02 on SQLite),
-worse on a remote one. Inside ``commits_off_loop`` (a run's judging) :meth:`CommitsMixin.commit`
-hands a call's rows to a writer thread with a connection of its own, which commits whatever has
-queued up meanwhile in one transaction, and the coroutine awaits its own commit without holding
-the loop. Durability is unchanged: a judgment goes on only once its rows are committed, and what
-a cancelled judgment paid for is committed all the same. While rows wait, the run's own reads of
-the provider and verdict caches see them, so nothing bought is bought again in the meantime.
-SQLite keeps committing on the loop: its commits take tens of microseconds, less than handing
-rows to a thread would.
+server commit waits for a round trip and for the server's write-ahead log to reach its disk
+(SQLite in WAL mode with ``synchronous=NORMAL`` does not wait for the disk); a run committing on
+its event loop held every call in flight for that wait (1.15-1.23 times the bare provider loop on a
+local server, 1.02 on SQLite). Inside ``commits_off_loop`` (a run's judging) :meth:`CommitsMixin.commit`
+hands a call's rows to a writer thread with a connection of its own, which sends whatever queued
+meanwhile as one transaction, and the coroutine awaits its commit without holding the loop.
+Durability is unchanged: a judgment goes on only once its rows are committed, and what a cancelled
+judgment paid for is committed all the same. The run's reads of the provider and verdict caches
+see queued rows, so nothing bought is bought again meanwhile. SQLite keeps committing on the loop:
+its commits take tens of microseconds, less than a hand-off to a thread.
 """
 
 from __future__ import annotations
@@ -37,8 +35,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from legal_judge.errors import StoreError
-from legal_judge.store.base import StoreBase, canonical_json, document_json, utcnow
+from legal_judge.store.base import (
+    StoreBase,
+    canonical_json,
+    document_json,
+    resume_fix_on_full,
+    utcnow,
+)
 from legal_judge.store.postgres import PgConnection
 
 __all__ = ["CallRows", "CommitQueue", "CommitsMixin", "PendingWrites"]
@@ -106,17 +109,6 @@ def _many(db: Any, sql: str, rows: list[tuple[Any, ...]]) -> None:
         db.execute(sql, rows[0])
     elif rows:
         db.executemany(sql, rows)
-
-
-@contextlib.contextmanager
-def _resume_fix_on_full(base: StoreBase, run_id: str | None) -> Iterator[None]:
-    # A full disk during a run: the fix names the run's resume command (names_the_run's rule).
-    try:
-        yield
-    except StoreError as exc:
-        if exc.code != "store-full" or run_id is None:
-            raise
-        raise StoreError(exc.message, code=exc.code, fix=base.resume_fix(run_id)) from exc
 
 
 class PendingWrites:
@@ -195,7 +187,7 @@ class PendingWrites:
         rows = self.take()
         if rows is None:
             return
-        with _resume_fix_on_full(self._base, rows.run_id), self._base.transaction() as db:
+        with resume_fix_on_full(self._base, rows.run_id), self._base.transaction() as db:
             rows.write(db, utcnow())
 
 
@@ -367,37 +359,34 @@ class CommitsMixin(StoreBase):
         self._commits = None
         commits.close()
 
+    def _submitted(self, writes: PendingWrites
+                   ) -> tuple[concurrent.futures.Future[None], CallRows] | None:
+        # Outside commits_off_loop: committed now (None). Else queued (None: nothing to queue).
+        commits = self._commits
+        if commits is None:
+            writes.flush()
+            return None
+        rows = writes.take()
+        return None if rows is None else (commits.submit(rows), rows)
+
     async def commit(self, writes: PendingWrites) -> None:
         """Commit ``writes`` (empty: nothing); inside :meth:`commits_off_loop` on a server,
-        without holding the event loop while the server commits.
-
-        The rows are committed even when the awaiting coroutine is cancelled meanwhile.
+        without holding the event loop while the server commits, and even when the awaiting
+        coroutine is cancelled meanwhile.
 
         Raises:
             StoreError: the store cannot be written (as :meth:`PendingWrites.flush`).
         """
-        commits = self._commits
-        if commits is None:
-            writes.flush()
-            return
-        rows = writes.take()
-        if rows is not None:
-            with _resume_fix_on_full(self, rows.run_id):
-                await asyncio.shield(asyncio.wrap_future(commits.submit(rows)))
+        submitted = self._submitted(writes)
+        if submitted is not None:
+            with resume_fix_on_full(self, submitted[1].run_id):
+                await asyncio.shield(asyncio.wrap_future(submitted[0]))
 
     def commit_soon(self, writes: PendingWrites) -> None:
-        """Commit ``writes`` without waiting for the commit inside :meth:`commits_off_loop` on a
-        server (elsewhere: now), for rows nothing was paid for (verdicts reused from the cache
-        and their items' results): the next chunk is settled while the server commits this
-        one. Leaving ``commits_off_loop`` waits for them; a failure is raised there.
-        """
-        commits = self._commits
-        if commits is None:
-            writes.flush()
-            return
-        rows = writes.take()
-        if rows is not None:
-            commits.submit(rows)
+        """Commit ``writes``, inside :meth:`commits_off_loop` on a server without waiting, for
+        rows nothing was paid for (verdicts reused from the cache, their items' results): the
+        next chunk is settled meanwhile. Leaving the block waits; a failure is raised there."""
+        self._submitted(writes)
 
     def queued_response(self, key: str) -> str | None:
         """A response queued for the provider cache under ``key`` and not yet committed."""
