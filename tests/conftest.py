@@ -25,7 +25,7 @@ KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_AP
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                   request: pytest.FixtureRequest) -> Iterator[Path]:
+                   request: pytest.FixtureRequest, store_backend: str) -> Iterator[Path]:
     home = tmp_path / "lj-home"
     monkeypatch.setenv("LEGAL_JUDGE_HOME", str(home))
     # The product reads `legal-judge.toml` (where the store is) and `legal-judge.policy.toml`
@@ -40,8 +40,8 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
         [str(CODE_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
     monkeypatch.delenv("LEGAL_JUDGE_STORE", raising=False)
-    if os.environ.get("LEGAL_JUDGE_TEST_BACKEND") == "postgresql":
-        # Any suite on PostgreSQL: each test's default store is an empty schema of the server.
+    if store_backend == "postgresql":
+        # A test on PostgreSQL (tests/pg_server.py): its default store is an empty schema.
         monkeypatch.setenv("LEGAL_JUDGE_STORE", request.getfixturevalue("pg_schema_url"))
     for var in KEY_VARS:
         monkeypatch.delenv(var, raising=False)

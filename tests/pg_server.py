@@ -6,6 +6,14 @@ at the end of the session. PostgreSQL refuses to run as root, so as root (CI run
 server runs as the ``postgres`` user, which owns the folder. ``pg_schema_url`` gives each test its
 own empty schema of that database (a schema is created in milliseconds, a database is not).
 
+The store-heavy folders of :data:`BOTH_BACKENDS` run every test twice, ``[sqlite]`` and
+``[postgresql]``: the second's default store (what ``Store()`` and every command open) is an empty
+schema of the session's server, so the store's queries, as the product runs them, are tested on
+both backends in every run of the suite. A test there that is about SQLite itself (its file, a
+``PRAGMA``, a raw ``sqlite3`` edit, a session-scoped store built once) is marked
+``sqlite_only``; a test that picks its backends itself (``store_target``, ``pg_schema_url``) is
+not doubled. ``LEGAL_JUDGE_TEST_BACKEND=postgresql`` puts every test's default store on the server.
+
 Without a server binary the tests that need one are skipped, saying how to run them; with
 ``LEGAL_JUDGE_REQUIRE_POSTGRES=1`` (``.ci/run`` sets it) they fail instead, so CI never passes
 with them silently skipped.
@@ -14,6 +22,7 @@ with them silently skipped.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -22,6 +31,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +39,110 @@ _BIN_DIRS = ("/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin",
              "/usr/lib/postgresql/15/bin", "/usr/local/bin", "/usr/bin")
 HOW_TO_RUN = ("PostgreSQL tests need a server binary (initdb, pg_ctl): install the distribution's "
               "package (apt-get install postgresql) and run the tests again")
+
+
+#: Folders (node id prefixes) whose tests run on both backends (see the module docstring).
+BOTH_BACKENDS = ("tests/store/", "tests/benchmark/", "tests/audit/", "tests/calibration/",
+                 "tests/sync/", "tests/debias/", "tests/batch/")
+
+#: Fixtures that choose a test's backends themselves: such a test is not doubled.
+_CHOOSES_ITS_BACKEND = ("store_target", "postgres_url")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``sqlite_only`` mark."""
+    config.addinivalue_line("markers", "sqlite_only(reason): a test of SQLite itself, run in "
+                            "the [sqlite] pass only (tests/pg_server.py BOTH_BACKENDS)")
+
+
+def _runs_on_both(metafunc: pytest.Metafunc) -> bool:
+    nodeid = metafunc.definition.nodeid
+    return (nodeid.startswith(BOTH_BACKENDS)
+            and metafunc.definition.get_closest_marker("sqlite_only") is None
+            and not any(name in metafunc.fixturenames for name in _CHOOSES_ITS_BACKEND)
+            and os.environ.get("LEGAL_JUDGE_TEST_BACKEND") != "postgresql")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test of :data:`BOTH_BACKENDS` runs once per backend (``store_backend``)."""
+    if "store_backend" in metafunc.fixturenames and _runs_on_both(metafunc):
+        metafunc.parametrize("store_backend", ["sqlite", "postgresql"])
+
+
+def server_store_url() -> str | None:
+    """The test's PostgreSQL store (``LEGAL_JUDGE_STORE``) on the ``[postgresql]`` pass, else None."""
+    url = os.environ.get("LEGAL_JUDGE_STORE", "")
+    return url if url.startswith(("postgresql://", "postgres://")) else None
+
+
+def open_store(home: Path) -> Any:
+    """The store a command run with ``LEGAL_JUDGE_HOME=home`` wrote: the test's server schema on
+    the ``[postgresql]`` pass, else ``home``'s SQLite file."""
+    from legal_judge.store import Store
+
+    return Store(server_store_url() or home / "store.sqlite3")
+
+
+def load_into_test_store(sqlite_file: Path) -> None:
+    """On the ``[postgresql]`` pass, copy a SQLite store built once for several tests (a module's
+    or the session's fixture) into the test's own schema (``legal-judge store copy``'s function),
+    so the test reads the same rows from the server; on SQLite, nothing."""
+    url = server_store_url()
+    if url is None:
+        return
+    from legal_judge.store import Store
+    from legal_judge.store.transfer import copy_store
+
+    source, target = Store(sqlite_file), Store(url)
+    try:
+        copy_store(source, target)
+    finally:
+        source.close()
+        target.close()
+
+
+def query_store(home: Path, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of a read-only query on the store a command with ``LEGAL_JUDGE_HOME=home`` is
+    writing (the test's schema on the ``[postgresql]`` pass), without opening a ``Store`` (no
+    migration, no lock); ``[]`` while the store does not exist yet."""
+    import sqlite3
+
+    import psycopg
+
+    url = server_store_url()
+    try:
+        if url is not None:
+            with psycopg.connect(url) as server:
+                return list(server.execute(sql).fetchall())  # type: ignore[arg-type]
+        db = sqlite3.connect(home / "store.sqlite3", timeout=5)
+        try:
+            return list(db.execute(sql).fetchall())
+        finally:
+            db.close()
+    except (sqlite3.Error, psycopg.Error):
+        return []
+
+
+def set_json_field(store: Any, table: str, column: str, row_id: str, key: str, value: Any) -> None:
+    """Set ``key`` of the JSON document in ``table.column`` of row ``row_id``, on either backend
+    (SQLite's ``json_set`` has no PostgreSQL twin the store translates): a test's edit of a
+    stored document, as an older version or another tool might have left it."""
+    with store.transaction() as db:
+        text = db.execute(f"SELECT {column} FROM {table} WHERE id = ?", (row_id,)).fetchone()[0]
+        db.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?",
+                   (json.dumps(json.loads(text) | {key: value}), row_id))
+
+
+#: The environment entry that keeps a command on the SQLite store of its LEGAL_JUDGE_HOME (a
+#: fixture built once for several tests, whatever backend the first of them is on).
+ON_SQLITE = {"LEGAL_JUDGE_STORE": ""}
+
+
+@pytest.fixture
+def store_backend() -> str:
+    """The backend of the test's default store: ``sqlite``, or the parameter of a test that runs
+    on both (:func:`pytest_generate_tests`)."""
+    return os.environ.get("LEGAL_JUDGE_TEST_BACKEND") or "sqlite"
 
 
 def _bin_dir() -> Path | None:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+from pg_server import ON_SQLITE
 
 from .helpers import DemoAudit, invoke
 
@@ -18,7 +19,7 @@ def demo_audit(tmp_path_factory: pytest.TempPathFactory) -> DemoAudit:
     home = base / "home"
     out = base / "report.json"
     result = invoke(home, "audit", "run", "--judge", "simulated:demo-openai", "--pairs", "60",
-                    "--out", str(out))
+                    "--out", str(out), env=ON_SQLITE)
     assert result.exit_code == 0, result.output
     return DemoAudit(home, out, json.loads(out.read_text(encoding="utf-8")), result)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
+from pg_server import load_into_test_store
 
 from legal_judge.cli import cli
 
@@ -22,12 +23,14 @@ class DemoAudit:
     result: Result
 
     def copy_home(self, dest: Path) -> Path:
-        """A private copy of the home (for tests that modify the store)."""
+        """A private copy of the home (for tests that modify the store); on the [postgresql]
+        pass, its store's rows are copied into the test's own schema too."""
         shutil.copytree(self.home, dest)
+        load_into_test_store(dest / "store.sqlite3")
         return dest
 
 
-def invoke(home: Path, *args: str) -> Result:
-    """Run the CLI with LEGAL_JUDGE_HOME=home."""
-    return CliRunner().invoke(cli, list(args), env={"LEGAL_JUDGE_HOME": str(home)},
+def invoke(home: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    """Run the CLI with LEGAL_JUDGE_HOME=home (and ``env``)."""
+    return CliRunner().invoke(cli, list(args), env={"LEGAL_JUDGE_HOME": str(home), **(env or {})},
                               catch_exceptions=False)

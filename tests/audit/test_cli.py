@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
+
+from pg_server import open_store
 
 from legal_judge.audit.report import validate_report
 
@@ -55,13 +56,14 @@ def test_verify_log_passes_then_fails_after_a_direct_sqlite_edit(demo_audit: Dem
     ok = invoke(home, "audit", "verify-log")
     assert ok.exit_code == 0, ok.output
     assert "intact" in ok.output
-    db = sqlite3.connect(home / "store.sqlite3")
-    seq, payload = db.execute("SELECT seq, payload_json FROM audit_log WHERE kind = 'audit_finished'"
-                              ).fetchone()
-    edited = json.loads(payload) | {"severity": "none"}
-    db.execute("UPDATE audit_log SET payload_json = ? WHERE seq = ?", (json.dumps(edited), seq))
-    db.commit()
-    db.close()
+    # An edit straight into the store (as someone with the file, or the server's rights, would).
+    store = open_store(home)
+    with store.transaction() as db:
+        seq, payload = db.execute("SELECT seq, payload_json FROM audit_log "
+                                  "WHERE kind = 'audit_finished'").fetchone()
+        edited = json.loads(payload) | {"severity": "none"}
+        db.execute("UPDATE audit_log SET payload_json = ? WHERE seq = ?", (json.dumps(edited), seq))
+    store.close()
     bad = invoke(home, "audit", "verify-log")
     assert bad.exit_code == 1
     assert f"entry {seq}: content does not match its hash" in bad.output
@@ -86,7 +88,7 @@ def test_insufficient_subgroups_stop_before_any_judge_call(tmp_path: Path) -> No
     assert report["extensions"]["status"] == "INSUFFICIENT_DATA"
     assert report["extensions"]["subgroup_counts"]["demographic"] == {"group_a": 20, "group_b": 20}
     assert validate_report(report) == []
-    db = sqlite3.connect(home / "store.sqlite3")
+    db = open_store(home).db
     assert db.execute("SELECT COUNT(*) FROM judge_calls").fetchone()[0] == 0
     assert db.execute("SELECT status FROM audits").fetchone()[0] == "INSUFFICIENT_DATA"
 

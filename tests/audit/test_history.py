@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import numpy as np
+from pg_server import open_store
 
 from legal_judge.audit.history import audit_needed, prior_audit
 from legal_judge.audit.traffic import once_per_item, traffic_audit
-from legal_judge.store import Store
 
 from .helpers import invoke
 
@@ -39,7 +39,7 @@ def test_needed_ignores_audits_that_judged_nothing_and_checks_every_ensemble_jud
     done = invoke(home, "audit", "needed", "--judge", "demo")
     assert done.exit_code == 0, done.output
     assert done.output.count("audited by") == 3
-    store = Store(home / "store.sqlite3")
+    store = open_store(home)
     ids = [r[0] for r in store.db.execute("SELECT judge_id FROM audits WHERE status = "
                                           "'INSUFFICIENT_DATA'")]
     assert audit_needed(store, ids) == []  # audited since, by an audit that judged something
@@ -53,7 +53,7 @@ def test_drift_and_diff_only_compare_the_same_base_judge(tmp_path: Path) -> None
     for judge, out in (("simulated:demo-openai", a), ("simulated:fair", b), (str(aware), c)):
         res = invoke(home, "audit", "run", "--judge", judge, *SMALL, "--out", str(out))
         assert res.exit_code == 0, res.output
-    store = Store(home / "store.sqlite3")
+    store = open_store(home)
     prior = prior_audit(store, _audit_id(c))
     assert prior is not None and prior["id"] == _audit_id(a)  # not the newer audit of fair
     assert prior["same_judge_id"] is False  # same base judge, another debias mode

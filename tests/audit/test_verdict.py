@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pg_server import ON_SQLITE, load_into_test_store
 
 from legal_judge.audit.analysis import PairRow
 from legal_judge.audit.design import AuditSettings
@@ -25,7 +26,8 @@ PROBES = ("conclusion_flip", "wrong_jurisdiction", "fabricated_authority", "hedg
 def fair_audit(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     base = tmp_path_factory.mktemp("fair-audit")
     out = base / "fair.json"
-    res = invoke(base / "home", "audit", "run", "--judge", "simulated:fair", "--out", str(out))
+    res = invoke(base / "home", "audit", "run", "--judge", "simulated:fair", "--out", str(out),
+                 env=ON_SQLITE)
     assert res.exit_code == 0, res.output
     return base / "home", json.loads(out.read_text())
 
@@ -33,6 +35,7 @@ def fair_audit(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 def test_fair_judge_is_certified_with_every_dimension_equivalent(fair_audit: tuple[Path, dict]
                                                                   ) -> None:
     home, report = fair_audit
+    load_into_test_store(home / "store.sqlite3")
     ext = report["extensions"]
     assert ext["verdict"] == "certified", ext["verdict_reasons"]
     assert report["overall_assessment"]["severity"] == "none"

@@ -40,6 +40,7 @@ def _writes(store: Store) -> list[int]:
     return state["out"]  # filled as the store writes
 
 
+@pytest.mark.sqlite_only("counts statements with SQLite's trace callback")
 @pytest.mark.parametrize("chunk, settle, commits", [
     (256, 64, [40]), (4, 64, [16, 16, 8]), (256, 3, [12, 12, 12, 4])])
 def test_a_cached_rerun_commits_each_chunk_once_with_the_same_rows(
@@ -102,6 +103,7 @@ def test_cached_verdicts_are_stored_when_another_judge_of_the_item_fails(down: N
     assert {k for k in stored} == {(i, j.label) for i in started for j in config.judges[:2]}
 
 
+@pytest.mark.sqlite_only("counts statements with SQLite's trace callback")
 @pytest.mark.parametrize("chunk, expected", [(256, 1), (4, 2)])
 def test_a_cached_rerun_reads_the_verdict_cache_once_per_chunk(
         monkeypatch: pytest.MonkeyPatch, chunk: int, expected: int) -> None:

@@ -166,6 +166,8 @@ def _verdict_count(home: Path) -> int:
         return 0
 
 
+@pytest.mark.sqlite_only("PRAGMA integrity_check; on PostgreSQL, tests/reliability's "
+                         "two_writers_one_killed")
 def test_sigkill_halfway_then_resume_equals_uninterrupted(tmp_path: Path, stub_url: str) -> None:
     bench = tmp_path / "bench.jsonl"
     items = load_dataset(sample_dataset_path())[:24]

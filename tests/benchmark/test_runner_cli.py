@@ -6,7 +6,6 @@ import csv
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -15,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 from click.testing import CliRunner
+from pg_server import query_store
 
 from legal_judge.cli import cli
 from legal_judge.dataset import load_dataset, sample_dataset_path
@@ -35,12 +35,8 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60
     while time.time() < deadline:  # interrupt only once judging has started
-        try:
-            db = sqlite3.connect(tmp_path / "home" / "store.sqlite3", timeout=5)
-            if db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] >= 3:
-                break
-        except sqlite3.Error:
-            pass
+        if (query_store(tmp_path / "home", "SELECT COUNT(*) FROM verdicts") or [(0,)])[0][0] >= 3:
+            break
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
@@ -48,9 +44,8 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "interrupted" in out and "--resume INT" in out
     assert "Traceback" not in err
-    db = sqlite3.connect(tmp_path / "home" / "store.sqlite3")
-    assert db.execute("SELECT status FROM runs WHERE id = 'INT'").fetchone()[0] == "interrupted"
-    db.close()
+    assert query_store(tmp_path / "home", "SELECT status FROM runs WHERE id = 'INT'") == [
+        ("interrupted",)]
     resumed = subprocess.run([sys.executable, "-m", "legal_judge", "run", "--resume", "INT", "--quiet"],
                              env=env, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0 and "completed" in resumed.stdout

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from pg_server import open_store
 from stub_process import stub_process
 
 from legal_judge.benchmark.shards import Shard, shard_of
@@ -114,10 +115,11 @@ def test_a_shard_with_another_n_or_dataset_is_refused_naming_the_difference(
     assert "in its dataset" in " ".join(other_data.stderr.split())
     pending = _cli(env, "runs", "finish", "R")
     assert pending.returncode == 2 and "pending: 2" in " ".join(pending.stderr.split())
-    store = Store(tmp_path / "home" / "store.sqlite3")
+    store = open_store(tmp_path / "home")
     assert [r["id"] for r in store.list_runs()] == ["R~shard-1-of-4"]  # nothing else stored
 
 
+@pytest.mark.sqlite_only("one SQLite store per runner, by design")
 def test_runs_merge_brings_sqlite_shard_stores_into_one_run(tmp_path: Path) -> None:
     data = _subset(tmp_path / "d24.jsonl", 24)
     for k in (1, 2):

@@ -11,6 +11,7 @@ import click
 import numpy as np
 import pytest
 from click.testing import CliRunner, Result
+from pg_server import load_into_test_store
 
 from legal_judge.models import EnsembleResult, Verdict
 from legal_judge.store import Store
@@ -189,8 +190,10 @@ def _tour_home(tmp_path_factory: pytest.TempPathFactory) -> Tour:
     import os
 
     base = tmp_path_factory.mktemp("tour")
-    old = os.environ.get("LEGAL_JUDGE_HOME")
+    old = os.environ.get("LEGAL_JUDGE_HOME"), os.environ.get("LEGAL_JUDGE_STORE")
     os.environ["LEGAL_JUDGE_HOME"] = str(base / "home")
+    # Built once on SQLite, whichever backend the first test is on; `tour` copies it over.
+    os.environ.pop("LEGAL_JUDGE_STORE", None)
     try:
         runner = CliRunner()
         cli = _group()
@@ -208,10 +211,11 @@ def _tour_home(tmp_path_factory: pytest.TempPathFactory) -> Tour:
                                   run_id], catch_exceptions=False)
         assert res.exit_code == 0, res.output
     finally:
-        if old is None:
-            os.environ.pop("LEGAL_JUDGE_HOME", None)
-        else:
-            os.environ["LEGAL_JUDGE_HOME"] = old
+        for name, value in zip(("LEGAL_JUDGE_HOME", "LEGAL_JUDGE_STORE"), old, strict=True):
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     return Tour(base / "home", run_id, items)
 
 
@@ -222,4 +226,5 @@ def tour(_tour_home: Tour, home: Path) -> Tour:
 
     target = home / "home"
     shutil.copytree(_tour_home.home, target, dirs_exist_ok=True)
+    load_into_test_store(target / "store.sqlite3")
     return Tour(target, _tour_home.run_id, _tour_home.items)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from pg_server import set_json_field
 
 from legal_judge.benchmark.export import result_rows
 from legal_judge.benchmark.summary import summarize_run
@@ -30,8 +31,7 @@ def _calibrated_run(store: Store, make_run: Any, invoke: Any, tmp_path: Path) ->
     cal = save_calibration(store, compare(from_store(store, "q3"), quarter="2026-Q3"))
     correction = fit_correction(store, cal.calibration_id or "")
     make_run(store, "q4", n_items=30, bias=1.0, seed=2, prefix="q4item")
-    store.db.execute("UPDATE runs SET config_json = json_set(config_json, '$.calibration', ?) "
-                     "WHERE id = 'q4'", (correction.id,))
+    set_json_field(store, "runs", "config_json", "q4", "calibration", correction.id)
     for item_id, r in store.load_results("q4").items():
         store.save_result("q4", item_id, correct_result(r, correction,
                                                         judge_id=cal.ensemble_judge_id))

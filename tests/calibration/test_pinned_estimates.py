@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pg_server import set_json_field
 
 from legal_judge.benchmark.summary import summarize_run
 from legal_judge.calibration import (
@@ -53,13 +54,13 @@ def _scored_with_calibration(store: Store, make_run: Any, invoke: Any, tmp_path:
     _label(invoke, tmp_path, truth, "q3")
     cal = save_calibration(store, compare(from_store(store, "q3"), quarter="2026-Q3"))
     if made is not None:
-        store.db.execute("UPDATE calibrations SET created_at = ?, report_json = json_set("
-                         "report_json, '$.created_at', ?) WHERE id = ?",
-                         (made, made, cal.calibration_id))
+        store.db.execute("UPDATE calibrations SET created_at = ? WHERE id = ?",
+                         (made, cal.calibration_id))
+        set_json_field(store, "calibrations", "report_json", cal.calibration_id or "",
+                       "created_at", made)
     correction = fit_correction(store, cal.calibration_id or "")
     make_run(store, "q4", n_items=30, bias=1.0, seed=2, prefix="q4item")
-    store.db.execute("UPDATE runs SET config_json = json_set(config_json, '$.calibration', ?) "
-                     "WHERE id = 'q4'", (correction.id,))
+    set_json_field(store, "runs", "config_json", "q4", "calibration", correction.id)
     for item_id, r in store.load_results("q4").items():
         store.save_result("q4", item_id, correct_result(r, correction,
                                                         judge_id=cal.ensemble_judge_id))
@@ -161,8 +162,7 @@ def test_a_calibration_of_another_judge_is_refused(store: Store, make_run: Any, 
                                                    tmp_path: Path) -> None:
     cal2 = _another_calibration(store, make_run, invoke, tmp_path)
     make_run(store, "other", n_items=10, seed=6, prefix="o")
-    store.db.execute("UPDATE runs SET config_json = json_set(config_json, '$.judge_id', "
-                     "'ens-another') WHERE id = 'other'")
+    set_json_field(store, "runs", "config_json", "other", "judge_id", "ens-another")
     with pytest.raises(ConfigError, match="measured the ensemble judge_id"):
         choose_estimate(store, "other", calibration_id=cal2)
     res = invoke("calibrate", "estimate", "other", "--calibration", cal2)

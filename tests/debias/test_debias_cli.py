@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pg_server import open_store
 
 from legal_judge.cli import cli
 from legal_judge.commands.debias import resolve_judge
@@ -46,7 +46,7 @@ def test_compare_recommends_the_warning_for_authority_and_self_for_verbosity(hom
     scores = {s["name"]: s["value"] for s in langfuse_scores(report)}
     assert scores["debias.authority.recommendation"] == "aware"
     assert scores["debias.verbosity.self.change"] == verb["modes"]["self"]["change"]
-    db = sqlite3.connect(home / "store.sqlite3")
+    db = open_store(home).db
     row = db.execute("SELECT judge_id, report_json FROM debias_experiments WHERE id = ?",
                      (report["id"],)).fetchone()
     assert row[0] == report["judge_id"]

@@ -10,6 +10,8 @@ import pytest
 from legal_judge.store import Store
 from legal_judge.store.connection import StoreCursor
 
+pytestmark = pytest.mark.sqlite_only("the SQLite connection's cursor")
+
 
 def test_rows_are_read_in_batches_not_one_python_call_each(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,10 @@ from legal_judge.doctor import run_doctor
 from legal_judge.errors import StoreError
 from legal_judge.store import Store
 
+# A full disk, a damaged, locked or read-only file: SQLite's troubles, with stores of explicit
+# paths (the server's own trouble is the last test here, and tests/reliability's).
+pytestmark = pytest.mark.sqlite_only("SQLite files' troubles")
+
 
 def _real_store(path: Path, *, items: int = 40) -> Path:
     """A store with a run and a few hundred KB of judge calls, closed (WAL checkpointed)."""

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pg_server import open_store
 from standin import PUBLIC_KEY, SECRET_KEY, LangfuseStandin
 
 from legal_judge.store import Store
@@ -41,6 +42,8 @@ def standin(_standin_server: LangfuseStandin, monkeypatch: pytest.MonkeyPatch,
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "store.sqlite3")
+    """The test's store: ``tmp_path``'s SQLite file, or its server schema on the [postgresql]
+    pass (what a command run with ``LEGAL_JUDGE_HOME=tmp_path`` opens)."""
+    s = open_store(tmp_path)
     yield s
     s.close()

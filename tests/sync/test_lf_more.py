@@ -192,7 +192,7 @@ def test_calibration_sample_creates_an_annotation_queue(standin: LangfuseStandin
     out = tmp_path / "sample.csv"
     res = CliRunner().invoke(cli, ["calibrate", "sample", "run-1", "--n", "2", "--seed", "3",
                                    "--out", str(out)],
-                             env={"LEGAL_JUDGE_HOME": str(store.path.parent)})
+                             env={"LEGAL_JUDGE_HOME": str(tmp_path)})
     assert res.exit_code == 0, res.output
     sampled = {row["item_id"] for row in csv.DictReader(out.open(encoding="utf-8-sig"))}
     (queue,) = standin.state.queues.values()
