@@ -61,7 +61,11 @@ def _say(source: str, target: str, counts: tuple[dict[str, int], dict[str, int]]
          heads: tuple[str, str]) -> None:
     rows = [[table, str(counts[0][table]), str(counts[1][table]),
              "ok" if counts[0][table] == counts[1][table] else "differs"] for table in counts[0]]
-    print_table(console, f"{_shown(source)} -> {_shown(target)}",
+    # The addresses on a line of their own, wrapped by the terminal: as a centred table title a
+    # URL longer than the table was cut in the middle (`...postgres?o` / `ptions=...`).
+    console.print(f"copy: {_shown(source)} -> {_shown(target)}", highlight=False, soft_wrap=True,
+                  markup=False)
+    print_table(console, "Rows per table",
                 [Col("table", keep=True), Col("source", numeric=True),
                  Col("target", numeric=True), Col("check", keep=True)], rows)
     console.print(f"audit log head: source {heads[0][:16]}..., target {heads[1][:16]}..."

@@ -167,3 +167,11 @@ def test_a_shared_store_url_naming_a_missing_schema_or_database_is_the_user_s_to
     assert [(r["id"], r["status"], r["items"], r["results"]) for r in rows] == [
         ("P1", "completed", 57, 57)]
     assert not journey.store_file.exists()  # nothing was written on the side
+    # A laptop takes the team's store home. At 80 columns the two addresses were a centred table
+    # title, cut mid-URL (`...postgres?o` / `ptions=...`): now one line of their own.
+    laptop = journey.cwd / "laptop.sqlite3"
+    copied = journey("store", "copy", journey.env["LEGAL_JUDGE_STORE"], str(laptop))
+    assert f"copy: {journey.env['LEGAL_JUDGE_STORE']} -> {laptop}" in copied.out.splitlines()
+    assert "holds every row" in copied.out
+    listed = journey("runs", "list", env={"LEGAL_JUDGE_STORE": str(laptop)})
+    assert "P1" in listed.out and "completed" in listed.out
