@@ -31,9 +31,12 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from legal_judge.store import Store
 
 _BIN_DIRS = ("/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin",
              "/usr/lib/postgresql/15/bin", "/usr/local/bin", "/usr/bin")
@@ -71,11 +74,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def server_store_url() -> str | None:
     """The test's PostgreSQL store (``LEGAL_JUDGE_STORE``) on the ``[postgresql]`` pass, else None."""
-    url = os.environ.get("LEGAL_JUDGE_STORE", "")
-    return url if url.startswith(("postgresql://", "postgres://")) else None
+    from legal_judge.config import is_postgres_url
+
+    url = os.environ.get("LEGAL_JUDGE_STORE", "").strip()
+    return url if is_postgres_url(url) else None
 
 
-def open_store(home: Path) -> Any:
+def open_store(home: Path) -> Store:
     """The store a command run with ``LEGAL_JUDGE_HOME=home`` wrote: the test's server schema on
     the ``[postgresql]`` pass, else ``home``'s SQLite file."""
     from legal_judge.store import Store
@@ -123,7 +128,7 @@ def query_store(home: Path, sql: str) -> list[tuple[Any, ...]]:
         return []
 
 
-def set_json_field(store: Any, table: str, column: str, row_id: str, key: str, value: Any) -> None:
+def set_json_field(store: Store, table: str, column: str, row_id: str, key: str, value: Any) -> None:
     """Set ``key`` of the JSON document in ``table.column`` of row ``row_id``, on either backend
     (SQLite's ``json_set`` has no PostgreSQL twin the store translates): a test's edit of a
     stored document, as an older version or another tool might have left it."""
