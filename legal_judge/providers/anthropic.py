@@ -28,7 +28,7 @@ from anthropic.types import Message
 
 from legal_judge.errors import BadRequestError, ProviderError
 from legal_judge.models import CompletionRequest, CompletionResponse, Usage
-from legal_judge.providers import base
+from legal_judge.providers import base, sdk
 from legal_judge.providers.families import family_of
 from legal_judge.providers.registry import register_provider
 from legal_judge.providers.retry import RetryPolicy
@@ -105,22 +105,13 @@ class AnthropicProvider:
         elif http_client is not None:
             transport = LegacyHttpxTransport(http_client)
             self._bridge = sdk_http = httpx2.AsyncClient(transport=transport, timeout=None)
-        self._api_key = api_key
-        self._sdk_http = sdk_http
-        # Built on the first call that goes to the provider: a rerun answered from the cache
-        # never pays for the SDK client and its SSL context. The URL is checked here, as the
-        # SDK client would have, so a bad one is still reported before the run starts.
+        # The URL is checked now, as the SDK client would have, so a bad one is still reported
+        # before the run starts.
         if self.base_url is not None:
             httpx2.URL(self.base_url)
-        self._sdk: anthropic.AsyncAnthropic | None = None
-
-    @property
-    def _client(self) -> anthropic.AsyncAnthropic:
-        if self._sdk is None:
-            self._sdk = base.sdk_client(anthropic.AsyncAnthropic, api_key=self._api_key,
-                                        base_url=self.base_url, timeout_s=self.timeout_s,
-                                        http_client=self._sdk_http)
-        return self._sdk
+        self._sdk = sdk.LazySDK(anthropic.AsyncAnthropic, api_key=api_key,
+                                 base_url=self.base_url, timeout_s=self.timeout_s,
+                                 http_client=sdk_http)
 
     def __repr__(self) -> str:
         return f"AnthropicProvider({self.spec.raw!r}, family={self.family!r})"
@@ -134,8 +125,7 @@ class AnthropicProvider:
     async def aclose(self) -> None:
         """Close the SDK client (or only the bridge, when the caller owns the HTTP client)."""
         if self._owns_client:
-            if self._sdk is not None:
-                await self._sdk.close()
+            await self._sdk.close()
         elif self._bridge is not None:
             await self._bridge.aclose()
 
@@ -155,11 +145,11 @@ class AnthropicProvider:
         if send_temperature:
             kwargs["extra_body"] = {"temperature": request.temperature}
         try:
-            return await self._client.messages.create(**kwargs)
+            return await self._sdk.client.messages.create(**kwargs)
         except anthropic.APIError as exc:
             raise self.translate_error(exc) from exc
         except Exception as exc:
-            base.raise_transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
+            sdk.raise_transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
                                          endpoint=self.endpoint)
             raise
 
@@ -168,7 +158,7 @@ class AnthropicProvider:
     @property
     def sdk_client(self) -> anthropic.AsyncAnthropic:
         """The SDK client online calls use (batch jobs share its key, base URL and transport)."""
-        return self._client
+        return self._sdk.client
 
     def batch_body(self, request: CompletionRequest) -> dict[str, Any]:
         """The Messages params of ``request``, with ``temperature`` unless the model refused it."""
@@ -184,7 +174,7 @@ class AnthropicProvider:
 
     def translate_error(self, exc: anthropic.APIError) -> ProviderError:
         """An SDK error as the ProviderError an online call raises (key redacted)."""
-        return base.error_for_sdk(exc, anthropic, provider=self.name, timeout_s=self.timeout_s,
+        return sdk.error_for_sdk(exc, anthropic, provider=self.name, timeout_s=self.timeout_s,
                                   secret=self._secret, key_env=self.key_env,
                                   status_message=lambda e: e.api_message or e.message,
                                   endpoint=self.endpoint)

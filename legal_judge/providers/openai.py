@@ -57,7 +57,7 @@ from legal_judge.errors import (
     ProviderUnavailable,
 )
 from legal_judge.models import CompletionRequest, CompletionResponse, Usage
-from legal_judge.providers import base
+from legal_judge.providers import base, sdk
 from legal_judge.providers import logprobs as token_logprobs
 from legal_judge.providers.families import family_of, normalize_model_name
 from legal_judge.providers.registry import register_provider
@@ -151,6 +151,12 @@ def _status_message(exc: openai.APIStatusError) -> str:
     return exc.message
 
 
+def _not_openai(client: openai.AsyncOpenAI) -> None:
+    # The SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID; they are OpenAI's business only.
+    client.organization = None
+    client.project = None
+
+
 class OpenAIProvider:
     """A judge served by an OpenAI-compatible chat-completions endpoint."""
 
@@ -178,25 +184,13 @@ class OpenAIProvider:
         self.gate = base.CallGate(options, retry=retry)
         self._secret = api_key if api_key != NO_KEY else None
         self._owns_client = http_client is None
-        self._api_key = api_key
-        self._http_client = http_client
-        # Built on the first call (a cached rerun never pays for it); the URL is checked now.
+        # The URL is checked now; the client is built on the first call.
         httpx.URL(self.base_url)
-        self._sdk: openai.AsyncOpenAI | None = None
-
-    @property
-    def _client(self) -> openai.AsyncOpenAI:
-        if self._sdk is None:
-            # The SDK's http_client is typed as httpx2 only, but it accepts httpx.AsyncClient
-            # at runtime (tested).
-            self._sdk = base.sdk_client(openai.AsyncOpenAI, api_key=self._api_key,
-                                        base_url=self.base_url, timeout_s=self.timeout_s,
-                                        http_client=self._http_client)
-            if self.spec.prefix != "openai":
-                # The SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID; they are OpenAI's business only.
-                self._sdk.organization = None
-                self._sdk.project = None
-        return self._sdk
+        # The SDK's http_client is typed as httpx2 only, but it accepts httpx.AsyncClient at
+        # runtime (tested).
+        self._sdk = sdk.LazySDK(openai.AsyncOpenAI, api_key=api_key, base_url=self.base_url,
+                                 timeout_s=self.timeout_s, http_client=http_client,
+                                 prepare=None if spec.prefix == "openai" else _not_openai)
 
     def __repr__(self) -> str:
         return f"OpenAIProvider({self.spec.raw!r}, family={self.family!r})"
@@ -217,7 +211,7 @@ class OpenAIProvider:
 
     async def aclose(self) -> None:
         """Close the SDK client unless the caller supplied the HTTP client."""
-        if self._owns_client and self._sdk is not None:
+        if self._owns_client:
             await self._sdk.close()
 
     # The batch protocol (legal_judge.providers.batch_protocol): api.openai.com always accepts
@@ -226,7 +220,7 @@ class OpenAIProvider:
     @property
     def sdk_client(self) -> openai.AsyncOpenAI:
         """The SDK client online calls use (batch jobs share its key, base URL and transport)."""
-        return self._client
+        return self._sdk.client
 
     def batch_body(self, request: CompletionRequest) -> dict[str, Any]:
         """The chat-completions body of ``request``, structured output as ``json_schema``."""
@@ -239,7 +233,7 @@ class OpenAIProvider:
 
     def translate_error(self, exc: openai.APIError) -> ProviderError:
         """An SDK error as the ProviderError an online call raises (key redacted)."""
-        return base.error_for_sdk(exc, openai, provider=self.name, timeout_s=self.timeout_s,
+        return sdk.error_for_sdk(exc, openai, provider=self.name, timeout_s=self.timeout_s,
                                   secret=self._secret, key_env=self.key_env,
                                   status_message=_status_message, endpoint=self.endpoint)
 
@@ -273,7 +267,7 @@ class OpenAIProvider:
 
     async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
-            text = await self._client.post("/chat/completions", body=body, cast_to=str)
+            text = await self._sdk.client.post("/chat/completions", body=body, cast_to=str)
             completion = json.loads(text)
         except openai.APIError as exc:
             raise self.translate_error(exc) from exc
@@ -281,7 +275,7 @@ class OpenAIProvider:
             raise ProviderUnavailable(f"malformed response body ({type(exc).__name__})",
                                       provider=self.name) from None
         except Exception as exc:
-            base.raise_transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
+            sdk.raise_transport_failure(exc, provider=self.name, timeout_s=self.timeout_s,
                                          endpoint=self.endpoint)
             raise
         if not _well_formed(completion):

@@ -24,6 +24,7 @@ from legal_judge.judge.config import JudgeConfig
 from legal_judge.providers.anthropic import AnthropicProvider
 from legal_judge.providers.base import parse_spec
 from legal_judge.providers.openai import OpenAIProvider
+from legal_judge.providers.sdk import LazySDK
 from legal_judge.store import Store
 
 
@@ -104,3 +105,28 @@ def test_a_missing_key_or_url_is_still_refused_when_the_provider_is_built(
         AnthropicProvider(parse_spec("anthropic:claude-sonnet-4-5"))
     with pytest.raises(ConfigError, match="names no server URL"):
         OpenAIProvider(parse_spec("openai-compatible:m"))
+
+
+def test_the_lazy_holder_builds_once_prepares_once_and_closes_only_what_it_built() -> None:
+    made: list[Any] = []
+    prepared: list[Any] = []
+
+    class Client:
+        def __init__(self, **kwargs: Any) -> None:
+            self.kwargs, self.closed = kwargs, False
+            made.append(self)
+
+        async def close(self) -> None:
+            self.closed = True
+
+    holder = LazySDK(Client, api_key="k", base_url="http://127.0.0.1:9/v1", timeout_s=7.0,
+                     http_client=None, prepare=prepared.append)
+    asyncio.run(holder.close())
+    assert made == [] and prepared == []
+    assert holder.client is holder.client
+    assert made == prepared and len(made) == 1
+    # No SDK retry of its own: RetryPolicy is the one retry layer, so every retry is counted.
+    assert made[0].kwargs == {"api_key": "k", "base_url": "http://127.0.0.1:9/v1", "timeout": 7.0,
+                              "max_retries": 0, "http_client": None}
+    asyncio.run(holder.close())
+    assert made[0].closed

@@ -14,9 +14,10 @@ from contextlib import asynccontextmanager
 import pytest
 
 from legal_judge.devtools.openai_stub import StubServer
-from legal_judge.providers.base import ProviderOptions, connection_failure
+from legal_judge.providers.base import ProviderOptions
 from legal_judge.providers.ping import PING_MAX_RETRIES, bounded_options, ping, ping_all
 from legal_judge.providers.registry import get_provider
+from legal_judge.providers.sdk import connection_failure
 
 
 @asynccontextmanager
