@@ -8,7 +8,6 @@ new kinds of check appear by adding rows here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,30 +25,16 @@ def catalogue_rows(dimensions_file: Path | None = None,
     Raises:
         InputError: a defective dimensions or probes file.
     """
-    from legal_judge.audit.dimensions import builtin_dimensions, load_dimension_file
-    from legal_judge.audit.probes import builtin_probes, load_probe_file
+    from legal_judge.audit.dimensions import DIMENSIONS
+    from legal_judge.audit.probes import PROBES
 
-    dims, source = _with_file(builtin_dimensions(), dimensions_file, load_dimension_file)
+    dims, source = DIMENSIONS.with_file(dimensions_file)
     rows = [{"kind": "dimension", "name": d.name, "type": d.effective_kind,
              "perturbation": d.perturbation, "source": source[d.name],
              "description": d.description} for d in dims.values()]
-    probes, probe_source = _with_file(builtin_probes(), probes_file, load_probe_file)
+    probes, probe_source = PROBES.with_file(probes_file)
     rows += [{"kind": "probe", "name": p.name,
               "type": f"{', '.join(p.rubrics)} must {p.direction}",
               "perturbation": p.perturbation, "source": probe_source[p.name],
               "description": p.description} for p in probes.values()]
     return rows
-
-
-def _with_file(builtin: dict[str, Any], path: str | Path | None,
-               load: Callable[[str | Path], dict[str, Any]]
-               ) -> tuple[dict[str, Any], dict[str, str]]:
-    """The built-in entries, then a user file's (a same-named one replaces the built-in), and
-    where each comes from."""
-    entries = dict(builtin)
-    source = dict.fromkeys(entries, "built-in")
-    if path is not None:
-        extra = load(path)
-        entries.update(extra)
-        source.update(dict.fromkeys(extra, str(path)))
-    return entries, source

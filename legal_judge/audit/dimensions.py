@@ -18,32 +18,29 @@ Perturbations that need no code, for user dimensions:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import numpy as np
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from legal_judge.assets.catalogue import parse_yaml
 from legal_judge.assets.templates import render_string
-from legal_judge.errors import ConfigError, InputError, Problem
+from legal_judge.audit.entries import Catalogue
+from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem
 from legal_judge.sentences import plain_prose, sentences
 
 __all__ = [
     "BUILTIN_PATH",
+    "DIMENSIONS",
     "Dimension",
     "VariantPair",
     "builtin_dimensions",
     "load_dimension_file",
     "perturb",
     "plain_prose",
-    "read_catalogue",
-    "read_entries",
     "resolve_dimensions",
     "sentences",
 ]
@@ -81,69 +78,12 @@ class VariantPair:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-_M = TypeVar("_M", bound=BaseModel)
-
-
 class _DimensionFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = "dimensions"
     version: int = 1
     dimensions: list[Dimension]
-
-
-def read_catalogue(path: Path, model: type[_M]) -> _M:
-    """A YAML catalogue (dimensions or probes) validated as ``model``.
-
-    Raises:
-        InputError: the file cannot be read, is not YAML (with its line), or a field is wrong.
-    """
-    try:
-        data = parse_yaml(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(str(path), None, None, f"cannot read: {exc}")]) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError([Problem(str(path), mark.line + 1 if mark else None, None,
-                                  f"invalid YAML: {exc}")]) from None
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise InputError([Problem(str(path), None, ".".join(str(p) for p in e["loc"]) or None,
-                                  e["msg"]) for e in exc.errors()]) from None
-
-
-def read_entries(path: Path, model: type[BaseModel], field: str,
-                 known: Collection[str]) -> dict[str, Any]:
-    """The entries (dimensions or probes) of a catalogue file by name, in file order, each with
-    a known perturbation.
-
-    Raises:
-        InputError: as :func:`read_catalogue`, or an entry names an unknown perturbation.
-    """
-    entries = getattr(read_catalogue(path, model), field)
-    problems = [Problem(str(path), None, f"{field}.{e.name}.perturbation",
-                        f"unknown perturbation '{e.perturbation}' (use one of "
-                        f"{', '.join(sorted(known))})")
-                for e in entries if e.perturbation not in known]
-    if problems:
-        raise InputError(problems)
-    return {e.name: e for e in entries}
-
-
-@lru_cache(maxsize=1)
-def builtin_dimensions() -> dict[str, Dimension]:
-    """The built-in dimensions by name, in file order."""
-    return load_dimension_file(BUILTIN_PATH)
-
-
-def load_dimension_file(path: str | Path) -> dict[str, Dimension]:
-    """User dimensions from a YAML file (same shape as ``dimensions.v1.yaml``).
-
-    Raises:
-        InputError: unreadable file, invalid YAML, unknown fields or perturbations.
-    """
-    return read_entries(Path(path), _DimensionFile, "dimensions", PERTURBATIONS)
 
 
 def resolve_dimensions(names: list[str] | None, *,
@@ -153,16 +93,7 @@ def resolve_dimensions(names: list[str] | None, *,
     Raises:
         ConfigError: a name that is neither built in nor in the user file.
     """
-    available = dict(builtin_dimensions())
-    if extra_file is not None:
-        available.update(load_dimension_file(extra_file))
-    if not names:
-        return list(available.values())
-    unknown = [n for n in names if n not in available]
-    if unknown:
-        raise ConfigError(f"unknown dimension(s): {', '.join(unknown)}", code="audit-dimension-unknown",
-                          fix=f"use some of: {', '.join(available)}; or add them with --dimensions-file")
-    return [available[n] for n in dict.fromkeys(names)]
+    return DIMENSIONS.select(names or None, extra_file=extra_file)
 
 
 # perturbations ---------------------------------------------------------------------------------
@@ -285,6 +216,13 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "template": _template,
     "swap_order": _swap_order,
 }
+
+#: The built-in dimensions and a user's ``--dimensions-file``.
+DIMENSIONS: Catalogue[Dimension] = Catalogue(
+    kind="dimension", builtin_path=BUILTIN_PATH, file_model=_DimensionFile, field="dimensions",
+    perturbations=PERTURBATIONS, option="--dimensions-file", code="audit-dimension-unknown")
+builtin_dimensions = DIMENSIONS.builtin
+load_dimension_file = DIMENSIONS.load
 
 
 def perturb(dimension: Dimension, item: BenchmarkItem, rng: np.random.Generator, *,

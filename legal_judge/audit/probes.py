@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,7 +28,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from legal_judge.audit.dimensions import PERTURBATIONS as DIMENSION_PERTURBATIONS
-from legal_judge.audit.dimensions import read_entries
+from legal_judge.audit.entries import Catalogue
 from legal_judge.dataset import expected_pass_of
 from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem
@@ -37,6 +36,7 @@ from legal_judge.sentences import sentences
 
 __all__ = [
     "BUILTIN_PROBES_PATH",
+    "PROBES",
     "Probe",
     "ProbeCheck",
     "builtin_probes",
@@ -141,21 +141,6 @@ class _ProbeFile(BaseModel):
     probes: list[Probe]
 
 
-@lru_cache(maxsize=1)
-def builtin_probes() -> dict[str, Probe]:
-    """The built-in probes by name, in file order."""
-    return load_probe_file(BUILTIN_PROBES_PATH)
-
-
-def load_probe_file(path: str | Path) -> dict[str, Probe]:
-    """User probes from a YAML file (same shape as ``probes.v1.yaml``).
-
-    Raises:
-        InputError: unreadable file, invalid YAML, unknown fields or perturbations.
-    """
-    return read_entries(Path(path), _ProbeFile, "probes", PROBE_PERTURBATIONS)
-
-
 def resolve_probes(names: list[str] | None, *, extra_file: str | Path | None = None
                    ) -> list[Probe]:
     """The probes to run: built-in plus user ones by name (all when ``names`` is None; none when
@@ -164,19 +149,10 @@ def resolve_probes(names: list[str] | None, *, extra_file: str | Path | None = N
     Raises:
         ConfigError: a name that is neither built in nor in the user file.
     """
-    available = dict(builtin_probes())
-    if extra_file is not None:
-        available.update(load_probe_file(extra_file))
-    if names is None:
-        return list(available.values())
     if names in ([], ["none"]):
+        PROBES.with_file(extra_file)  # a defective user file is refused even when no probe runs
         return []
-    unknown = [n for n in names if n not in available]
-    if unknown:
-        raise ConfigError(f"unknown probe(s): {', '.join(unknown)}", code="audit-probe-unknown",
-                          fix=f"use some of: {', '.join(available)} (or none); or add them with "
-                              "--probes-file")
-    return [available[n] for n in dict.fromkeys(names)]
+    return PROBES.select(names, extra_file=extra_file, fix_note=" (or none)")
 
 
 def is_sound(item: BenchmarkItem) -> bool:
@@ -358,6 +334,13 @@ PROBE_PERTURBATIONS: dict[str, ProbePerturbation] = {
     "find_replace": _user("find_replace"),
     "template": _user("template"),
 }
+
+#: The built-in probes and a user's ``--probes-file``.
+PROBES: Catalogue[Probe] = Catalogue(
+    kind="probe", builtin_path=BUILTIN_PROBES_PATH, file_model=_ProbeFile, field="probes",
+    perturbations=PROBE_PERTURBATIONS, option="--probes-file", code="audit-probe-unknown")
+builtin_probes = PROBES.builtin
+load_probe_file = PROBES.load
 
 
 def degrade_for(probe: Probe, item: BenchmarkItem, rng: np.random.Generator

@@ -390,9 +390,6 @@ def _duplicates_pair_count(first_line: str) -> int:
 # pair it reports is a block written twice: one helper, a table or a shared base fixes it. (Issue
 # 34 aimed at 15 pairs in all; these reviewed coincidences alone are more, see the list.)
 SHAPE_COINCIDENCES: dict[tuple[str, str], str] = {
-    ("providers/anthropic.py", "providers/openai.py"): "each adapter's lazily built SDK client "
-        "(the URL checked, then a _client property calling base.sdk_client on first use) for two "
-        "different SDKs; one lazy holder in providers.base is a candidate, not done yet",
     ("calibration/escalation_schema.py", "stats/selective.py"): "the stored escalation report "
         "(pydantic, stored shape fixed) carries figures of the stats result (a frozen "
         "dataclass); stats must not depend on calibration",
@@ -401,8 +398,6 @@ SHAPE_COINCIDENCES: dict[tuple[str, str], str] = {
         "calibration",
     ("checks/citation_rules.py", "checks/citation_rules.py"): "a table of rule functions with one "
         "signature and one return form (return _err(rule, message) / return [])",
-    ("audit/dimensions.py", "audit/probes.py"): "builtin_X()/load_X_file() of two catalogues, "
-        "public API; the loading itself is one function (dimensions.read_entries)",
     ("store/migrations.py", "store/migrations.py"): "append-only migrations: two that add owner "
         "columns (one helper, _owner_columns), each followed by a _script migration",
     ("policy/core.py", "policy/core.py"): "one read-only property per policy section",
