@@ -247,6 +247,13 @@ def correct_result(result: dict[str, Any], correction: Correction, *,
             f"correction {correction.id} was fitted for judge_id {ens_id}, this run's is {judge_id}",
             code="calibration-mismatch", fix="calibrate the current judge before applying a correction")
     if ens_id not in correction.maps:
+        if ens_id in correction.cv:  # fitted, but no map beat the raw scores on held-out folds
+            raise ConfigError(
+                f"correction {correction.id} has no map for the ensemble: on held-out folds no "
+                "correction of the ensemble's scores reduced their error against the lawyers "
+                "(`legal-judge calibrate fit` shows each)", code="calibration-mismatch",
+                fix="use the ensemble's raw scores (nothing to correct), or label more items "
+                    "and fit again")
         raise ConfigError(f"correction {correction.id} has no map for the ensemble",
                           code="calibration-mismatch", fix="compare the ensemble with labels, then fit")
     flags = list(result.get("flags", []))

@@ -255,11 +255,14 @@ def apply_cmd(run_id: str, correction_id: str, out: Path, as_json: bool) -> None
     store = Store()
     try:
         correction = load_correction(store, correction_id)
+        run = store.get_run(run_id)
         results = store.load_results(run_id)
-        store.get_run(run_id)
     finally:
         store.close()
-    rows = [correct_result(r, correction) if r.get("status") == "ok" else r
+    # The run's ensemble must be the one calibrated, as `run --calibration` requires: another
+    # judge's error map would silently move this run's scores.
+    judge_id = ensemble_judge_id(run["config"])
+    rows = [correct_result(r, correction, judge_id=judge_id) if r.get("status") == "ok" else r
             for _, r in sorted(results.items())]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")

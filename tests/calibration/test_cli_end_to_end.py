@@ -184,3 +184,24 @@ def test_compare_on_files_alone(invoke: Any, store: Store, tmp_path: Path) -> No
     assert f"calibration id: {report['calibration_id']}" in res.output
     res = invoke("calibrate", "compare", "--scores", str(scores))
     assert res.exit_code == 2 and "give either RUN_ID or both --scores and --labels" in res.output
+
+
+def test_apply_refuses_a_correction_fitted_for_another_ensemble(
+        invoke: Any, store: Store, make_run: Any, tmp_path: Path) -> None:
+    """`calibrate apply` wrote another ensemble's error map onto a run (exit 0) where
+    `run --calibration` refuses it: both now refuse, naming both judge ids."""
+    truth = make_run(store, "q3", n_items=70, bias=1.0, seed=1)
+    report, _, _ = _quarter(invoke, store, truth, "q3", "2026-Q3", tmp_path)
+    assert invoke("calibrate", "fit", report["calibration_id"]).exit_code == 0
+    corr_id = f"corr-{report['calibration_id']}-v1"
+    store.create_run("other", kind="run", config={"rubric_set": "legal_judge_set@1",
+                                                 "judge_id": "ens-another"})
+    store.save_items("other", [{"id": "item-000", "prompt": "Q?", "response": "A.",
+                                "jurisdiction": "US-CA"}])
+    store.save_result("other", "item-000", store.load_results("q3")["item-000"])
+    out = tmp_path / "other.jsonl"
+    res = invoke("calibrate", "apply", "other", corr_id, "--out", str(out))
+    assert res.exit_code == 2, res.output
+    assert (f"was fitted for judge_id {report['ensemble_judge_id']}, this run's is ens-another"
+            in " ".join(res.output.split()))
+    assert not out.exists()

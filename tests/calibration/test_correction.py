@@ -90,6 +90,15 @@ def test_a_rules_cap_holds_after_the_correction(correction: Any) -> None:
     assert uncalibrated_scores(out, correction) == {"legal_soundness": 1.0}
 
 
+def test_an_ensemble_map_that_was_not_kept_is_named_so(correction: Any) -> None:
+    # "has no map for the ensemble; fix: compare the ensemble with labels, then fit" told a
+    # team that had just done so; the fit kept no ensemble map because none beat the raw scores.
+    unkept = correction.model_copy(update={"maps": {}})
+    result = {"item_id": "x", "status": "ok", "scores": {"legal_soundness": 3.0}, "flags": []}
+    with pytest.raises(ConfigError, match="no correction of the ensemble's scores reduced"):
+        correct_result(result, unkept, judge_id="ens-1")
+
+
 def test_correct_verdict_by_its_judge_id(correction: Any) -> None:
     verdict = {"judge_id": "ens-1", "scores": {"legal_soundness": 5.0}, "extra": {}}
     out = correct_verdict(verdict, correction)

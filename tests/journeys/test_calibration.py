@@ -109,6 +109,11 @@ def test_calibrate_then_run_calibrated_then_gate(journey: Journey) -> None:
     few = journey.cwd / "few.jsonl"
     few.write_text("".join(sample_dataset_path().read_text("utf-8").splitlines(True)[:6]), "utf-8")
     journey("run", str(few), "--ensemble", str(mine), "--run-id", "other", "--quiet")
+    # Defect: `calibrate apply` wrote the demo ensemble's correction onto this other judge's run
+    # (exit 0) where `run --calibration` refuses it; both refuse now and write nothing.
+    applied = journey("calibrate", "apply", "other", corr_id, "--out", "other.jsonl", expect=2)
+    assert "was fitted for judge_id" in _flat(applied.err) and "this run's is" in applied.err
+    assert not (journey.cwd / "other.jsonl").exists()
     refused = journey("compare", run_id, "other", "--corrected", expect=2)
     assert "run other has no correction for judge error" in _flat(refused.text)
     both = journey("compare", run_id, "calrun", "--corrected", "--json")
