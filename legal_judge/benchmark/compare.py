@@ -165,10 +165,14 @@ def _pass_rate(res_a: dict[str, Any], res_b: dict[str, Any], common: list[str], 
 
 
 def _use_corrected(store: Store, meta_a: dict[str, Any], meta_b: dict[str, Any]) -> bool:
-    """Policy ``use_corrected``: compare corrected figures only when both runs have them."""
-    from legal_judge.calibration import estimate_run
+    """Policy ``use_corrected``: compare corrected figures only when both runs have them.
 
-    return all(estimate_run(store, m["id"]) is not None for m in (meta_a, meta_b))
+    "Have them" as ``compare --corrected`` reads them (the figures each run shows, pinned): an
+    estimate transported from whichever calibration is newest is not a run's correction.
+    """
+    from legal_judge.calibration import shown_estimate
+
+    return all(shown_estimate(store, m["id"]) is not None for m in (meta_a, meta_b))
 
 
 def _review_guard(store: Store, run_b: str, policy: ReleasePolicy) -> dict[str, Any]:

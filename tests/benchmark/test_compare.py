@@ -264,6 +264,12 @@ def test_a_calibrated_run_is_compared_on_its_raw_scores_and_says_so(tmp_path) ->
     _scored_run(store, "other", plain, config={"judge_id": "ens-other"})
     fell_back = compare_runs(store, "raw", "other", policy=wanted)
     assert fell_back["compared"] == "raw" and "use_corrected" in " ".join(fell_back["notes"])
+    # A run of the calibrated ensemble that no calibration was chosen for has no correction
+    # (issue 28): use_corrected fell through to compare_corrected, which refused it (exit 2,
+    # "drop --corrected", a flag the user never gave); it falls back to the raw scores.
+    _scored_run(store, "unchosen", plain, config={"judge_id": "ens-demo"})
+    unchosen = compare_runs(store, "raw", "unchosen", policy=wanted)
+    assert unchosen["compared"] == "raw" and "use_corrected" in " ".join(unchosen["notes"])
     refused = CliRunner().invoke(cli, ["compare", "raw", "other", "--corrected"])
     assert refused.exit_code == 2
     assert "run other has no correction for judge error" in " ".join(refused.output.split())

@@ -119,3 +119,16 @@ def test_corrected_figures_are_pinned_to_their_calibration(journey: Journey) -> 
     assert re.search(r"warning: the corrected figures rest on 50 lawyer-labelled items \(\S+\): "
                      r"fewer than calibration.min_labels = 60 \(policy: \S*legal-judge.policy.toml "
                      r"\(sha256 [0-9a-f]{12}\) \[calibration\]\)", warned), warned
+
+    # Defect: with `[release] use_corrected = true` the gate asked "does each run have a
+    # correction?" with the newest calibration of its ensemble (transported), then compared the
+    # pinned figures, which a run no calibration was chosen for has none of: exit 2 and
+    # "drop --corrected", a flag nobody gave. It falls back to the raw scores and says so.
+    (journey.cwd / "legal-judge.policy.toml").write_text(
+        "[calibration]\nmin_labels = 60\n[release]\nuse_corrected = true\n", "utf-8")
+    journey("run", str(sample_dataset_path()), "--ensemble", "demo", "--run-id", "unchosen",
+            "--quiet")
+    gate = journey("compare", "calrun", "unchosen", "--fail-on-regression", expect=(0, 1))
+    said = _flat(gate.text)
+    assert "the policy's use_corrected is set, but a run has no correction" in said, said
+    assert "drop --corrected" not in said
