@@ -47,6 +47,7 @@ __all__ = ["estimate_run"]
 
 PASS_RATE = "pass rate"
 RG_NAME = "pass rate (Rogan-Gladen)"
+CENSUS = "census"
 Vectors = tuple[list[float], list[float], list[float]]
 
 
@@ -84,6 +85,13 @@ def _corrected(row: EstimateRow, truth: dict[str, float], judged: dict[str, floa
         return base.model_copy(update={
             "status": "insufficient",
             "reason": f"{len(y)} labelled item(s) (fewer than {min_labels}): not corrected"})
+    if strata is None and not yhat_u:
+        # Every item is labelled: the lawyers' figure is the run's, exactly (as a census stratum
+        # of a stratified sample is), not "undefined" for want of an item left to predict.
+        exact = sum(y) / len(y)
+        return base.model_copy(update={
+            "corrected": exact, "corrected_ci95": (exact, exact), "se": 0.0, "method": CENSUS,
+            "reason": "every item is labelled: the lawyers' own figure (nothing to predict)"})
     try:
         if strata is not None:
             parts = _strata_vectors(truth, judged, strata)
@@ -165,7 +173,8 @@ def _from_labels(store: Store, run: dict[str, Any], data: ComparisonData, *, min
         rubrics[name] = _corrected(_raw_row(name, list(scores[name].values()), rate=False), truth,
                                    scores[name], **kw)  # type: ignore[arg-type]
     how = ("stratified sample " + str(sample_id) + ": per-stratum estimates weighted by stratum "
-           "size" if strata is not None else "PPI++")
+           "size" if strata is not None else
+           "every item labelled: the lawyers' figures" if pass_row.method == CENSUS else "PPI++")
     notes = []
     if sample_id is None:
         notes.append("the labels match no recorded sample of this run: they are treated as a "

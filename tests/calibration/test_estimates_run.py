@@ -113,6 +113,29 @@ def test_stratified_sample_is_weighted_by_stratum(store: Store, make_run: Any, i
     assert "stratified sample" in est.label
 
 
+def test_a_run_labelled_whole_is_the_lawyers_figure_not_undefined(
+        store: Store, make_run: Any, invoke: Any, tmp_path: Path) -> None:
+    """Every item labelled (a small benchmark, a census): each corrected figure was "undefined"
+    (no unlabelled item for PPI) and a release gate on corrected figures said "cannot tell";
+    it is the lawyers' own figure, exactly, as a census stratum of a stratified sample is."""
+    truth = make_run(store, "all", n_items=30, bias=1.0, seed=4)
+    lines = ["item_id,rubric,score,annotator,labeled_at"]
+    for i, scores in truth.scores.items():
+        lines += [f"{i},{r},{int(v)},lawyer,2026-11-02" for r, v in scores.items()]
+        lines.append(f"{i},hallucination,{truth.hallucination[i]},lawyer,2026-11-02")
+    (tmp_path / "all.csv").write_text("\n".join(lines) + "\n")
+    assert invoke("calibrate", "import", str(tmp_path / "all.csv"), "--run", "all").exit_code == 0
+    est = estimate_run(store, "all")
+    _, lp, _, ll = _vectors(store, "all")
+    assert est is not None and est.pass_rate.status == "corrected", est
+    assert est.pass_rate.corrected == pytest.approx(sum(lp.values()) / len(lp))
+    assert est.pass_rate.se == 0.0 and est.pass_rate.method == "census"
+    row = est.rubrics["legal_soundness"]
+    assert row.corrected == pytest.approx(sum(ll.values()) / len(ll)) and row.n_unlabelled == 0
+    assert est.rogan_gladen is not None and est.rogan_gladen.status == "corrected"
+    assert "every item labelled" in est.label
+
+
 def test_transported_to_a_later_run_of_the_same_judge(store: Store, make_run: Any,
                                                       invoke: Any) -> None:
     truth = make_run(store, "q3", n_items=60, bias=1.0, seed=1)

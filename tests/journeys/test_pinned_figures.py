@@ -132,3 +132,23 @@ def test_corrected_figures_are_pinned_to_their_calibration(journey: Journey) -> 
     said = _flat(gate.text)
     assert "the policy's use_corrected is set, but a run has no correction" in said, said
     assert "drop --corrected" not in said
+
+
+def test_a_run_labelled_whole_shows_the_lawyers_figures(journey: Journey) -> None:
+    """Defect: a small benchmark the lawyers labelled whole (a census) showed every corrected
+    figure as "undefined" ("no unlabelled item: every item is labelled"), so a release gate on
+    corrected figures could only say "cannot tell"; they are the lawyers' own figures."""
+    journey("demo", "--quiet")
+    run_id = journey.query("SELECT id FROM runs WHERE kind = 'run'")[0][0]
+    sheet = journey.cwd / "all.csv"
+    sampled = journey("calibrate", "sample", run_id, "--n", "100", "--seed", "1", "--out",
+                      str(sheet))
+    assert "57 of 57 items" in sampled.out
+    _fill(sheet, journey.cwd / "all.filled.csv")
+    journey("calibrate", "import", "all.filled.csv", "--run", run_id)
+    shown = journey("calibrate", "estimate", run_id, "--json")
+    est = json.loads(shown.out)
+    assert est["pass_rate"]["status"] == "corrected" and est["pass_rate"]["method"] == "census"
+    assert est["rubrics"]["legal_soundness"]["status"] == "corrected"
+    text = _flat(journey("calibrate", "estimate", run_id).out)
+    assert "undefined" not in text and "every item labelled: the lawyers' figures" in text
