@@ -16,7 +16,12 @@ from typing import Any
 from legal_judge.calibration.validation_schema import ValidationReport
 from legal_judge.store import Store
 
-__all__ = ["judges_lacking_validation", "validation_of_record", "validation_requirement"]
+__all__ = [
+    "judges_lacking_validation",
+    "overridden_validations",
+    "validation_of_record",
+    "validation_requirement",
+]
 
 
 def validation_of_record(store: Store, judge_id: str) -> ValidationReport | None:
@@ -50,6 +55,19 @@ def judges_lacking_validation(store: Store, judge_ids: Mapping[str, str | None],
     return out
 
 
+def overridden_validations(store: Store, judge_ids: Mapping[str, str | None]) -> list[str]:
+    """For each judge whose validation of record was decided under explicit policy overrides,
+    one sentence naming them: a loosened validation is printed wherever it decides."""
+    out = []
+    for label, judge_id in sorted(judge_ids.items()):
+        report = validation_of_record(store, judge_id) if judge_id else None
+        if report is not None and report.override_lines:
+            out.append(f"{label}'s validation {report.validation_id} was decided under "
+                       + ", ".join(line.removeprefix("policy override: ")
+                                   for line in report.override_lines))
+    return out
+
+
 def validation_requirement(store: Store, judge_ids: Mapping[str, str | None], *, required: bool,
                            now: datetime | None = None) -> dict[str, Any]:
     """The policy's ``[validation] require_of_record`` applied to an ensemble's judges.
@@ -79,5 +97,6 @@ def validation_requirement(store: Store, judge_ids: Mapping[str, str | None], *,
                   "record: " + ", ".join(lacking))
     else:
         reason = f"all {len(judge_ids)} judge(s) have a validation of record that lets them gate"
+        reason += "".join(f"; {note}" for note in overridden_validations(store, judge_ids))
     return {"name": name, "required": True, "met": not lacking, "lacking": lacking,
             "reason": reason}

@@ -54,7 +54,11 @@ def promote(store: Store, validation_id: str) -> list[str]:
                           + "; ".join(why),
                           fix="keep the incumbent in production; label more items or change "
                               "the candidate, then validate again")
-    lines = [f"{report.candidate.spec} (judge_id {report.candidate.judge_id}) may go to "
+    # The policy the validation was decided under, and any override that changed it: a verdict
+    # won under a loosened margin is printed with it wherever it decides.
+    lines = [f"validation {validation_id} was decided under {report.policy_line}",
+             *report.override_lines,
+             f"{report.candidate.spec} (judge_id {report.candidate.judge_id}) may go to "
              f"production: {', '.join(f'{g} {report.rubric(g).verdict}' for g in gated)}"]  # type: ignore[union-attr]
     lines += _langfuse(report)
     return lines

@@ -159,3 +159,27 @@ def test_without_comments_there_is_no_notes_figure(store: Store, tmp_path: Path)
     cf = result.report.cross_fit
     assert cf is not None and cf.notes_count == 0 and cf.notes_cross_fitted_agreement is None
     assert result.notes_folds == []
+
+
+def test_a_validation_won_under_an_override_says_so_wherever_it_decides(store: Store) -> None:
+    """`calibrate promote` said "may go to production" for a validation won under
+    `--override validation.agreement_margin=0.5`, printing neither the policy nor the override;
+    the release gate's validation of record accepted it silently too."""
+    from legal_judge.calibration import validation_requirement
+    from legal_judge.calibration.promote import promote
+
+    lawyers = _lawyers()
+    fair = judge_items(build_judge(store, "simulated:fair"), lawyers.items)
+    lenient = judge_items(build_judge(store, "simulated:lenient"), lawyers.items)
+    loose = load_policy().with_settings(None, ["validation.agreement_margin=0.5"])
+    report = build_report(lawyers, fair, lenient, loose)
+    save_validation(store, report)
+    assert report.verdict in ("better", "not worse")
+    override = "validation.agreement_margin=0.5 (policy 0.05)"
+    lines = promote(store, str(report.validation_id))
+    assert lines[0].startswith(f"validation {report.validation_id} was decided under policy: ")
+    assert f"policy override: {override}" in lines and "may go to production" in lines[-1]
+    req = validation_requirement(store, {"fair": str(report.candidate.judge_id)}, required=True,
+                                 now=datetime(2026, 12, 1, tzinfo=UTC))
+    assert req["met"] and f"fair's validation {report.validation_id} was decided under " \
+        f"{override}" in req["reason"]

@@ -88,6 +88,16 @@ def test_a_lenient_judge_is_worse_and_a_fair_one_may_gate(journey: Journey) -> N
     assert journey.query("SELECT verdict FROM judge_validations WHERE judge_id = ?",
                          judge_id)[0][0] == data["verdict"]
 
+    # Defect: a validation won under a loosened override was promoted with "may go to
+    # production" and neither the policy nor the override printed; both are, before the decision.
+    loose = journey("calibrate", "validate", "--calibration", cal_id, "--candidate",
+                    "simulated:fair", "--incumbent", "simulated:lenient", "--override",
+                    "validation.agreement_margin=0.5", "--json")
+    promoted = journey("calibrate", "promote", json.loads(loose.out)["validation_id"])
+    said = _flat(promoted.text)
+    assert "was decided under policy: bundled default" in said, promoted.describe()
+    assert "policy override: validation.agreement_margin=0.5 (policy 0.05)" in said
+
 
 def test_align_shows_in_sample_beside_cross_fitted_and_promotion_needs_evidence(
         journey: Journey) -> None:
