@@ -16,10 +16,12 @@ Fewer labelled items than ``min_labels``: ``insufficient`` (no verdict either wa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, fields
 
 from legal_judge.calibration.robust import paradox_note
 from legal_judge.calibration.schema import Reason
+from legal_judge.errors import ConfigError
 
 __all__ = [
     "SEVERITY",
@@ -46,6 +48,30 @@ class Thresholds:
     min_kappa: float = 0.6
     max_loa: float = 1.5
     max_false_pass: float = 0.1
+
+    def __post_init__(self) -> None:
+        """A threshold outside its range (``--threshold nan``, ``--max-false-pass 2``) would
+        silence its rule and store a verdict decided by nothing: refused before anything runs."""
+        bad = []
+        for f in fields(self):
+            flag, low, high = _RANGES[f.name]
+            value = getattr(self, f.name)
+            if not math.isfinite(value) or value < low or (high is not None and value > high):
+                rule = f"from {low:g} to {high:g}" if high is not None else f"at least {low:g}"
+                bad.append(f"{flag} {value:g}: must be a number {rule}")
+        if bad:
+            raise ConfigError("bad calibration threshold: " + "; ".join(bad),
+                              code="calibration-thresholds",
+                              fix="drop the flag to use its default (" + ", ".join(
+                                  f"{_RANGES[f.name][0]} {f.default:g}" for f in fields(Thresholds))
+                              + ")")
+
+
+#: Each threshold's command-line flag and its range (low, high; None: no upper bound).
+_RANGES: dict[str, tuple[str, float, float | None]] = {
+    "divergence": ("--threshold", 0.0, None), "min_labels": ("--min-labels", 1, None),
+    "min_kappa": ("--min-kappa", -1.0, 1.0), "max_loa": ("--max-loa", 0.0, None),
+    "max_false_pass": ("--max-false-pass", 0.0, 1.0)}
 
 
 def _pct(x: float) -> str:

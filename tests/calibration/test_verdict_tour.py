@@ -97,6 +97,23 @@ def test_thresholds_are_options(tour: Any, invoke: Any) -> None:
     assert loose["headline"] is None
 
 
+def test_a_threshold_out_of_range_is_refused_and_nothing_is_stored(tour: Any,
+                                                                   invoke: Any) -> None:
+    # `--threshold nan` silenced the divergence rule, `--max-false-pass 2` the false-pass rule
+    # and `--min-labels -3` the floor; each stored a calibration (exit 0) decided by nothing.
+    from legal_judge.store import Store
+
+    store = Store()
+    before = len(store.calibrations.recent(limit=1000))
+    for flags in (("--threshold", "nan"), ("--max-false-pass", "2"), ("--min-labels", "-3"),
+                  ("--min-kappa", "1.5"), ("--max-loa", "-1")):
+        res = invoke("calibrate", "compare", tour.run_id, *flags)
+        assert res.exit_code == 2, (flags, res.output)
+        assert f"{flags[0]} " in res.output and "must be a number" in res.output
+    assert len(store.calibrations.recent(limit=1000)) == before
+    store.close()
+
+
 def test_fit_keeps_only_corrections_that_reduce_held_out_error(tour: Any) -> None:
     store = Store()
     report = save_calibration(store, compare(from_store(store, tour.run_id), quarter="2026-Q4"))

@@ -79,6 +79,13 @@ def test_calibrate_then_run_calibrated_then_gate(journey: Journey) -> None:
     assert re.search(r"language_quality +2 +insufficient", cmp.out), cmp.describe()
     assert "false-pass rate" in said and "count as" in said
     cal_id = re.search(r"calibration id: (\S+)", cmp.out)[1]  # type: ignore[index]
+    # Defect: `--threshold nan` (or `--max-false-pass 2`, `--min-labels -3`) silenced its rule
+    # and stored a calibration decided by nothing (exit 0); refused, nothing stored.
+    bad = journey("calibrate", "compare", run_id, "--threshold", "nan", "--max-false-pass", "2",
+                  expect=2)
+    assert "--threshold nan: must be a number at least 0" in _flat(bad.err)
+    assert "--max-false-pass 2: must be a number from 0 to 1" in _flat(bad.err)
+    assert journey.query("SELECT COUNT(*) FROM calibrations")[0][0] == 1
     stored = json.loads(journey.query("SELECT report_json FROM calibrations WHERE id = ?",
                                       cal_id)[0][0])
     assert stored["verdict"] == "recalibrate" and "language_quality" in stored[
