@@ -46,7 +46,8 @@ from legal_judge.stats import ThresholdResult, fixed_sequence_threshold
 from legal_judge.store import Store, canonical_json, utcnow
 from legal_judge.sync.outbox import EntityKind, enqueue
 
-__all__ = ["EXCHANGEABILITY_ALPHA", "MAX_RATE_RATIO", "escalate", "escalation_figures",
+__all__ = ["EXCHANGEABILITY_ALPHA", "MAX_RATE_RATIO", "check_levels", "escalate",
+           "escalation_figures",
            "exchangeability_note", "guarantee_sentence", "write_escalation_sheet"]
 
 #: Level of the two-sample Kolmogorov-Smirnov check of labelled vs run confidences.
@@ -221,6 +222,17 @@ def guarantee_sentence(fs: ThresholdResult, n_labels: int) -> str:
             "surest of. Every item goes to a lawyer")
 
 
+def check_levels(target: float, confidence: float) -> None:
+    """The guarantee's levels, as `calibrate escalate` and `calibrate plan` both take them.
+
+    Raises:
+        ConfigError: either level outside [0.5, 1).
+    """
+    if not (0.5 <= target < 1.0 and 0.5 <= confidence < 1.0):
+        raise ConfigError(f"--target {target} and --confidence {confidence} must lie in [0.5, 1)",
+                          code="escalation-args", fix="e.g. --target 0.90 --confidence 0.95")
+
+
 def escalate(store: Store, run_id: str, *, target: float = 0.90, confidence: float = 0.95,
              rubric: str | None = None, assume_random: bool = False) -> EscalationReport:
     """Choose the escalation threshold of a run on lawyer labels and store the decision.
@@ -240,9 +252,7 @@ def escalate(store: Store, run_id: str, *, target: float = 0.90, confidence: flo
         NotFoundError: unknown run. ConfigError: no usable labels, a sample that is not random
         (named), or levels outside (0, 1).
     """
-    if not (0.5 <= target < 1.0 and 0.5 <= confidence < 1.0):
-        raise ConfigError(f"--target {target} and --confidence {confidence} must lie in [0.5, 1)",
-                          code="escalation-args", fix="e.g. --target 0.90 --confidence 0.95")
+    check_levels(target, confidence)
     config = store.get_run(run_id)["config"]
     if rubric is not None:
         _, specs = rubric_specs(stored_rubric_set(config))

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from legal_judge.calibration.data import ENSEMBLE, ensemble_judge_id
+from legal_judge.calibration.escalation import check_levels
 from legal_judge.errors import ConfigError
 from legal_judge.stats import break_even_correlation, labels_for_margin, labels_needed
 from legal_judge.store import Store
@@ -58,6 +59,28 @@ def _phi(pf: dict[str, Any]) -> float | None:
     return (a * d - b * c) / den if den else None
 
 
+#: Each input's range: (low, high, whether low itself is allowed).
+_RANGES = {"margin": (0.0, 1.0, False), "pass_rate": (0.0, 1.0, True), "rho": (-1.0, 1.0, True),
+           "coverage": (0.0, 1.0, False), "disagreement": (0.0, 1.0, True)}
+
+
+def _check_inputs(**values: float | None) -> None:
+    """A stated input out of range (``--pass-rate 1.5``, ``--coverage 0``) gave a plan of
+    "1 labels" or a false reason; refused with the range instead."""
+    bad = []
+    for name, value in values.items():
+        low, high, closed = _RANGES[name]
+        if value is not None and not ((low <= value if closed else low < value) and value <= high):
+            bad.append(f"--{name.replace('_', '-')} {value:g}: must be a number "
+                       f"{'from' if closed else 'above'} {low:g} {'to' if closed else 'up to'} "
+                       f"{high:g}")
+    if bad:
+        raise ConfigError("bad plan input: " + "; ".join(bad), code="plan-inputs",
+                          fix="state a value in range, or drop the flag (--margin defaults to "
+                              "0.05; the others are measured from the newest calibration and "
+                              "escalation)")
+
+
 def plan_labels(store: Store, run_id: str, *, margin: float = 0.05, target: float = 0.90,
                 confidence: float = 0.95, pass_rate: float | None = None,
                 rho: float | None = None, coverage: float | None = None,
@@ -67,6 +90,9 @@ def plan_labels(store: Store, run_id: str, *, margin: float = 0.05, target: floa
     Raises:
         NotFoundError: unknown run. ConfigError: an input neither measured nor given.
     """
+    _check_inputs(margin=margin, pass_rate=pass_rate, rho=rho, coverage=coverage,
+                  disagreement=disagreement)
+    check_levels(target, confidence)
     run = store.get_run(run_id)
     n_items = sum(1 for _ in store.iter_results(run_id))
     cal = store.calibrations.latest_report_of_judge(ensemble_judge_id(run["config"]),

@@ -188,3 +188,23 @@ def test_plan_from_stated_assumptions(store: Store, make_run: Any, invoke: Any) 
                            "--disagreement", "0.2").output.split())
     assert "the judges' scores do not help" in text and "no number of labels guarantees" in text
     assert "expected escalations: 1000 per 1,000" in text
+
+
+def test_plan_refuses_a_stated_input_out_of_range(store: Store, make_run: Any,
+                                                  invoke: Any) -> None:
+    # `--pass-rate 1.5` planned "1 labels"; `--coverage 0` blamed a 0% disagreement for "more
+    # than 10%"; `--target 0.3` was taken although `calibrate escalate` refuses it.
+    make_run(store, "run-q", n_items=40, seed=8)
+    stated = ("--pass-rate", "0.8", "--rho", "0.8", "--coverage", "0.8", "--disagreement", "0")
+    for flag, value in (("--pass-rate", "1.5"), ("--coverage", "0"), ("--margin", "2"),
+                        ("--rho", "nan"), ("--disagreement", "-0.1")):
+        args = list(stated)
+        if flag in args:
+            args[args.index(flag) + 1] = value
+        else:
+            args += [flag, value]
+        res = invoke("calibrate", "plan", "run-q", *args)
+        assert res.exit_code == 2 and f"{flag} {value}: must be a number" in res.output, \
+            res.output
+    res = invoke("calibrate", "plan", "run-q", *stated, "--target", "0.3")
+    assert res.exit_code == 2 and "must lie in [0.5, 1)" in res.output

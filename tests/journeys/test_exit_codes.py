@@ -166,6 +166,9 @@ CASES: list[object] = [
     case("calibrate", "escalate", "nope", why="an unknown run"),
     case("calibrate", "escalate", "walk-run", "--target", "1.5", why="a target above 1"),
     case("calibrate", "plan", "nope", why="an unknown run"),
+    # Defect: a stated input out of range gave a plan of "1 labels" (exit 0).
+    case("calibrate", "plan", "walk-run", "--pass-rate", "1.5", "--rho", "0.5",
+         "--disagreement", "0.05", why="a pass rate above 1"),
     case("calibrate", "validate", "--calibration", "nope", "--candidate", "simulated:fair",
          why="an unknown calibration"),
     case("calibrate", "align", "--calibration", "nope", "--judge", "simulated:fair",
