@@ -24,7 +24,6 @@ from legal_judge.calibration.panel import panel_rows
 from legal_judge.calibration.robust import ordinal_fields, pass_fail_fields
 from legal_judge.calibration.rubrics import RubricSpec
 from legal_judge.calibration.schema import (
-    QUARTERLY_STANDARD,
     AgreementRow,
     CalibrationReport,
     DisagreementItem,
@@ -37,7 +36,6 @@ from legal_judge.calibration.schema import (
     RubricComparison,
 )
 from legal_judge.calibration.verdict import (
-    Thresholds,
     decide,
     divergence_reason,
     false_pass_reason,
@@ -46,6 +44,7 @@ from legal_judge.calibration.verdict import (
     loa_reason,
 )
 from legal_judge.errors import ConfigError
+from legal_judge.policy import CalibrationPolicy, PolicyInForce, load_policy
 from legal_judge.stats import (
     agreement_summary,
     cohen_kappa,
@@ -105,7 +104,7 @@ def _paired(j: list[float | None], h: list[float]) -> tuple[list[float], list[fl
 
 
 def _numeric_row(spec: RubricSpec, judge: str, judge_id: str | None, j: list[float | None],
-                 h: list[float], th: Thresholds) -> AgreementRow:
+                 h: list[float], th: CalibrationPolicy) -> AgreementRow:
     s = agreement_summary(j, h, labels=[int(v) for v in spec.scale])
     d = s.divergence
     ja, ha = _paired(j, h)
@@ -132,7 +131,7 @@ def _numeric_row(spec: RubricSpec, judge: str, judge_id: str | None, j: list[flo
 
 
 def _categorical_row(spec: RubricSpec, judge: str, judge_id: str | None, j: list[float | None],
-                     h: list[float], th: Thresholds) -> AgreementRow:
+                     h: list[float], th: CalibrationPolicy) -> AgreementRow:
     levels = [float(i) for i in range(len(spec.values))]
     ja, ha = _paired(j, h)
     rho = spearman(ja, ha)
@@ -184,7 +183,7 @@ def _rubric_verdict(rows: list[AgreementRow]) -> str:
 
 
 def _rubric(data: ComparisonData, spec: RubricSpec, human: dict[str, Score],
-            th: Thresholds) -> tuple[RubricComparison, list[Pair]]:
+            th: CalibrationPolicy) -> tuple[RubricComparison, list[Pair]]:
     items = sorted(human)
     rows, pairs = [], []
     for judge in data.judges:
@@ -210,7 +209,7 @@ def _rubric(data: ComparisonData, spec: RubricSpec, human: dict[str, Score],
 
 
 def _pass_fail(data: ComparisonData, humans: dict[str, dict[str, Score]],
-               th: Thresholds) -> dict[str, PassFailRow]:
+               th: CalibrationPolicy) -> dict[str, PassFailRow]:
     lawyers, lawyer_source = lawyers_pass(data, humans)
     items = sorted(i for i, v in lawyers.items() if v is not None)
     out = {}
@@ -310,33 +309,30 @@ def _overall(rubrics: list[RubricComparison], pass_fail: dict[str, PassFailRow])
     return "ok" if "ok" in verdicts else "insufficient"
 
 
-def compare(
-    data: ComparisonData, *, quarter: str | None = None, threshold: float = 0.5, top: int = 10,
-    min_labels: int = 20, min_kappa: float = 0.6, max_loa: float = 1.5,
-    max_false_pass: float = 0.1,
-) -> CalibrationReport:
+def compare(data: ComparisonData, *, quarter: str | None = None,
+            policy: PolicyInForce | None = None, top: int = 10) -> CalibrationReport:
     """Compare judges with lawyers on every labelled rubric and decide the verdict.
 
     Args:
         data: Scores and labels from :func:`~legal_judge.calibration.data.from_store` or
             :func:`~legal_judge.calibration.data.from_files`.
         quarter: ``YYYY-Qn``; the current quarter by default.
-        threshold: Recalibrate when ``|mean signed divergence|`` exceeds this (points).
+        policy: The policy in force; its ``[calibration]`` section holds every threshold of
+            the verdict (divergence, kappa, limits of agreement, false-pass rate, the labels a
+            ``recalibrate`` and an ``ok`` need). The policy found from the working directory
+            when None.
         top: How many (item, rubric) pairs with the largest ensemble disagreement to list.
-        min_labels: Fewer labelled items than this: ``insufficient``, no verdict.
-        min_kappa: Recalibrate when quadratic-weighted kappa is below this.
-        max_loa: Recalibrate when the limits of agreement leave ±this many points.
-        max_false_pass: Recalibrate when the judge passes more than this share of the
-            answers the lawyers failed.
 
     Returns:
-        A :class:`CalibrationReport` (not yet stored: see :func:`save_calibration`).
+        A :class:`CalibrationReport` (not yet stored: see :func:`save_calibration`), which
+        records the thresholds, the policy and its overrides.
 
     Raises:
         ConfigError: no label matches a judged item, or a bad quarter.
     """
     quarter = check_quarter(quarter or current_quarter())
-    th = Thresholds(threshold, min_labels, min_kappa, max_loa, max_false_pass)
+    policy = policy or load_policy()
+    th = policy.calibration
     humans = human_scores(data.labels, data.specs)
     if not data.labels:
         raise ConfigError("no lawyer label matches an item of this comparison",
@@ -350,9 +346,11 @@ def compare(
             pairs += found
     n_items = len({x.item_id for x in data.labels})
     notes = []
-    if n_items < QUARTERLY_STANDARD:
-        notes.append(f"only {n_items} labelled items: below the quarterly standard of "
-                     f"{QUARTERLY_STANDARD}; treat the figures as indicative")
+    if n_items < th.min_labels:
+        notes.append(f"only {n_items} labelled items, fewer than calibration.min_labels = "
+                     f"{th.min_labels} (the quarterly standard): no rubric can be ok, and no gate "
+                     "relies on this calibration; a recalibrate counts from "
+                     f"{th.recalibrate_floor}")
     if any(c.kind == "categorical" for c in rubrics):
         notes.append("categorical rubrics have no mean divergence or limits of agreement: "
                      "their rule is kappa (on the severity order)")
@@ -363,17 +361,20 @@ def compare(
     return CalibrationReport(
         created_at=utcnow(), quarter=quarter, run_id=data.run_id, source=data.source,
         rubric_set=data.rubric_set.id, ensemble_judge_id=data.judge_ids.get(ENSEMBLE),
-        judge_ids=dict(sorted(data.judge_ids.items())), threshold=threshold,
+        judge_ids=dict(sorted(data.judge_ids.items())), threshold=th.divergence,
         n_labelled_items=n_items, annotators=sorted({x.annotator for x in data.labels}),
-        below_quarterly_standard=n_items < QUARTERLY_STANDARD,
+        below_quarterly_standard=n_items < th.min_labels, quarterly_standard=th.min_labels,
         recalibrate=verdict == "recalibrate", recalibrate_rubrics=flagged, rubrics=rubrics,
         per_rubric=_flat(rubrics), pass_fail=pass_fail,
         largest_disagreements=_largest(pairs, data, top, comments), pairs=pairs, notes=notes,
         verdict=verdict,  # type: ignore[arg-type]
         headline=headline(_findings(rubrics, pass_fail)),
         insufficient_rubrics=[c.rubric for c in rubrics if c.verdict == "insufficient"],
-        min_labels=min_labels, min_kappa=min_kappa, max_loa=max_loa,
-        max_false_pass=max_false_pass, panel=panel_rows(data, humans, rubrics),
+        min_labels=th.min_labels, min_labels_recalibrate=th.recalibrate_floor,
+        min_kappa=th.min_kappa, max_loa=th.max_loa, max_false_pass=th.max_false_pass,
+        policy=policy.as_dict("calibration"), policy_line=policy.line("calibration"),
+        override_lines=policy.override_lines(),
+        panel=panel_rows(data, humans, rubrics),
         pass_fail_misses=_misses(data, humans, comments),
         lawyer_comments=[c for cs in comments.values() for c in cs],
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,9 +29,6 @@ __all__ = [
     "SampleReport",
     "SampledItem",
 ]
-
-QUARTERLY_STANDARD = 50
-
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -261,7 +258,8 @@ class CalibrationReport(_Strict):
     n_labelled_items: int
     annotators: list[str]
     below_quarterly_standard: bool
-    quarterly_standard: int = QUARTERLY_STANDARD
+    #: The policy's ``calibration.min_labels`` it was decided under (50 before it was stored).
+    quarterly_standard: int = 50
     recalibrate: bool
     recalibrate_rubrics: list[str]
     rubrics: list[RubricComparison]
@@ -273,13 +271,21 @@ class CalibrationReport(_Strict):
     verdict: Verdict = "ok"
     headline: str | None = None
     insufficient_rubrics: list[str] = Field(default_factory=list)
+    #: An ``ok`` needs this many labelled items; a ``recalibrate`` needs
+    #: ``min_labels_recalibrate`` (stored before the policy held them: one floor of 20 for both).
     min_labels: int = 20
+    min_labels_recalibrate: int | None = None
     min_kappa: float = 0.6
     max_loa: float = 1.5
     max_false_pass: float = 0.1
     panel: list[PanelRow] = Field(default_factory=list)
     pass_fail_misses: list[PassFailMiss] = Field(default_factory=list)
     lawyer_comments: list[LawyerComment] = Field(default_factory=list)
+    #: The policy's ``[calibration]`` section and overrides the verdict was decided under
+    #: (empty for calibrations stored before the policy held its thresholds).
+    policy: dict[str, Any] = Field(default_factory=dict)
+    policy_line: str = ""
+    override_lines: list[str] = Field(default_factory=list)
 
 
 class IsotonicMap(_Strict):

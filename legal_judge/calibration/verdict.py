@@ -1,7 +1,8 @@
 """The recalibration verdict: ``recalibrate`` with every reason that fired, ``ok``, or ``insufficient``.
 
-A lawyer reads "no" as "the judge is fine", so the verdict is never a bare yes/no. Per rubric and
-judge (and for the ensemble), with at least ``min_labels`` labelled items:
+A lawyer reads "no" as "the judge is fine", so the verdict is never a bare yes/no. The thresholds
+are the policy's ``[calibration]`` section (:class:`~legal_judge.policy.CalibrationPolicy`). Per
+rubric and judge (and for the ensemble), ``recalibrate`` when one of these fires:
 
 * ``divergence``: |mean signed divergence| above ``divergence`` points (the seed's 0.5 rule);
 * ``kappa``: quadratic-weighted kappa below ``min_kappa`` (the message says whether even the upper
@@ -11,21 +12,24 @@ judge (and for the ensemble), with at least ``min_labels`` labelled items:
 * ``false_pass`` (pass/fail): the share of the lawyers' fails that the judge passed above
   ``max_false_pass``, with its Clopper-Pearson CI.
 
-Fewer labelled items than ``min_labels``: ``insufficient`` (no verdict either way).
+The burden of proof is asymmetric: a reason to recalibrate counts from ``min_labels_recalibrate``
+labelled items, but ``ok`` needs ``min_labels`` (the seed's sample of 50, the number a gate relying
+on the calibration needs too). Fewer labels than the verdict would need: ``insufficient``, which
+says how many an ``ok`` takes.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 from legal_judge.calibration.robust import paradox_note
 from legal_judge.calibration.schema import Reason
-from legal_judge.errors import ConfigError
+
+if TYPE_CHECKING:
+    from legal_judge.policy import CalibrationPolicy
 
 __all__ = [
     "SEVERITY",
-    "Thresholds",
     "decide",
     "divergence_reason",
     "false_pass_reason",
@@ -39,46 +43,11 @@ __all__ = [
 SEVERITY = ("false_pass", "kappa", "loa", "divergence")
 
 
-@dataclass(frozen=True)
-class Thresholds:
-    """The settings a verdict is decided with (the CLI options of ``calibrate compare``)."""
-
-    divergence: float = 0.5
-    min_labels: int = 20
-    min_kappa: float = 0.6
-    max_loa: float = 1.5
-    max_false_pass: float = 0.1
-
-    def __post_init__(self) -> None:
-        """A threshold outside its range (``--threshold nan``, ``--max-false-pass 2``) would
-        silence its rule and store a verdict decided by nothing: refused before anything runs."""
-        bad = []
-        for f in fields(self):
-            flag, low, high = _RANGES[f.name]
-            value = getattr(self, f.name)
-            if not math.isfinite(value) or value < low or (high is not None and value > high):
-                rule = f"from {low:g} to {high:g}" if high is not None else f"at least {low:g}"
-                bad.append(f"{flag} {value:g}: must be a number {rule}")
-        if bad:
-            raise ConfigError("bad calibration threshold: " + "; ".join(bad),
-                              code="calibration-thresholds",
-                              fix="drop the flag to use its default (" + ", ".join(
-                                  f"{_RANGES[f.name][0]} {f.default:g}" for f in fields(Thresholds))
-                              + ")")
-
-
-#: Each threshold's command-line flag and its range (low, high; None: no upper bound).
-_RANGES: dict[str, tuple[str, float, float | None]] = {
-    "divergence": ("--threshold", 0.0, None), "min_labels": ("--min-labels", 1, None),
-    "min_kappa": ("--min-kappa", -1.0, 1.0), "max_loa": ("--max-loa", 0.0, None),
-    "max_false_pass": ("--max-false-pass", 0.0, 1.0)}
-
-
 def _pct(x: float) -> str:
     return f"{x:.0%}"
 
 
-def divergence_reason(mean: float | None, th: Thresholds) -> Reason | None:
+def divergence_reason(mean: float | None, th: CalibrationPolicy) -> Reason | None:
     """The seed's rule: |mean divergence| > ``th.divergence`` points."""
     if mean is None or abs(mean) <= th.divergence:
         return None
@@ -89,7 +58,7 @@ def divergence_reason(mean: float | None, th: Thresholds) -> Reason | None:
 
 
 def kappa_reason(kappa: float | None, ci: tuple[float, float] | None, raw: float | None,
-                 th: Thresholds, *, kind: str = "quadratic-weighted kappa",
+                 th: CalibrationPolicy, *, kind: str = "quadratic-weighted kappa",
                  robust: tuple[str, float | None] | None = None) -> Reason | None:
     """Chance-corrected agreement below ``th.min_kappa``.
 
@@ -111,7 +80,7 @@ def kappa_reason(kappa: float | None, ci: tuple[float, float] | None, raw: float
                   message=f"{kind} {kappa:.2f} < {th.min_kappa:g}{where}{beside}")
 
 
-def loa_reason(lower: float | None, upper: float | None, th: Thresholds) -> Reason | None:
+def loa_reason(lower: float | None, upper: float | None, th: CalibrationPolicy) -> Reason | None:
     """Bland-Altman limits of agreement wider than ±``th.max_loa``."""
     if lower is None or upper is None or (lower >= -th.max_loa and upper <= th.max_loa):
         return None
@@ -122,7 +91,7 @@ def loa_reason(lower: float | None, upper: float | None, th: Thresholds) -> Reas
 
 
 def false_pass_reason(passed: int, fails: int, ci: tuple[float, float] | None,
-                      th: Thresholds) -> Reason | None:
+                      th: CalibrationPolicy) -> Reason | None:
     """The judge passed more than ``th.max_false_pass`` of the answers the lawyers failed."""
     if fails == 0 or passed / fails <= th.max_false_pass:
         return None
@@ -133,14 +102,24 @@ def false_pass_reason(passed: int, fails: int, ci: tuple[float, float] | None,
                           f"lawyers failed{band}, above {_pct(th.max_false_pass)}")
 
 
-def decide(n: int, reasons: list[Reason | None], th: Thresholds) -> tuple[str, list[Reason],
+def decide(n: int, reasons: list[Reason | None], th: CalibrationPolicy) -> tuple[str, list[Reason],
                                                                          str | None]:
-    """``(verdict, reasons that fired, note)`` for ``n`` labelled items."""
-    if n < th.min_labels:
-        return "insufficient", [], (f"{n} labelled item{'s' if n != 1 else ''} (fewer than "
-                                    f"{th.min_labels}): no verdict either way")
+    """``(verdict, reasons that fired, note)`` for ``n`` labelled items.
+
+    ``recalibrate`` needs ``th.recalibrate_floor`` items and a reason; ``ok`` needs
+    ``th.min_labels`` items and none: an ``ok`` on fewer would be a green without its evidence.
+    """
+    items = f"{n} labelled item{'s' if n != 1 else ''}"
+    if n < th.recalibrate_floor:
+        return "insufficient", [], (f"{items} (fewer than {th.recalibrate_floor}): no verdict "
+                                    "either way")
     fired = [r for r in reasons if r is not None]
-    return ("recalibrate" if fired else "ok"), fired, None
+    if fired:
+        return "recalibrate", fired, None
+    if n < th.min_labels:
+        return "insufficient", [], (f"{items}: no reason to recalibrate, but an ok needs "
+                                    f"{th.min_labels} (calibration.min_labels)")
+    return "ok", [], None
 
 
 def _plain(rubric: str, r: Reason, counts: tuple[int, int] | None) -> str:

@@ -37,6 +37,7 @@ from legal_judge.commands.calibrate_view import (
 )
 from legal_judge.commands.escalate import escalate_cmd, plan_cmd, queue_or_warning
 from legal_judge.commands.json_out import json_option, json_output
+from legal_judge.commands.policy import policy_in_force, policy_options
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError
 from legal_judge.store import Store
@@ -166,16 +167,22 @@ def import_cmd(labels: Path | None, run_id: str | None, replace: bool, from_lang
 @calibrate.command("compare")
 @click.argument("run_id", required=False)
 @click.option("--quarter", default=None, help="YYYY-Qn (default: the current quarter).")
-@click.option("--threshold", default=0.5, show_default=True,
-              help="Recalibrate when |mean divergence| exceeds this many points.")
-@click.option("--min-labels", default=20, show_default=True,
-              help="Fewer labelled items than this: 'insufficient', no verdict.")
-@click.option("--min-kappa", default=0.6, show_default=True,
-              help="Recalibrate when quadratic-weighted kappa is below this.")
-@click.option("--max-loa", default=1.5, show_default=True,
-              help="Recalibrate when the limits of agreement leave ±this many points.")
-@click.option("--max-false-pass", default=0.1, show_default=True,
-              help="Recalibrate when the judges pass more than this share of the lawyers' fails.")
+@click.option("--threshold", "--divergence", "threshold", type=float, default=None,
+              help="Recalibrate when |mean divergence| exceeds this many points (tightens the "
+                   "policy's calibration.divergence, 0.5 by default).")
+@click.option("--min-labels", type=int, default=None,
+              help="An 'ok' needs at least this many labelled items (tightens "
+                   "calibration.min_labels, 50 by default); a 'recalibrate' counts from "
+                   "calibration.min_labels_recalibrate (20).")
+@click.option("--min-kappa", type=float, default=None,
+              help="Recalibrate when quadratic-weighted kappa is below this (tightens "
+                   "calibration.min_kappa, 0.6).")
+@click.option("--max-loa", type=float, default=None,
+              help="Recalibrate when the limits of agreement leave ±this many points (tightens "
+                   "calibration.max_loa, 1.5).")
+@click.option("--max-false-pass", type=float, default=None,
+              help="Recalibrate when the judges pass more than this share of the lawyers' fails "
+                   "(tightens calibration.max_false_pass, 0.10).")
 @click.option("--scores", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Files-only mode: judge scores CSV (item_id, rubric, judge, score).")
 @click.option("--labels", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -185,25 +192,31 @@ def import_cmd(labels: Path | None, run_id: str | None, replace: bool, from_lang
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the report as JSON.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def compare_cmd(run_id: str | None, quarter: str | None, threshold: float, min_labels: int,
-                min_kappa: float, max_loa: float, max_false_pass: float, scores: Path | None,
-                labels: Path | None, rubric_set: str, out: Path | None, as_json: bool) -> None:
+@policy_options
+def compare_cmd(run_id: str | None, quarter: str | None, threshold: float | None,
+                min_labels: int | None, min_kappa: float | None, max_loa: float | None,
+                max_false_pass: float | None, scores: Path | None, labels: Path | None,
+                rubric_set: str, out: Path | None, as_json: bool, policy_file: Path | None,
+                overrides: tuple[str, ...]) -> None:
     """Compare the judges of RUN_ID (or --scores/--labels files) with the lawyers.
 
     Each rubric, each judge and the ensemble get a verdict: recalibrate (with every reason that
-    fired), ok, or insufficient (fewer than --min-labels labelled items).
+    fired), ok, or insufficient (too few labelled items for either). The thresholds are the
+    policy's [calibration] section (`legal-judge policy show`); a flag may only tighten one.
     """
     if (scores is None) != (labels is None) or (run_id is None) == (scores is None):
         raise ConfigError("give either RUN_ID or both --scores and --labels",
                           code="calibration-args",
                           fix="legal-judge calibrate compare RUN_ID, or --scores S.csv --labels L.csv")
+    policy = policy_in_force(policy_file, overrides, {
+        "calibration.divergence": threshold, "calibration.min_labels": min_labels,
+        "calibration.min_kappa": min_kappa, "calibration.max_loa": max_loa,
+        "calibration.max_false_pass": max_false_pass})
     store = Store()
     try:
         data = (from_store(store, run_id) if run_id else
                 from_files(scores, labels, rubric_set=rubric_set))  # type: ignore[arg-type]
-        report = save_calibration(store, compare(
-            data, quarter=quarter, threshold=threshold, min_labels=min_labels,
-            min_kappa=min_kappa, max_loa=max_loa, max_false_pass=max_false_pass))
+        report = save_calibration(store, compare(data, quarter=quarter, policy=policy))
     finally:
         store.close()
     text = report.model_dump_json(indent=2)
@@ -294,7 +307,6 @@ def estimate_cmd(run_id: str, calibration_id: str | None, min_labels: int,
     again with --calibration CAL stores a new estimate, which the run then shows.
     """
     from legal_judge.calibration import choose_estimate, described
-    from legal_judge.commands.policy import policy_in_force
 
     policy = policy_in_force(policy_file)
     store = Store()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.padding import Padding
 from rich.text import Text
 
@@ -63,8 +64,11 @@ def _banner(report: CalibrationReport, out: Console) -> None:
     if report.verdict == "recalibrate":
         out.print(f"[bold red]RECALIBRATE[/bold red]: {report.headline or 'see the reasons below'}.")
     elif report.verdict == "insufficient":
-        out.print(f"[bold yellow]INSUFFICIENT[/bold yellow]: fewer than {report.min_labels} "
-                  "labelled items on every rubric: no verdict either way.")
+        floor = report.min_labels_recalibrate
+        out.print("[bold yellow]INSUFFICIENT[/bold yellow]: no reason to recalibrate, and fewer "
+                  f"than the {report.min_labels} labelled items an ok needs"
+                  + (f" (a recalibrate needs {floor})" if floor is not None else "")
+                  + ": no verdict either way.")
     else:
         out.print("[bold green]OK[/bold green]: the judges agree with the lawyers within every "
                   "threshold on the rubrics with enough labels.")
@@ -242,12 +246,18 @@ def print_calibration(report: CalibrationReport, out: Console) -> None:
               + (f" on {', '.join(report.recalibrate_rubrics)}" if report.recalibrate_rubrics else "")
               + (" and pass/fail" if any(p.verdict == "recalibrate" for p in
                                         report.pass_fail.values()) else "")
-              + (f"; insufficient labels (< {report.min_labels}) on "
-                 f"{', '.join(report.insufficient_rubrics)}" if report.insufficient_rubrics else "")
+              + (f"; insufficient labels on {', '.join(report.insufficient_rubrics)}"
+                 if report.insufficient_rubrics else "")
               + ("" if decided else "; no rubric has enough labels"))
+    floor = report.min_labels_recalibrate
     out.print(f"thresholds: |mean divergence| > {report.threshold:g}, κ < {report.min_kappa:g}, "
-              f"limits beyond ±{report.max_loa:g}, false-pass > {report.max_false_pass:.0%}, "
-              f"at least {report.min_labels} labels")
+              f"limits beyond ±{report.max_loa:g}, false-pass > {report.max_false_pass:.0%}; "
+              f"an ok needs {report.min_labels} labelled items"
+              + (f", a recalibrate {floor}" if floor is not None else ""))
+    if report.policy_line:
+        out.print(report.policy_line, markup=False, highlight=False, soft_wrap=True)
+    for line in report.override_lines:
+        out.print(f"[yellow]{escape(line)}[/yellow]", highlight=False, soft_wrap=True)
     out.print(f"calibration id: {report.calibration_id}")
 
 

@@ -75,10 +75,27 @@ class RunPolicy(_Section):
 
 
 class CalibrationPolicy(_Section):
-    """``[calibration]``: what a gate may rely on when it uses a calibration."""
+    """``[calibration]``: when ``calibrate compare`` says ``recalibrate``, ``ok`` or
+    ``insufficient``, and what a gate may rely on when it uses a calibration.
+
+    The burden of proof is asymmetric: a reason to recalibrate counts from
+    ``min_labels_recalibrate`` labelled items, an ``ok`` needs ``min_labels`` (as does a gate
+    relying on the calibration); with fewer, the verdict is ``insufficient``.
+    """
 
     max_age_days: int = Field(default=120, ge=1)
     min_labels: int = Field(default=50, ge=1)
+    min_labels_recalibrate: int = Field(default=20, ge=1)
+    divergence: float = Field(default=0.5, ge=0, allow_inf_nan=False)
+    min_kappa: float = Field(default=0.6, ge=-1, le=1)
+    max_loa: float = Field(default=1.5, ge=0, allow_inf_nan=False)
+    max_false_pass: float = Field(default=0.10, ge=0, le=1)
+
+    @property
+    def recalibrate_floor(self) -> int:
+        """The fewest labelled items a ``recalibrate`` needs: never more than an ``ok`` needs
+        (an override lowering ``min_labels`` alone must not let an ``ok`` through unchecked)."""
+        return min(self.min_labels_recalibrate, self.min_labels)
 
 
 class Policy(_Section):
@@ -106,6 +123,9 @@ _DIRECTION: dict[str, str] = {
     "certification.allow_simulated": "false",
     "run.max_inconclusive_share": "lower",
     "calibration.max_age_days": "lower", "calibration.min_labels": "higher",
+    "calibration.min_labels_recalibrate": "lower", "calibration.divergence": "lower",
+    "calibration.min_kappa": "higher", "calibration.max_loa": "lower",
+    "calibration.max_false_pass": "lower",
     "validation.agreement_margin": "lower", "validation.mae_margin": "lower",
     "validation.alpha": "lower", "validation.min_kappa": "higher",
     "validation.min_labelled_items": "higher", "validation.require_of_record": "higher",
@@ -248,10 +268,22 @@ class PolicyInForce:
         for text in overrides:
             key, value = _parse_override(text)
             changes[key] = (value, "override")
-        for key, value in (flags or {}).items():
-            if value is None or key in changes:
-                continue
-            current = self._get(key)
+        flagged = [k for k, v in (flags or {}).items() if v is not None and k not in changes]
+        for key in flagged:
+            changes[key] = ((flags or {})[key], "flag")
+        if not changes:
+            return self
+        data = self.policy.model_dump()
+        for key, (value, _) in changes.items():
+            section, name = key.split(".", 1)
+            data[section][name] = value
+        # Checked before the direction: a value out of range ("--max-false-pass 2") is named as
+        # such, not answered with an override that would be refused in turn.
+        policy = _validate(data, source="--override / flags", sources={
+            key: _flag_name(key) if how == "flag" else f"--override {key.split('.', 1)[1]}"
+            for key, (_, how) in changes.items()})
+        for key in flagged:
+            current, value = self._get(key), (flags or {})[key]
             if _loosens(key, current, _normalise(value)):
                 raise ConfigError(
                     f"{_flag_name(key)} {_show(value)} loosens the policy ({key} is "
@@ -261,14 +293,6 @@ class PolicyInForce:
                         f"--override {key.split('.', 1)[1]}={_show(value)} (printed with the "
                         f"decision) or set it in a policy file ({POLICY_FILENAME}, reviewed "
                         "like code)")
-            changes[key] = (value, "flag")
-        if not changes:
-            return self
-        data = self.policy.model_dump()
-        for key, (value, _) in changes.items():
-            section, name = key.split(".", 1)
-            data[section][name] = value
-        policy = _validate(data, source="--override / flags")
         recorded = tuple(Override(key, _normalise(getattr(getattr(policy, key.split(".")[0]),
                                                           key.split(".")[1])),
                                   self._get(key), how)
@@ -316,7 +340,9 @@ def _parse_override(text: str) -> tuple[str, Any]:
     return key, value
 
 
-def _validate(data: Mapping[str, Any], *, source: str, text: str = "") -> Policy:
+def _validate(data: Mapping[str, Any], *, source: str, text: str = "",
+              sources: Mapping[str, str] | None = None) -> Policy:
+    """The policy ``data`` describes; ``sources`` names the flag or override that set a key."""
     try:
         return Policy.model_validate(data)
     except ValidationError as exc:
@@ -324,8 +350,11 @@ def _validate(data: Mapping[str, Any], *, source: str, text: str = "") -> Policy
         for e in exc.errors():
             loc = ".".join(str(p) for p in e["loc"] if not isinstance(p, int)) or None
             msg = "unknown key" if e["type"] == "extra_forbidden" else e["msg"]
-            problems.append(Problem(source, toml_line(text, loc), loc, msg))
-        raise InputError(problems, fix=f"correct the policy (the defaults and their reasons: "
+            where = (sources or {}).get(loc or "", source)
+            problems.append(Problem(where, toml_line(text, loc), loc, msg))
+        what = ("give the flag or override a value in its range, or leave it out" if sources
+                else "correct the policy")
+        raise InputError(problems, fix=f"{what} (the defaults and their reasons: "
                                        f"{BUNDLED_POLICY.name}; `legal-judge policy show`)"
                          ) from None
 

@@ -28,8 +28,8 @@ def calibration_report(data: ReportData) -> rm.Report:
                                       + ", ".join(r["recalibrate_rubrics"]))
         banners.append(rm.Note(f"RECALIBRATE: {worst}.", "danger"))
     elif verdict == "insufficient":
-        banners.append(rm.Note(f"INSUFFICIENT: fewer than {r.get('min_labels', 20)} labelled items "
-                               "on every rubric: no verdict either way.", "warning"))
+        banners.append(rm.Note("INSUFFICIENT: no rubric has the labelled items its verdict "
+                               f"needs ({_needs(r)}): no verdict either way.", "warning"))
     if r.get("insufficient_rubrics"):
         banners.append(rm.Note("No verdict (too few labels) on: "
                                + ", ".join(r["insufficient_rubrics"]) + ".", "warning"))
@@ -68,8 +68,9 @@ def _verdicts(r: dict[str, Any]) -> rm.Section:
         rows.append(["pass/fail", judge, str(p["n"]), p.get("verdict", "-"), why])
     limits = (f"|mean divergence| > {r['threshold']:g} points; quadratic-weighted kappa < "
               f"{r.get('min_kappa', 0.6):g}; limits of agreement beyond ±{r.get('max_loa', 1.5):g} "
-              f"points; false-pass rate > {r.get('max_false_pass', 0.1):.0%}; at least "
-              f"{r.get('min_labels', 20)} labelled items for any verdict")
+              f"points; false-pass rate > {r.get('max_false_pass', 0.1):.0%}; {_needs(r)}"
+              + (f"; {r['policy_line']}" if r.get("policy_line") else "")
+              + "".join(f"; {line}" for line in r.get("override_lines") or []))
     return rm.Section("Verdict", [
         rm.Note("Rules: " + limits + ". Raw agreement is shown beside kappa: it overstates "
                 "chance-corrected agreement."),
@@ -234,3 +235,11 @@ def _largest(r: dict[str, Any]) -> rm.Section:
                  ["item", "rubric", "judge", "judge score", "lawyer score", "difference",
                   "lawyers' comments"],
                  rows, numeric=["judge score", "lawyer score", "difference"])], "largest")
+
+
+def _needs(r: dict[str, Any]) -> str:
+    """The labelled items each verdict needs (one floor for both before the policy held them)."""
+    floor = r.get("min_labels_recalibrate")
+    if floor is None:
+        return f"at least {r.get('min_labels', 20)} labelled items for any verdict"
+    return f"an ok needs {r['min_labels']} labelled items, a recalibrate {floor}"

@@ -12,7 +12,8 @@ from legal_judge.calibration import compare, draw_sample, from_store, rubric_spe
 from legal_judge.calibration.confidence import item_confidence
 from legal_judge.calibration.escalation import escalate, escalation_figures
 from legal_judge.calibration.labels import import_labels
-from legal_judge.calibration.verdict import Thresholds, kappa_reason
+from legal_judge.calibration.verdict import kappa_reason
+from legal_judge.policy import CalibrationPolicy
 from legal_judge.errors import ConfigError
 from legal_judge.store import Store
 
@@ -155,7 +156,7 @@ def _truth_of(store: Store, run_id: str) -> _Truth:
 
 
 def test_kappa_paradox_sentence() -> None:
-    th = Thresholds()
+    th = CalibrationPolicy()
     with_ac1 = kappa_reason(0.21, (-0.1, 0.5), 0.875, th, kind="pass/fail kappa",
                             robust=("AC1", 0.85))
     assert with_ac1 is not None and "kappa paradox" in with_ac1.message

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from legal_judge.calibration import compare, from_files
+from legal_judge.policy import load_policy
 
 NAN = math.nan
 JUDGE = [4, 3.4, 5, 2, 1, 0, 3, 4, 2.6, 5, 3, NAN]
@@ -110,18 +111,23 @@ def test_categorical_rubric_matches_references(tmp_path: Path) -> None:
 
 def test_threshold_flag_and_below_standard(tmp_path: Path) -> None:
     scores, labels = _write(tmp_path)
-    # 11 labelled items are fewer than the default 20: no verdict either way (it used to say
-    # "recalibrate" on 11 items, and on 2)
-    default = compare(from_files(scores, labels), quarter="2026-Q4", threshold=0.1)
+    policy = load_policy(cwd=tmp_path).with_settings({"calibration.divergence": 0.1})
+    # 11 labelled items are fewer than the 20 a recalibrate needs: no verdict either way (it used
+    # to say "recalibrate" on 11 items, and on 2)
+    default = compare(from_files(scores, labels), quarter="2026-Q4", policy=policy)
     assert not default.recalibrate and default.verdict == "insufficient"
     assert default.insufficient_rubrics == ["legal_soundness", "hallucination"]
-    report = compare(from_files(scores, labels), quarter="2026-Q4", threshold=0.1, min_labels=10)
+    lowered = policy.with_settings(overrides=["min_labels_recalibrate=10"])
+    report = compare(from_files(scores, labels), quarter="2026-Q4", policy=lowered)
     assert report.recalibrate and "legal_soundness" in report.recalibrate_rubrics
     row = next(c for c in report.rubrics if c.rubric == "legal_soundness").judges[0]
     assert "divergence" in [r.code for r in row.reasons]
     assert report.below_quarterly_standard and report.n_labelled_items == 11  # i10 unlabelled
-    assert any("below the quarterly standard of 50" in n for n in report.notes)
+    assert any("fewer than calibration.min_labels = 50" in n for n in report.notes)
     assert report.per_rubric["legal_soundness"]["ensemble.mean_divergence"] == pytest.approx(0.15)
+    assert report.min_labels_recalibrate == 10 and report.threshold == 0.1
+    assert report.override_lines == [
+        "policy override: calibration.min_labels_recalibrate=10 (policy 20)"]
 
 
 def test_largest_disagreements_are_sorted(tmp_path: Path) -> None:

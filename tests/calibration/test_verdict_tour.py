@@ -8,6 +8,7 @@ and a rubric with 2 labels said "recalibrate: YES".
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 
 from legal_judge.calibration import compare, fit_correction, from_store, save_calibration
 from legal_judge.calibration.correction import cross_validated
+from legal_judge.calibration.verdict import divergence_reason
 from legal_judge.stats import kappa_ci, limits_of_agreement, proportion_ci
 from legal_judge.store import Store
 
@@ -88,13 +90,48 @@ def test_panel_effective_judges_of_the_demo_ensemble(tour: Any) -> None:
     assert ls.ensemble_better == (ls.ensemble_mae is not None and ls.ensemble_mae < best.mae)
 
 
-def test_thresholds_are_options(tour: Any, invoke: Any) -> None:
-    loose = json.loads(invoke("calibrate", "compare", tour.run_id, "--json", "--max-loa", "5",
-                              "--min-kappa", "0", "--threshold", "9", "--max-false-pass", "1",
-                              "--min-labels", "1").output)
+def test_thresholds_are_the_policy_s_and_loosening_one_is_an_override(tour: Any,
+                                                                        invoke: Any) -> None:
+    # The thresholds live in the policy's [calibration] section (they were written three times:
+    # the CLI defaults, compare()'s and a Thresholds dataclass, and printed no policy).
+    refused = invoke("calibrate", "compare", tour.run_id, "--max-loa", "5")
+    assert refused.exit_code == 2 and "loosens the policy" in refused.output
+    assert "--override max_loa=5" in refused.output
+    loose = json.loads(invoke("calibrate", "compare", tour.run_id, "--json",
+                              "--override", "max_loa=5", "--override", "calibration.min_kappa=0",
+                              "--override", "divergence=9", "--override", "max_false_pass=1",
+                              "--override", "calibration.min_labels=1",
+                              "--override", "min_labels_recalibrate=1").output)
     assert loose["verdict"] == "ok" and loose["recalibrate"] is False
     assert _row(loose, "language_quality")["verdict"] == "ok"
     assert loose["headline"] is None
+    assert loose["max_loa"] == 5 and loose["min_labels"] == 1
+    assert loose["policy"]["settings"]["max_loa"] == 5
+    assert "policy override: calibration.max_loa=5.0 (policy 1.5)" in loose["override_lines"]
+    shown = invoke("calibrate", "compare", tour.run_id, "--override", "max_loa=5").output
+    assert "policy: bundled default" in shown and "[calibration]" in shown
+    assert "policy override: calibration.max_loa=5" in " ".join(shown.split())
+
+
+def test_an_ok_needs_the_policy_s_labels_a_recalibrate_fewer(tmp_path: Path) -> None:
+    """Defect: `calibrate compare` said OK on 25 labels while the policy's calibration.min_labels
+    (the seed's 50, which every gate relying on a calibration asks) said no gate may rely on it;
+    the verdict floor (20) was a second, unrelated number. An ok now needs min_labels; a reason
+    to recalibrate counts from min_labels_recalibrate."""
+    from legal_judge.calibration.verdict import decide
+    from legal_judge.policy import load_policy
+
+    th = load_policy(cwd=tmp_path).calibration
+    reason = divergence_reason(1.0, th)
+    assert decide(25, [None], th)[0] == "insufficient"
+    assert "an ok needs 50" in (decide(25, [None], th)[2] or "")
+    assert decide(25, [reason], th)[0] == "recalibrate"
+    assert decide(19, [reason], th)[0] == "insufficient"
+    assert decide(50, [None], th)[0] == "ok"
+    # an override lowering min_labels alone never lets an ok through with no reason checked
+    low = load_policy(cwd=tmp_path).with_settings(overrides=["calibration.min_labels=10"])
+    assert low.calibration.recalibrate_floor == 10
+    assert decide(12, [reason], low.calibration)[0] == "recalibrate"
 
 
 def test_a_threshold_out_of_range_is_refused_and_nothing_is_stored(tour: Any,
@@ -105,11 +142,14 @@ def test_a_threshold_out_of_range_is_refused_and_nothing_is_stored(tour: Any,
 
     store = Store()
     before = len(store.calibrations.recent(limit=1000))
-    for flags in (("--threshold", "nan"), ("--max-false-pass", "2"), ("--min-labels", "-3"),
-                  ("--min-kappa", "1.5"), ("--max-loa", "-1")):
+    for flags, named in ((("--threshold", "nan"), "--divergence"),
+                         (("--max-false-pass", "2"), "--max-false-pass"),
+                         (("--min-labels", "-3"), "--min-labels"),
+                         (("--min-kappa", "1.5"), "--min-kappa"), (("--max-loa", "-1"), "--max-loa"),
+                         (("--override", "max_loa=-1"), "--override max_loa")):
         res = invoke("calibrate", "compare", tour.run_id, *flags)
         assert res.exit_code == 2, (flags, res.output)
-        assert f"{flags[0]} " in res.output and "must be a number" in res.output
+        assert f"{named}: field 'calibration." in res.output and "in its range" in res.output
     assert len(store.calibrations.recent(limit=1000)) == before
     store.close()
 
