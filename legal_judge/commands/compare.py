@@ -92,9 +92,13 @@ def _fail(release: dict[str, Any], run_b: str) -> None:
                                         else release["cannot_tell"])
     failing = list(endpoints)
     fixes = []
-    if endpoints:
+    if set(endpoints) - {"flip guard"}:
         fixes.append("the release passes only when every endpoint is shown non-inferior; "
                      "inspect the items listed above, or compare on more items")
+    if "flip guard" in release["cannot_tell"] and not release["cannot_tell_allowed"]:
+        fixes.append("the flip guard passes only when every critical item is scored in both "
+                     "runs: score the ones named above in both (a missing one: run a dataset "
+                     "that holds it; an INCONCLUSIVE one: legal-judge run --resume RUN_ID)")
     if release["pending_review"]:
         failing.append(release["review"]["reason"])
         fixes.append("the policy requires every escalated item reviewed: have the lawyers "

@@ -165,3 +165,49 @@ def test_a_critical_item_that_flips_trips_the_guard(journey: Journey) -> None:
     assert "release gate: FAIL: regressed" in said
     cases, _ = _junit(journey.cwd / "g.xml")
     assert "us-fed-001" in (cases["flip guard (max_flips 0)"].find("failure").get("message") or "")
+
+
+def test_the_gate_pairs_only_the_same_questions_and_checks_every_critical_item(
+        journey: Journey) -> None:
+    """A release manager's two mistakes the gate must catch (walk-score, both exited 0)."""
+    base = _write(journey.cwd / "base.jsonl", hedge=False, critical=("us-fed-001", "us-fed-002"))
+    journey("run", base, "--ensemble", "demo", "--quiet", "--run-id", "k1")
+    rows = [json.loads(line) for line in Path(base).read_text("utf-8").splitlines()]
+
+    # Defect: the candidate's dataset lost a critical item (us-fed-001); the guard said
+    # "passed: 0 of 2 critical item(s) went pass -> fail" and the release passed. Nothing shows
+    # us-fed-001 did not go pass -> fail: the guard cannot tell, and the gate fails.
+    lost = journey.cwd / "lost.jsonl"
+    lost.write_text("".join(json.dumps(r) + "\n" for r in rows if r["id"] != "us-fed-001"),
+                    encoding="utf-8")
+    journey("run", str(lost), "--ensemble", "demo", "--quiet", "--run-id", "k2")
+    gate = journey("compare", "k1", "k2", "--fail-on-regression", "--junit", "k.xml", expect=1)
+    said = _flat(gate.text)
+    assert ("flip guard: cannot tell: 0 of 2 critical item(s) went pass -> fail (max_flips 0); "
+            "1 critical item(s) not scored in both runs, so not checked: us-fed-001") in said
+    assert "release gate: FAIL: cannot tell" in said
+    assert "release gate: cannot tell: flip guard" in said
+    cases, _ = _junit(journey.cwd / "k.xml")
+    assert cases["flip guard (max_flips 0)"].find("failure") is not None
+
+    # Defect: items were paired by id alone. A dataset numbered like the sample but asking other
+    # questions (each id holds the next row's prompt) was compared as if it were the same items
+    # (57 paired items, no warning); now the runs share no item and the gate is refused (exit 2).
+    shifted = journey.cwd / "shifted.jsonl"
+    shifted.write_text("".join(json.dumps({**rows[(k + 1) % len(rows)], "id": r["id"]}) + "\n"
+                               for k, r in enumerate(rows)), encoding="utf-8")
+    journey("run", str(shifted), "--ensemble", "demo", "--quiet", "--run-id", "k3")
+    refused = journey("compare", "k1", "k3", "--fail-on-regression", expect=2)
+    assert "the 57 id(s) they share hold different questions (prompt or jurisdiction)" in \
+        _flat(refused.err)
+    # Reworded questions are left out and named; the rest are compared.
+    reworded = journey.cwd / "reworded.jsonl"
+    reworded.write_text("".join(json.dumps(
+        {**r, "prompt": r["prompt"] + " And in Texas?"} if r["id"] in ("fr-001", "us-ca-003")
+        else r) + "\n" for r in rows), encoding="utf-8")
+    journey("run", str(reworded), "--ensemble", "demo", "--quiet", "--run-id", "k4")
+    some = journey("compare", "k1", "k4", "--json")
+    out = json.loads(some.out)
+    assert out["n_items"] == 55 and out["different_question"] == ["fr-001", "us-ca-003"]
+    assert ("2 item(s) have the same id but a different question in the two runs (prompt or "
+            "jurisdiction): not compared (fr-001, us-ca-003)") in _flat(some.err)
