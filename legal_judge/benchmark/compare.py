@@ -32,9 +32,10 @@ from legal_judge.benchmark.release import (
     flip_guard,
     release_verdict,
     review_guard,
+    scored_requirement,
 )
 from legal_judge.errors import ConfigError
-from legal_judge.policy import ReleasePolicy
+from legal_judge.policy import ReleasePolicy, RunPolicy
 from legal_judge.store import Store
 
 __all__ = ["compare_runs", "release_policy"]
@@ -155,10 +156,11 @@ def _questions(store: Store, run_id: str) -> tuple[dict[str, tuple[str, str | No
 
 
 def _pairing(store: Store, run_a: str, run_b: str, res_a: dict[str, Any],
-             res_b: dict[str, Any], policy: ReleasePolicy,
-             ) -> tuple[list[str], list[str], list[str], dict[str, Any]]:
-    """``(common, different, flipped, flip guard)``: the items both runs scored on the same
-    question, the ids whose question differs, the pass -> fail items and the guard.
+             res_b: dict[str, Any], policy: ReleasePolicy, run_policy: RunPolicy,
+             ) -> tuple[list[str], list[str], list[str], dict[str, Any], dict[str, Any]]:
+    """``(common, different, flipped, flip guard, scored)``: the items both runs scored on the
+    same question, the ids whose question differs, the pass -> fail items, the guard and the
+    requirement that each run scored enough of its items (``release.scored_requirement``).
 
     A critical item the guard cannot check (passed in A and not scored in B, or missing from
     it; not scored in A and not passed in B; asked differently) is ``unchecked``.
@@ -175,7 +177,11 @@ def _pairing(store: Store, run_a: str, run_b: str, res_a: dict[str, Any],
                  and outcome_a.get(i) != "fail" and outcome_b.get(i) != "pass"]
     guard = flip_guard(flipped, crit_a | crit_b, policy=policy, unchecked=unchecked,
                        present=present)
-    return common, different, flipped, guard
+    scored = scored_requirement({rid: (len(q), sum(1 for i in q if i in res and res[i]["status"]
+                                                   == "ok"))
+                                 for rid, q, res in ((run_a, q_a, res_a), (run_b, q_b, res_b))},
+                                policy=run_policy)
+    return common, different, flipped, guard, scored
 
 
 def _different_warning(different: list[str]) -> str:
@@ -240,7 +246,8 @@ def _gate(store: Store, report: dict[str, Any], endpoints: list[dict[str, Any]],
 def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy | None = None,
                  alpha: float = 0.05, method: str = "auto", corrected: bool = False,
                  threshold: float | None = None, min_items: int | None = None,
-                 require_validation: bool = False) -> dict[str, Any]:
+                 require_validation: bool = False,
+                 run_policy: RunPolicy | None = None) -> dict[str, Any]:
     """Compare run B against baseline run A on their common scored items: the release decision.
 
     Args:
@@ -255,6 +262,8 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
             scores (refused when a run has none).
         require_validation: The policy's ``[validation] require_of_record``: every judge of run
             B must have a validation of record that lets it gate, or the release fails.
+        run_policy: The ``[run]`` policy: a run whose share of items not scored is above its
+            ``max_inconclusive_share`` fails the release (bundled default when None).
         threshold: Deprecated alias of ``rubric_margin`` (library callers).
         min_items: Overrides the policy's ``min_items`` (library callers).
 
@@ -270,8 +279,9 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
     pol = release_policy(policy, threshold=threshold, min_items=min_items)
     meta_a, meta_b = store.get_run(run_a), store.get_run(run_b)
     (res_a, cal_a), (res_b, cal_b) = _raw_results(store, meta_a), _raw_results(store, meta_b)
-    common, different, flipped, guard = _pairing(store, run_a, run_b, res_a, res_b, pol)
-    requirements = [_validation(store, meta_b, require_validation)]
+    common, different, flipped, guard, scored = _pairing(store, run_a, run_b, res_a, res_b, pol,
+                                                         run_policy or RunPolicy())
+    requirements = [scored, _validation(store, meta_b, require_validation)]
     fallback = pol.use_corrected and not corrected and not _use_corrected(store, meta_a, meta_b)
     if corrected or (pol.use_corrected and not fallback):
         from legal_judge.benchmark.compare_corrected import compare_corrected

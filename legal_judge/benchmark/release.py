@@ -28,14 +28,15 @@ Correcting would only make the gate more conservative.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from legal_judge import stats
-from legal_judge.policy import ReleasePolicy
+from legal_judge.benchmark.run_gate import RunGate
+from legal_judge.policy import ReleasePolicy, RunPolicy
 
 __all__ = ["DECISIONS", "PENDING_REVIEW", "endpoint_decision", "flip_guard", "release_verdict",
-           "review_guard"]
+           "review_guard", "scored_requirement"]
 
 NON_INFERIOR, REGRESSED, CANNOT_TELL = "non-inferior", "regressed", "cannot tell"
 #: The decision of an endpoint (what JUnit, the summary and the report read).
@@ -152,6 +153,42 @@ def flip_guard(flipped: Iterable[str], critical: Iterable[str], *,
 
 def _ids(ids: list[str], shown: int = 10) -> str:
     return ", ".join(ids[:shown]) + (" ..." if len(ids) > shown else "")
+
+
+def scored_requirement(runs: Mapping[str, tuple[int, int]], *,
+                       policy: RunPolicy) -> dict[str, Any]:
+    """Each run scored enough of its items: the ``[run]`` gate's ``max_inconclusive_share``.
+
+    The endpoints compare only the items both runs scored; a run that left many unscored
+    (INCONCLUSIVE, or never judged) says nothing about them, and they are rarely a random
+    share. A candidate with 204 of 684 items INCONCLUSIVE, which its own ``run`` gate failed,
+    passed the release on the other 480. A requirement: met only on evidence, always checked.
+
+    Args:
+        runs: ``run id -> (items, scored items)``, baseline first.
+        policy: The ``[run]`` policy.
+
+    Returns:
+        ``{"name", "required", "met", "reason", "fix", "runs"}`` (``runs``: each run's figures).
+    """
+    figures: dict[str, dict[str, Any]] = {}
+    said, short = [], []
+    for run_id, (items, scored) in runs.items():
+        gate = RunGate(inconclusive=items - scored, items=items,
+                       limit=policy.max_inconclusive_share)
+        figures[run_id] = {"items": items, "scored": scored, "share_unscored": gate.share,
+                           "met": gate.passed}
+        said.append(f"run {run_id}: {items - scored} of {items} items not scored"
+                    + (f" ({gate.share:.1%})" if gate.share is not None else ""))
+        if not gate.passed:
+            short.append(said[-1])
+    limit = f"policy limit {policy.max_inconclusive_share:.1%} (run.max_inconclusive_share)"
+    reason = ("; ".join(short) + f" > {limit}" if short else
+              "every run scored its items: " + ", ".join(said) + f" <= {limit}")
+    return {"name": "items scored", "required": True, "met": not short, "reason": reason,
+            "fix": "judge the INCONCLUSIVE items again once their cause is fixed (legal-judge "
+                   "run --resume RUN_ID), or raise run.max_inconclusive_share in the policy on "
+                   "purpose", "runs": figures}
 
 
 def review_guard(run_id: str, *, escalation_id: str | None, escalated: int, pending: int,

@@ -214,6 +214,38 @@ def test_a_critical_item_without_a_verdict_in_both_runs_leaves_the_guard_cannot_
     assert typo["reason"].endswith("1 critical id(s) in neither run: i1")
 
 
+def test_a_run_that_left_too_many_items_unscored_fails_the_release() -> None:
+    """A candidate with 204 of 684 items INCONCLUSIVE (its own `run` gate FAILED) passed the
+    release on the 480 others, saying nothing of the rest. Each run must have scored its items
+    as the [run] gate asks (max_inconclusive_share): a requirement, always shown."""
+    from legal_judge.policy import RunPolicy
+
+    store = Store()
+    scores = {f"i{k:02d}": {"legal_soundness": 4.0} for k in range(70)}
+    _scored_run(store, "a", scores)
+    _scored_run(store, "b", scores, unscored=tuple(list(scores)[:10]))
+    report = compare_runs(store, "a", "b")
+    assert report["n_items"] == 60 and report["regressions"] == report["cannot_tell"] == []
+    scored = report["release"]["requirements"][0]
+    assert scored["name"] == "items scored" and scored["required"] and not scored["met"]
+    assert scored["reason"] == ("run b: 10 of 70 items not scored (14.3%) > policy limit 10.0% "
+                                "(run.max_inconclusive_share)")
+    assert not report["release"]["passed"] and report["release"]["unmet"] == ["items scored"]
+    gate = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression"])
+    said = " ".join(gate.output.split())
+    assert gate.exit_code == 1 and "requirement items scored: NOT MET: run b: 10 of 70" in said
+    assert "legal-judge run --resume RUN_ID" in said
+    # The same limit as `run`: raised on purpose, the release passes and says so.
+    assert compare_runs(store, "a", "b", run_policy=RunPolicy(max_inconclusive_share=0.15))[
+        "release"]["passed"]
+    lax = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression", "--override",
+                                   "max_inconclusive_share=0.15"])
+    said = " ".join(lax.output.split())
+    assert lax.exit_code == 0, lax.output
+    assert "policy override: run.max_inconclusive_share=0.15" in said
+    assert "requirement items scored: met: every run scored its items" in said
+
+
 def test_items_asked_differently_in_the_two_runs_are_not_paired(tmp_path) -> None:
     """Two datasets that number their items alike were paired by id alone: the release gate
     compared different questions and passed. Only the same question (prompt, jurisdiction) is

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from legal_judge.dataset import sample_dataset_path
 
-from .conftest import Journey
+from .conftest import Journey, openai_stub
 
 HEDGE = "You should consult a lawyer. I cannot give legal advice on this question."
 HEDGED = ("us-fed-001", "us-fed-002", "us-fed-009", "us-ca-001", "us-ca-002", "us-ny-001")
@@ -104,6 +104,11 @@ def test_a_hedging_release_fails_and_an_unchanged_one_passes(journey: Journey) -
     assert "items passed in A and failed in B (6): " + ", ".join(FLIPPED) in said
     assert "release gate: FAIL: regressed" in said
     assert "release gate: regressed: pass_rate" in _flat(gate.err)
+    # Defect (walk-score): the endpoints that cannot tell were listed as regressed ("release
+    # gate: regressed: pass_rate; legal_soundness; language_quality").
+    err = _flat(gate.err)
+    assert "release gate: regressed: pass_rate; cannot tell: " in err
+    assert "legal_soundness" in err.split("cannot tell: ", 1)[1]
     summary = (journey.cwd / "s.md").read_text(encoding="utf-8")
     assert summary.startswith("### FAILED: legal-judge compare r4 vs r1")
     assert "**passed in A, failed in B:** " + ", ".join(FLIPPED) in summary
@@ -211,3 +216,33 @@ def test_the_gate_pairs_only_the_same_questions_and_checks_every_critical_item(
     assert out["n_items"] == 55 and out["different_question"] == ["fr-001", "us-ca-003"]
     assert ("2 item(s) have the same id but a different question in the two runs (prompt or "
             "jurisdiction): not compared (fr-001, us-ca-003)") in _flat(some.err)
+
+
+def test_a_candidate_that_left_items_inconclusive_does_not_pass(journey: Journey) -> None:
+    """Defect (walk-score): a candidate run whose own `run` gate FAILED (204 of 684 items
+    INCONCLUSIVE) passed `compare --fail-on-regression` on the items it did score, and nothing
+    said the others were left out. The release requires each run to have scored its items as
+    the [run] gate does (run.max_inconclusive_share), and names the run that did not."""
+    sample = str(sample_dataset_path())
+    journey("run", sample, "--ensemble", "demo", "--quiet", "--run-id", "base")
+    with openai_stub("--invalid-json", "0.7", "--seed", "3") as url:
+        (journey.cwd / "flaky.toml").write_text(
+            'name = "flaky"\nquorum = 3\n[[judges]]\nname = "flaky"\n'
+            f'spec = "openai-compatible:m@{url}"\nmultilingual = true\n'
+            '[[judges]]\nspec = "simulated:demo-google"\nmultilingual = true\n'
+            '[[judges]]\nspec = "simulated:demo-mistral"\nmultilingual = true\n',
+            encoding="utf-8")
+        run = journey("run", sample, "--ensemble", "flaky.toml", "--quiet", "--run-id", "cand",
+                      expect=1)
+    assert "run gate: FAILED: inconclusive share" in _flat(run.out)
+    ((unscored,),) = journey.query("SELECT COUNT(*) FROM ensemble_results WHERE run_id = 'cand' "
+                                   "AND status != 'ok'")
+    assert 6 <= unscored < 57
+    gate = journey("compare", "base", "cand", "--fail-on-regression", "--json", expect=1)
+    out = json.loads(gate.out)
+    scored = out["release"]["requirements"][0]
+    assert scored["name"] == "items scored" and not scored["met"]
+    said = _flat(gate.err)
+    assert (f"requirement items scored: NOT MET: run cand: {unscored} of 57 items not scored "
+            in said)
+    assert "> policy limit 10.0% (run.max_inconclusive_share)" in said
