@@ -117,7 +117,8 @@ def load_comparison_data(store: Store, run_a: str, run_b: str, *,
     result = compare_runs(store, run_a, run_b, policy=policy.release if policy else None,
                           threshold=threshold, alpha=alpha,
                           require_validation=bool(policy and
-                                                  policy.policy.validation.require_of_record))
+                                                  policy.policy.validation.require_of_record),
+                          run_policy=policy.run if policy else None)
     if policy is not None:
         result["policy"] = policy.as_dict("release")
     pairs = paired_outcomes(store, run_a, run_b)
