@@ -5,6 +5,10 @@ Defects, as a team met them (each is a step below, its comment naming it):
 
 * ``runs merge`` (and ``runs finish``) completed a sharded run whose INCONCLUSIVE share failed
   the ``[run]`` gate with exit 0 and no gate line, while ``run`` over the same items exits 1;
+* Langfuse keys that Langfuse refuses (HTTP 401) made ``sync``, ``prompts push`` and ``datasets
+  push`` exit 3 ("check Langfuse is reachable, then run again"), the code of an outage a rerun
+  resolves, though ``doctor`` calls it a problem for the user (exit 2) and no rerun delivers
+  until the keys are fixed; a missing secret key said "not configured";
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from pathlib import Path
 
 from legal_judge.dataset import load_dataset, sample_dataset_path
 
-from .conftest import Journey
+from .conftest import Journey, LangfuseStandin
 
 #: Judge a never answers valid JSON and b mostly fails too: 4 of the first 12 sample items are
 #: INCONCLUSIVE (fewer valid verdicts than the quorum of 2), over the [run] gate's 10%.
@@ -62,3 +66,27 @@ def test_runners_merge_their_shard_stores_and_the_run_gate_still_decides(
     # Loosened on purpose: passes, and says so.
     loose = journey("runs", "finish", "nightly", "--override", "max_inconclusive_share=0.4")
     assert "policy override: run.max_inconclusive_share=0.4 (policy 0.1)" in loose.out
+
+
+def test_a_ci_job_with_a_wrong_langfuse_secret_is_told_to_fix_the_keys(
+        journey: Journey, langfuse: LangfuseStandin) -> None:
+    journey("demo", "--quiet", env={"LANGFUSE_SECRET_KEY": "sk-lf-rotated"})
+    assert journey.query("SELECT COUNT(*) FROM outbox WHERE synced_at IS NULL") == [(1,)]
+    # doctor names the problem (exit 2)...
+    doctor = journey("doctor", "--ensemble", "demo", env={"LANGFUSE_SECRET_KEY": "sk-lf-rotated"},
+                     expect=2)
+    assert "refused the keys (HTTP 401)" in doctor.out
+    # Defect: ...and sync, prompts push and datasets push exited 3 ("check Langfuse is
+    # reachable"): the same problem is the user's to fix everywhere, exit 2 with the keys' fix.
+    for args in (("sync",), ("prompts", "push"),
+                 ("datasets", "push", str(_bench(journey, 2)), "--name", "bench")):
+        step = journey(*args, env={"LANGFUSE_SECRET_KEY": "sk-lf-rotated"}, expect=2)
+        said = " ".join(step.err.split())
+        assert "HTTP 401" in said and "check LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY" in said
+        assert "reachable" not in said
+    # Defect: a secret key left out said "Langfuse is not configured"; it names the variable.
+    partial = journey("sync", env={"LANGFUSE_SECRET_KEY": ""}, expect=2)
+    assert "partly configured: LANGFUSE_SECRET_KEY missing" in partial.err
+    # Nothing was lost: with the right keys the outbox is delivered.
+    journey("sync")
+    assert journey.query("SELECT COUNT(*) FROM outbox WHERE synced_at IS NULL") == [(0,)]
