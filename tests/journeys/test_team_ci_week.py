@@ -9,6 +9,10 @@ Defects, as a team met them (each is a step below, its comment naming it):
   push`` exit 3 ("check Langfuse is reachable, then run again"), the code of an outage a rerun
   resolves, though ``doctor`` calls it a problem for the user (exit 2) and no rerun delivers
   until the keys are fixed; a missing secret key said "not configured";
+* a store address of another URL scheme (``postgresql+psycopg://``, ``mysql://``,
+  ``sqlite:///``) in ``legal-judge.toml`` or ``LEGAL_JUDGE_STORE`` was read as a file path: a new
+  empty SQLite store in ``./postgresql+psycopg:/...``, "no runs yet" and exit 0, the runner
+  silently on a store of its own (and a password in the URL printed in the path);
 """
 
 from __future__ import annotations
@@ -90,3 +94,26 @@ def test_a_ci_job_with_a_wrong_langfuse_secret_is_told_to_fix_the_keys(
     # Nothing was lost: with the right keys the outbox is delivered.
     journey("sync")
     assert journey.query("SELECT COUNT(*) FROM outbox WHERE synced_at IS NULL") == [(0,)]
+
+
+def test_a_store_url_with_a_typo_in_its_scheme_never_leaves_a_runner_on_its_own_store(
+        journey: Journey) -> None:
+    journey("demo", "--quiet")  # the runner's own default store holds a run
+    project = journey.cwd / "legal-judge.toml"
+    # Defect: the SQLAlchemy-style scheme was read as a file path: a new empty store in
+    # ./postgresql+psycopg:/..., "no runs yet", exit 0; now refused naming file, line and fix.
+    project.write_text('[store]\nurl = "postgresql+psycopg://judge@db.internal/lj"\n', "utf-8")
+    step = journey("runs", "list", expect=2)
+    said = " ".join(step.err.split())
+    assert f"{project}:2: field '[store] url'" in said and "postgresql+psycopg:// URL" in said
+    assert "no runs yet" not in step.text
+    project.unlink()
+    # The same in the environment, with a password: refused, and the password never printed.
+    step = journey("runs", "list", env={"LEGAL_JUDGE_STORE": "mysql://judge:s3cret@db/lj"},
+                   expect=2)
+    assert "LEGAL_JUDGE_STORE: mysql://judge:***@db/lj is a mysql:// URL" in " ".join(
+        step.err.split())
+    assert "s3cret" not in step.text
+    step = journey("store", "copy", str(journey.store_file), "sqlite:///team.sqlite3", expect=2)
+    assert "TARGET: sqlite:///team.sqlite3 is a sqlite:// URL" in " ".join(step.err.split())
+    assert not list(journey.cwd.rglob("*:*"))  # no folder named after a scheme, no new store
