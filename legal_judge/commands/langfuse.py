@@ -206,7 +206,8 @@ def _drop(store: Store, ids: Sequence[str], every: bool, doc: JsonDocument) -> N
 @click.command("sync")
 @click.option("--status", "status_only", is_flag=True,
               help="only show what is pending and what is parked")
-@click.option("--timeout", "timeout_s", type=float, default=30.0, show_default=True)
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=30.0,
+              show_default=True, help="Seconds the delivery may take (a rerun resumes).")
 @click.option("--retry-parked", is_flag=True,
               help="retry every parked entity too (after applying its fix)")
 @click.option("--drop", "drop_ids", multiple=True, metavar="ID",

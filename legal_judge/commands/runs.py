@@ -31,7 +31,7 @@ def runs() -> None:
 
 
 @runs.command("list")
-@click.option("--limit", default=20, show_default=True)
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
 @click.option("--all", "every_kind", is_flag=True,
               help="Also list calibration samples and stored pytest assertions.")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")

@@ -13,6 +13,9 @@ Defects, as a team met them (each is a step below, its comment naming it):
   ``sqlite:///``) in ``legal-judge.toml`` or ``LEGAL_JUDGE_STORE`` was read as a file path: a new
   empty SQLite store in ``./postgresql+psycopg:/...``, "no runs yet" and exit 0, the runner
   silently on a store of its own (and a password in the URL printed in the path);
+* flags out of range said false things: ``doctor --ping --timeout 0`` pinged no judge, printed
+  no reach line and "all checks passed." (exit 0) for a dead endpoint; ``runs list --limit 0``
+  said "no runs yet" of a store holding runs; ``sync --timeout 0`` blamed Langfuse (exit 3).
 """
 
 from __future__ import annotations
@@ -117,3 +120,23 @@ def test_a_store_url_with_a_typo_in_its_scheme_never_leaves_a_runner_on_its_own_
     step = journey("store", "copy", str(journey.store_file), "sqlite:///team.sqlite3", expect=2)
     assert "TARGET: sqlite:///team.sqlite3 is a sqlite:// URL" in " ".join(step.err.split())
     assert not list(journey.cwd.rglob("*:*"))  # no folder named after a scheme, no new store
+
+
+def test_flags_out_of_range_are_refused_instead_of_saying_false_things(journey: Journey) -> None:
+    journey("demo", "--quiet")
+    dead = journey.cwd / "dead.toml"
+    dead.write_text('name = "dead"\nquorum = 1\n[[judges]]\n'
+                    'spec = "openai-compatible:m@http://127.0.0.1:9/v1"\n', encoding="utf-8")
+    # Defect: exit 0 and "all checks passed." without a single request to the dead endpoint.
+    ping = journey("doctor", "--ping", "--ensemble", str(dead), "--timeout", "0", expect=2)
+    assert "Invalid value for '--timeout'" in ping.err and "all checks passed" not in ping.text
+    pinged = journey("doctor", "--ping", "--ensemble", str(dead), "--timeout", "2", expect=2)
+    assert "http://127.0.0.1:9/v1 unreachable" in pinged.out
+    # Defect: "no runs yet: `legal-judge demo` makes one", of a store holding the demo's run.
+    listed = journey("runs", "list", "--limit", "0", expect=2)
+    assert "no runs yet" not in listed.text and "Invalid value for '--limit'" in listed.err
+    # Defect: blamed Langfuse (exit 3) for a delivery given no time at all.
+    synced = journey("sync", "--timeout", "0", expect=2,
+                     env={"LANGFUSE_PUBLIC_KEY": "pk", "LANGFUSE_SECRET_KEY": "sk",
+                          "LANGFUSE_BASE_URL": "http://127.0.0.1:9"})
+    assert "reachable" not in synced.text and "Invalid value for '--timeout'" in synced.err
