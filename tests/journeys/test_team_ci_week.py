@@ -23,32 +23,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from legal_judge.dataset import load_dataset, sample_dataset_path
-
 from .conftest import Journey, LangfuseStandin
+from .test_no_green_without_judging import _bench, _flaky
 
-#: Judge a never answers valid JSON and b mostly fails too: 4 of the first 12 sample items are
-#: INCONCLUSIVE (fewer valid verdicts than the quorum of 2), over the [run] gate's 10%.
-FLAKY = ('name = "flaky"\nquorum = 2\n'
-         '[[judges]]\nname = "a"\nspec = "simulated:demo-openai?invalid_json=1"\n'
-         '[[judges]]\nname = "b"\nspec = "simulated:demo-google?invalid_json=0.8"\n'
-         '[[judges]]\nname = "c"\nspec = "simulated:demo-mistral"\n')
 GATE_FAILED = ("run gate: FAILED: inconclusive share 33.3% (4 of 12 items) > policy limit 10.0% "
                "(run.max_inconclusive_share)")
-
-
-def _bench(journey: Journey, n: int) -> Path:
-    bench = journey.cwd / "bench.jsonl"
-    bench.write_text("".join(i.model_dump_json() + "\n"
-                             for i in load_dataset(sample_dataset_path())[:n]), encoding="utf-8")
-    return bench
 
 
 def test_runners_merge_their_shard_stores_and_the_run_gate_still_decides(
         journey: Journey, tmp_path: Path) -> None:
     bench = _bench(journey, 12)
-    flaky = journey.cwd / "flaky.toml"
-    flaky.write_text(FLAKY, encoding="utf-8")
+    flaky = _flaky(journey.cwd / "flaky.toml")  # 4 of these 12 items are INCONCLUSIVE
     # Two CI runners, each with a store of its own (no server): one shard each.
     stores = []
     for k in (1, 2):
