@@ -53,6 +53,16 @@ def detect_kind(store: Store, entity_id: str) -> Kind:
     for kind in _STORED_KINDS:
         if _has(store, kind, entity_id):
             return kind
+    from legal_judge.benchmark.shards import shard_status
+
+    shards = shard_status(store, entity_id)
+    if shards is not None:  # listed by `runs list`, but not whole yet: say so, not "no run"
+        raise NotFoundError(
+            f"run '{entity_id}' is judged in shards and has no report until its last shard "
+            f"completes: {shards.line()}",
+            fix=f"run each pending shard ({shards.command('K')}; a shard rerun resumes), then "
+                f"report it; a shard's own run has a report now: "
+                f"{', '.join(shards.runs[k] for k in sorted(shards.runs))}")
     raise NotFoundError(
         f"no run, audit, calibration or debias experiment '{entity_id}' in {store.path}",
         fix="`legal-judge runs list` shows runs; check LEGAL_JUDGE_HOME points at the right store",
