@@ -19,16 +19,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-from legal_judge.errors import InputError, Problem
+from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.files import read_toml, toml_line
 
-__all__ = ["PROJECT_FILENAME", "StoreSetting", "home", "is_postgres_url", "mask_url",
-           "project_file", "store_address", "store_path", "store_setting", "store_target"]
+__all__ = ["PROJECT_FILENAME", "StoreSetting", "check_store_address", "home", "is_postgres_url",
+           "mask_url", "project_file", "store_address", "store_path", "store_setting",
+           "store_target", "store_url_problem"]
 
 #: The project's settings file, in the folder legal-judge runs from.
 PROJECT_FILENAME = "legal-judge.toml"
@@ -53,6 +55,47 @@ def store_path() -> Path:
 def is_postgres_url(value: object) -> bool:
     """Whether ``value`` names a PostgreSQL store (``postgresql://`` or ``postgres://``)."""
     return isinstance(value, str) and value.startswith(("postgresql://", "postgres://"))
+
+
+_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+_STORE_FORMS = "a postgresql:// URL or a SQLite file path"
+
+
+def store_url_problem(value: str) -> str | None:
+    """Why ``value`` names no store, when it is a URL of another scheme (``mysql://``,
+    ``postgresql+psycopg://``, ``sqlite:///...``); None for a PostgreSQL URL or a path.
+
+    Read as a file path, such a URL became a new empty SQLite store in a folder named after its
+    scheme (``./mysql:/...``): a typo left a runner on a store of its own, and a password in it
+    was printed as part of the path.
+    """
+    found = _URL_SCHEME.match(value)
+    if found is None or is_postgres_url(value):
+        return None
+    scheme = found.group(1)
+    hint = (" (a SQLite store is given by its path alone)" if scheme.lower().startswith("sqlite")
+            else " (the PostgreSQL schemes are postgresql:// and postgres://)"
+            if scheme.lower().startswith("postgres") else "")
+    return (f"{mask_url(value)} is a {scheme}:// URL; a store is {_STORE_FORMS}{hint}")
+
+
+def check_store_address(value: str, *, named: str) -> Path | str:
+    """``value`` as a store's location: the URL of a PostgreSQL store, else a SQLite file.
+
+    Args:
+        value: What the user gave.
+        named: Where it was given (``LEGAL_JUDGE_STORE``, ``TARGET``), for the message.
+
+    Raises:
+        ConfigError: ``store-url-scheme``, a URL of another scheme (:func:`store_url_problem`).
+    """
+    problem = store_url_problem(value)
+    if problem is not None:
+        raise ConfigError(f"{named}: {problem}", code="store-url-scheme",
+                          fix=f"give {named} as {_STORE_FORMS}, e.g. "
+                              "postgresql://judge@db.internal/legal_judge or "
+                              ".legal_judge/store.sqlite3")
+    return value if is_postgres_url(value) else Path(value)
 
 
 @dataclass(frozen=True)
@@ -89,7 +132,7 @@ def store_setting(cwd: Path | None = None) -> StoreSetting:
     """
     chosen = os.environ.get("LEGAL_JUDGE_STORE", "").strip()
     if chosen:
-        return StoreSetting(chosen if is_postgres_url(chosen) else Path(chosen),
+        return StoreSetting(check_store_address(chosen, named="LEGAL_JUDGE_STORE"),
                             "LEGAL_JUDGE_STORE")
     path = project_file(cwd)
     if path is not None:
@@ -122,6 +165,9 @@ def _project_store_url(path: Path) -> str | None:
     if url is not None and (not isinstance(url, str) or not url.strip()):
         problems.append(Problem(str(path), line, "[store] url", "must be a non-empty string: a "
                                 "postgresql:// URL or a SQLite file"))
+    elif isinstance(url, str) and store_url_problem(url.strip()) is not None:
+        problems.append(Problem(str(path), line, "[store] url",
+                                str(store_url_problem(url.strip()))))
     if problems:
         raise InputError(problems, fix=f"{PROJECT_FILENAME} holds only [store] url = "
                                        "\"postgresql://user@host/db\" (or a SQLite file path)")

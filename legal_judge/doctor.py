@@ -244,7 +244,9 @@ def _reachability(ref: str, timeout_s: float) -> list[Check]:
         for jc in config.judges]})
     found = check_ensemble(bounded)
     results = asyncio.run(ping_all([(j.label, j.provider) for j in found.judges]))
-    out = []
+    # A judge that could not be created was not pinged: said, never left out (the cause is
+    # reported with the ensemble's checks).
+    out = [Check(f"reach {p.judge}", "info", f"not pinged: {p.message}") for p in found.problems]
     for r in results:
         if r.reach == "unreachable":
             where = r.endpoint or "its endpoint"

@@ -19,6 +19,7 @@ configuration, 3 an external service failed after retries)::
     │   │                              locked, read-only, newer schema (names the file and the fix)
     │   └── StoreUnavailable           a PostgreSQL store's server is unreachable (exit 3: rerun)
     ├── SyncError                      Langfuse refused or was unreachable after retries (exit 3)
+    │   └── SyncAuthError              401/403: Langfuse refused the keys (exit 2: fix the keys)
     ├── NotFoundError                  a run, audit or calibration id that is not in the store
     └── GateFailure                    a CI gate decided "no" (exit 1)
 """
@@ -46,6 +47,7 @@ __all__ = [
     "RateLimitError",
     "StoreError",
     "StoreUnavailable",
+    "SyncAuthError",
     "SyncError",
     "TemplateError",
 ]
@@ -248,6 +250,13 @@ class SyncError(LegalJudgeError):
     """Langfuse could not take the data; the outbox keeps it for ``legal-judge sync``."""
 
     exit_code = 3
+
+
+class SyncAuthError(SyncError):
+    """Langfuse refused the keys (HTTP 401/403): a rerun changes nothing until the user fixes
+    ``LANGFUSE_PUBLIC_KEY``/``LANGFUSE_SECRET_KEY`` (exit 2, as a provider's :class:`AuthError`)."""
+
+    exit_code = 2
 
 
 _LONGEST_SAID = 200

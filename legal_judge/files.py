@@ -81,17 +81,23 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str, bytes]:
 
 
 def toml_line(text: str, loc: str | None) -> int | None:
-    """The line of ``loc`` (``section.key``, or ``section``) in a TOML text, for a message."""
+    """The line of ``loc`` in a TOML text, for a message: ``key`` (top level), ``section``,
+    ``section.key``, or ``section.N.key`` (the N-th ``[[section]]`` of an array of tables, as
+    pydantic names it: an ensemble's ``judges.0.weight``)."""
     if not text or not loc:
         return None
-    section, _, key = loc.partition(".")
-    current = None
+    section, *rest = loc.split(".")
+    index = int(rest.pop(0)) if rest and rest[0].isdigit() else None
+    key = rest[0] if rest else ""
+    current, seen = None, -1
     for n, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
+        name = stripped.split("=")[0].strip()
         if stripped.startswith("["):
             current = stripped.strip("[] ")
-            if not key and current == section:
+            seen += stripped.startswith("[[") and current == section
+            if not key and current == section and index in (None, seen):
                 return n
-        elif key and current == section and stripped.split("=")[0].strip() == key:
+        elif current is None and not key and name == section or key and current == section and index in (None, seen) and name == key:
             return n
     return None

@@ -25,15 +25,17 @@ from __future__ import annotations
 from typing import Any
 
 from legal_judge import stats
+from legal_judge.benchmark.item_outcomes import DIFFERENT_QUESTION, question_of
 from legal_judge.benchmark.release import (
     DECISIONS,
     endpoint_decision,
     flip_guard,
     release_verdict,
     review_guard,
+    scored_requirement,
 )
 from legal_judge.errors import ConfigError
-from legal_judge.policy import ReleasePolicy
+from legal_judge.policy import ReleasePolicy, RunPolicy
 from legal_judge.store import Store
 
 __all__ = ["compare_runs", "release_policy"]
@@ -143,9 +145,49 @@ def _raw_rubrics(res_a: dict[str, Any], res_b: dict[str, Any], common: list[str]
     return rubrics
 
 
-def _critical_ids(store: Store, *runs: str) -> set[str]:
-    # An item is critical when either run's stored dataset row says so.
-    return {str(i["id"]) for rid in runs for i in store.iter_items(rid) if i.get("critical")}
+def _questions(store: Store, run_id: str) -> tuple[dict[str, tuple[str, str | None]], set[str]]:
+    """Each item's question (``question_of``) and the items the run's dataset marks critical."""
+    questions, critical = {}, set()
+    for item in store.iter_items(run_id):
+        questions[str(item["id"])] = question_of(item)
+        if item.get("critical"):
+            critical.add(str(item["id"]))
+    return questions, critical
+
+
+def _pairing(store: Store, run_a: str, run_b: str, res_a: dict[str, Any],
+             res_b: dict[str, Any], policy: ReleasePolicy, run_policy: RunPolicy,
+             ) -> tuple[list[str], list[str], list[str], dict[str, Any], dict[str, Any]]:
+    """``(common, different, flipped, flip guard, scored)``: the items both runs scored on the
+    same question, the ids whose question differs, the pass -> fail items, the guard and the
+    requirement that each run scored enough of its items (``release.scored_requirement``).
+
+    A critical item the guard cannot check (passed in A and not scored in B, or missing from
+    it; not scored in A and not passed in B; asked differently) is ``unchecked``.
+    """
+    (q_a, crit_a), (q_b, crit_b) = _questions(store, run_a), _questions(store, run_b)
+    different = sorted(i for i in q_a.keys() & q_b.keys() if q_a[i] != q_b[i])
+    outcome_a, outcome_b = ({i: r["overall"] for i, r in res.items()
+                             if r["status"] == "ok" and i not in different}
+                            for res in (res_a, res_b))
+    common = sorted(outcome_a.keys() & outcome_b.keys())
+    flipped = [i for i in common if outcome_a[i] == "pass" and outcome_b[i] == "fail"]
+    present = q_a.keys() | q_b.keys()
+    unchecked = [i for i in present if (i not in outcome_a or i not in outcome_b)
+                 and outcome_a.get(i) != "fail" and outcome_b.get(i) != "pass"]
+    guard = flip_guard(flipped, crit_a | crit_b, policy=policy, unchecked=unchecked,
+                       present=present)
+    scored = scored_requirement({rid: (len(q), sum(1 for i in q if i in res and res[i]["status"]
+                                                   == "ok"))
+                                 for rid, q, res in ((run_a, q_a, res_a), (run_b, q_b, res_b))},
+                                policy=run_policy)
+    return common, different, flipped, guard, scored
+
+
+def _different_warning(different: list[str]) -> str:
+    shown = ", ".join(different[:10]) + (" ..." if len(different) > 10 else "")
+    return (f"{len(different)} item(s) have the same id but {DIFFERENT_QUESTION}: not compared "
+            f"({shown})")
 
 
 def _pass_rate(res_a: dict[str, Any], res_b: dict[str, Any], common: list[str], *,
@@ -208,7 +250,8 @@ def _gate(store: Store, report: dict[str, Any], endpoints: list[dict[str, Any]],
 def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy | None = None,
                  alpha: float = 0.05, method: str = "auto", corrected: bool = False,
                  threshold: float | None = None, min_items: int | None = None,
-                 require_validation: bool = False) -> dict[str, Any]:
+                 require_validation: bool = False,
+                 run_policy: RunPolicy | None = None) -> dict[str, Any]:
     """Compare run B against baseline run A on their common scored items: the release decision.
 
     Args:
@@ -223,6 +266,8 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
             scores (refused when a run has none).
         require_validation: The policy's ``[validation] require_of_record``: every judge of run
             B must have a validation of record that lets it gate, or the release fails.
+        run_policy: The ``[run]`` policy: a run whose share of items not scored is above its
+            ``max_inconclusive_share`` fails the release (bundled default when None).
         threshold: Deprecated alias of ``rubric_margin`` (library callers).
         min_items: Overrides the policy's ``min_items`` (library callers).
 
@@ -238,22 +283,26 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
     pol = release_policy(policy, threshold=threshold, min_items=min_items)
     meta_a, meta_b = store.get_run(run_a), store.get_run(run_b)
     (res_a, cal_a), (res_b, cal_b) = _raw_results(store, meta_a), _raw_results(store, meta_b)
-    common = sorted(i for i in res_a.keys() & res_b.keys()
-                    if res_a[i]["status"] == "ok" and res_b[i]["status"] == "ok")
-    flipped = [i for i in common if res_a[i]["overall"] == "pass" and res_b[i]["overall"] == "fail"]
-    guard = flip_guard(flipped, _critical_ids(store, run_a, run_b), policy=pol)
-    requirements = [_validation(store, meta_b, require_validation)]
+    common, different, flipped, guard, scored = _pairing(store, run_a, run_b, res_a, res_b, pol,
+                                                         run_policy or RunPolicy())
+    requirements = [scored, _validation(store, meta_b, require_validation)]
     fallback = pol.use_corrected and not corrected and not _use_corrected(store, meta_a, meta_b)
     if corrected or (pol.use_corrected and not fallback):
         from legal_judge.benchmark.compare_corrected import compare_corrected
 
         report = compare_corrected(store, meta_a, meta_b, policy=pol, alpha=alpha)
-        report["regressed_items"] = flipped
+        report.update(regressed_items=flipped, different_question=different)
+        if different:
+            report["warnings"] = [*report.get("warnings", []), _different_warning(different)]
         return _gate(store, report, report.pop("endpoints"), guard, pol, requirements)
     if not common:
-        raise ConfigError(f"runs {run_a} and {run_b} have no scored item in common",
-                          code="compare-no-overlap", fix="compare two runs over the same dataset")
-    warnings = []
+        why = (f": the {len(different)} id(s) they share hold different questions (prompt or "
+               f"jurisdiction), e.g. {different[0]}" if different else "")
+        raise ConfigError(f"runs {run_a} and {run_b} have no scored item in common{why}",
+                          code="compare-no-overlap",
+                          fix="compare two runs over the same dataset (the same questions; only "
+                              "the answers may differ)")
+    warnings = [_different_warning(different)] if different else []
     if _judge_ids(meta_a) != _judge_ids(meta_b):
         warnings.append("the judges differ between the runs (judge_id changed): a difference may "
                         "come from the judge, not from the system under test")
@@ -269,6 +318,7 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, policy: ReleasePolicy 
                  *({"endpoint": r, **e} for r, e in rubrics.items())]
     report = {
         "run_a": run_a, "run_b": run_b, "n_items": len(common), "warnings": warnings,
+        "different_question": different,
         "compared": "raw", "calibrated": {run_a: cal_a, run_b: cal_b},
         "compared_note": "the judges' raw scores of both runs" + (
             " (corrections applied with --calibration are set aside)" if notes else ""),

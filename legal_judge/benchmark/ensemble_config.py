@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -34,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from legal_judge.assets.rubrics import DEFAULT_RUBRIC_SET
 from legal_judge.errors import ConfigError, InputError, Problem
+from legal_judge.files import read_toml, toml_line
 from legal_judge.judge.config import JudgeConfig
 from legal_judge.store import canonical_json
 
@@ -166,24 +166,20 @@ def load_ensemble_config(path: str | Path) -> EnsembleConfig:
     source = str(path)
     path = resolve_ensemble_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputError([Problem(str(path), None, None, f"cannot read: {reason}")],
-                         fix=f"make {path} a readable UTF-8 TOML file") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        raise InputError([Problem(str(path), line, None, f"invalid TOML: {exc}")]) from None
+        data, text, _ = read_toml(path)
     except RecursionError:
         raise InputError([Problem(str(path), None, None, "invalid TOML: nested too deeply")]) from None
     try:
         config = EnsembleConfig.model_validate(data)
     except ValidationError as exc:
-        problems = [Problem(str(path), None, ".".join(str(p) for p in e["loc"]) or None,
-                            "unknown key" if e["type"] == "extra_forbidden" else e["msg"])
-                    for e in exc.errors()]
+        # Each problem with its line (the contract: file, line, field, fix); a check of the
+        # whole file (quorum against the judges) has no field.
+        problems = []
+        for e in exc.errors():
+            loc = ".".join(str(p) for p in e["loc"]) or None
+            problems.append(Problem(str(path), toml_line(text, loc), loc,
+                                    "unknown key" if e["type"] == "extra_forbidden"
+                                    else str(e["msg"]).removeprefix("Value error, ")))
         raise InputError(problems) from None
     _refuse_pairwise_only(config, path)
     config._source = source if path == bundled_config(source) else str(path)

@@ -22,6 +22,7 @@ verdicts; :mod:`legal_judge.benchmark.compare` computes the statistics of that c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,10 +31,12 @@ from legal_judge.store import Store
 
 __all__ = [
     "CATEGORIES",
+    "DIFFERENT_QUESTION",
     "ItemOutcome",
     "ItemPair",
     "item_outcomes",
     "paired_outcomes",
+    "question_of",
     "run_item_outcomes",
     "transition_counts",
 ]
@@ -155,6 +158,20 @@ def run_item_outcomes(store: Store, run_id: str) -> list[ItemOutcome]:
                          store.load_verdicts(run_id))
 
 
+#: Why a pair whose id is in both runs is not compared, when its question differs.
+DIFFERENT_QUESTION = "a different question in the two runs (prompt or jurisdiction)"
+
+
+def question_of(item: Mapping[str, Any]) -> tuple[str, str | None]:
+    """What makes an id in two runs the same item: its question (the prompt, spacing aside) and
+    the jurisdiction it is asked under. Only the answer may differ; two datasets that number
+    their items alike are not paired (the release gate compared different questions and passed).
+    """
+    jurisdiction = item.get("jurisdiction")
+    return " ".join(str(item.get("prompt") or "").split()), (
+        None if jurisdiction is None else str(jurisdiction))
+
+
 @dataclass(frozen=True)
 class ItemPair:
     """The same item in baseline run A and candidate run B."""
@@ -167,6 +184,8 @@ class ItemPair:
     response_a: str
     response_b: str
     score_changes: dict[str, float]
+    #: Why the pair is not compared when its verdicts do not say it (a different question).
+    note: str | None = None
 
 
 def _change(a: ItemOutcome, b: ItemOutcome) -> Change:
@@ -183,8 +202,9 @@ def paired_outcomes(store: Store, run_a: str, run_b: str) -> list[ItemPair]:
     """The items both runs hold, each with both verdicts, in run A's order.
 
     ``change`` is ``regressed`` (A passed, B failed), ``improved`` (A failed, B passed),
-    ``unchanged``, or ``not comparable`` when either run has no scored verdict for the item (the
-    comparison statistics leave those out too). ``score_changes`` is B - A per rubric both scored.
+    ``unchanged``, or ``not comparable`` when either run has no scored verdict for the item or
+    the two runs ask it differently (:func:`question_of`; the comparison statistics leave those
+    out too). ``score_changes`` is B - A per rubric both scored.
     """
     items_a = {i["id"]: i for i in store.load_items(run_a)}
     items_b = {i["id"]: i for i in store.load_items(run_b)}
@@ -195,13 +215,14 @@ def paired_outcomes(store: Store, run_a: str, run_b: str) -> list[ItemPair]:
         if item_id not in items_b:
             continue
         a, b = out_a[item_id], out_b[item_id]
+        same = question_of(item) == question_of(items_b[item_id])
         deltas = {r: round(b.scores[r] - a.scores[r], 4) for r in sorted(a.scores)
-                  if r in b.scores and a.status == "ok" and b.status == "ok"}
-        pairs.append(ItemPair(item_id=item_id, change=_change(a, b), a=a, b=b,
-                              prompt=str(item.get("prompt", "")),
+                  if r in b.scores and a.status == "ok" and b.status == "ok" and same}
+        pairs.append(ItemPair(item_id=item_id, change=_change(a, b) if same else "not comparable",
+                              a=a, b=b, prompt=str(item.get("prompt", "")),
                               response_a=str(item.get("response", "")),
                               response_b=str(items_b[item_id].get("response", "")),
-                              score_changes=deltas))
+                              score_changes=deltas, note=None if same else DIFFERENT_QUESTION))
     return pairs
 
 

@@ -10,7 +10,9 @@ is *not worse* than A. Each endpoint (the pass rate and every rubric mean) is
 
 The flip guard counts critical items (dataset ``critical: true`` or the policy's
 ``critical_ids``) that went from pass to fail; more than ``max_flips`` is a regression whatever
-the bounds say.
+the bounds say. It passes only on evidence: a critical item that could have gone pass -> fail
+but is not scored in both runs (missing from B, INCONCLUSIVE, a different question) leaves the
+guard ``cannot tell``.
 
 With the policy's ``require_escalations_reviewed``, the candidate run's newest escalation
 (``calibrate escalate``) must have no item pending lawyer review (:func:`review_guard`): a run
@@ -26,14 +28,15 @@ Correcting would only make the gate more conservative.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from legal_judge import stats
-from legal_judge.policy import ReleasePolicy
+from legal_judge.benchmark.run_gate import RunGate
+from legal_judge.policy import ReleasePolicy, RunPolicy
 
 __all__ = ["DECISIONS", "PENDING_REVIEW", "endpoint_decision", "flip_guard", "release_verdict",
-           "review_guard"]
+           "review_guard", "scored_requirement"]
 
 NON_INFERIOR, REGRESSED, CANNOT_TELL = "non-inferior", "regressed", "cannot tell"
 #: The decision of an endpoint (what JUnit, the summary and the report read).
@@ -110,16 +113,26 @@ def endpoint_decision(name: str, *, n: int | None, estimate: float | None,
 
 
 def flip_guard(flipped: Iterable[str], critical: Iterable[str], *,
-               policy: ReleasePolicy) -> dict[str, Any]:
+               policy: ReleasePolicy, unchecked: Iterable[str] = (),
+               present: Collection[str] | None = None) -> dict[str, Any]:
     """The flip guard: critical items that went pass -> fail, at most ``policy.max_flips``.
 
     Args:
         flipped: Every item that passed in A and failed in B.
         critical: The items marked critical (dataset flags and ``policy.critical_ids``).
         policy: The ``[release]`` policy.
+        unchecked: Critical items the guard cannot check: not scored in both runs while a
+            pass -> fail was possible (passed in A and unscored or missing in B, unscored in A
+            and not passed in B). Any of them leaves the guard ``cannot tell``: it passed
+            "0 of 2 critical items went pass -> fail" with one of the two missing from B.
+        present: Every item id either run holds (None: all of them). A critical id outside
+            it (a policy id of another dataset, or a typo) is named in the reason, not counted.
     """
-    flipped, critical_set = list(flipped), set(critical) | set(policy.critical_ids)
+    flipped, wanted = list(flipped), set(critical) | set(policy.critical_ids)
+    critical_set = wanted if present is None else wanted & set(present)
+    absent = sorted(wanted - critical_set)
     hits = [i for i in flipped if i in critical_set]
+    unknown = sorted(set(unchecked) & critical_set)
     tripped = len(hits) > policy.max_flips
     if not critical_set:
         reason = ("no item is marked critical (dataset `critical: true` or policy critical_ids): "
@@ -127,9 +140,55 @@ def flip_guard(flipped: Iterable[str], critical: Iterable[str], *,
     else:
         reason = (f"{len(hits)} of {len(critical_set)} critical item(s) went pass -> fail "
                   f"(max_flips {policy.max_flips})")
-    return {"decision": REGRESSED if tripped else "passed", "critical_flips": hits,
-            "critical_items": len(critical_set), "max_flips": policy.max_flips,
-            "flipped": flipped, "reason": reason}
+    if unknown and not tripped:
+        reason += (f"; {len(unknown)} critical item(s) not scored in both runs, so not checked: "
+                   + _ids(unknown))
+    if absent:
+        reason += f"; {len(absent)} critical id(s) in neither run: " + _ids(absent)
+    decision = REGRESSED if tripped else CANNOT_TELL if unknown else "passed"
+    return {"decision": decision, "critical_flips": hits, "critical_items": len(critical_set),
+            "max_flips": policy.max_flips, "flipped": flipped, "unchecked": unknown,
+            "absent": absent, "reason": reason}
+
+
+def _ids(ids: list[str], shown: int = 10) -> str:
+    return ", ".join(ids[:shown]) + (" ..." if len(ids) > shown else "")
+
+
+def scored_requirement(runs: Mapping[str, tuple[int, int]], *,
+                       policy: RunPolicy) -> dict[str, Any]:
+    """Each run scored enough of its items: the ``[run]`` gate's ``max_inconclusive_share``.
+
+    The endpoints compare only the items both runs scored; a run that left many unscored
+    (INCONCLUSIVE, or never judged) says nothing about them, and they are rarely a random
+    share. A candidate with 204 of 684 items INCONCLUSIVE, which its own ``run`` gate failed,
+    passed the release on the other 480. A requirement: met only on evidence, always checked.
+
+    Args:
+        runs: ``run id -> (items, scored items)``, baseline first.
+        policy: The ``[run]`` policy.
+
+    Returns:
+        ``{"name", "required", "met", "reason", "fix", "runs"}`` (``runs``: each run's figures).
+    """
+    figures: dict[str, dict[str, Any]] = {}
+    said, short = [], []
+    for run_id, (items, scored) in runs.items():
+        gate = RunGate(inconclusive=items - scored, items=items,
+                       limit=policy.max_inconclusive_share)
+        figures[run_id] = {"items": items, "scored": scored, "share_unscored": gate.share,
+                           "met": gate.passed}
+        said.append(f"run {run_id}: {items - scored} of {items} items not scored"
+                    + (f" ({gate.share:.1%})" if gate.share is not None else ""))
+        if not gate.passed:
+            short.append(said[-1])
+    limit = f"policy limit {policy.max_inconclusive_share:.1%} (run.max_inconclusive_share)"
+    reason = ("; ".join(short) + f" > {limit}" if short else
+              "every run scored its items: " + ", ".join(said) + f" <= {limit}")
+    return {"name": "items scored", "required": True, "met": not short, "reason": reason,
+            "fix": "judge the INCONCLUSIVE items again once their cause is fixed (legal-judge "
+                   "run --resume RUN_ID), or raise run.max_inconclusive_share in the policy on "
+                   "purpose", "runs": figures}
 
 
 def review_guard(run_id: str, *, escalation_id: str | None, escalated: int, pending: int,
@@ -172,6 +231,8 @@ def release_verdict(endpoints: list[dict[str, Any]], guard: dict[str, Any], *,
     unknown = [e["endpoint"] for e in endpoints if e["decision"] == CANNOT_TELL]
     if guard["decision"] == REGRESSED:
         regressed.append("flip guard")
+    elif guard["decision"] == CANNOT_TELL:
+        unknown.append("flip guard")
     pending = review is not None and review["decision"] == PENDING_REVIEW
     allowed = policy.on_cannot_tell == "pass"
     passed = bool(endpoints) and not regressed and (not unknown or allowed) and not pending
@@ -180,7 +241,8 @@ def release_verdict(endpoints: list[dict[str, Any]], guard: dict[str, Any], *,
     rule = (f"every endpoint non-inferior: one-sided {policy.confidence:.0%} lower bound of B - A "
             f"above -{policy.pass_rate_margin:g} (pass rate) and -{policy.rubric_margin:g} "
             f"points (each rubric), at least {policy.min_items} paired items, at most "
-            f"{policy.max_flips} critical flip(s); cannot tell {policy.on_cannot_tell}s"
+            f"{policy.max_flips} critical flip(s); cannot tell "
+            f"{'passes' if policy.on_cannot_tell == 'pass' else 'fails'}"
             + ("; every escalated item reviewed by a lawyer"
                if policy.require_escalations_reviewed else ""))
     return {"decision": decision, "passed": passed, "regressed": regressed,

@@ -92,7 +92,7 @@ def diff_cmd(old: str, new: str, as_json: bool, force: bool) -> None:
 
 
 @click.command("list")
-@click.option("--limit", default=20, show_default=True, type=int)
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
 @click.option("--json", "as_json", is_flag=True, help="Print the audits as JSON.")
 def list_cmd(limit: int, as_json: bool) -> None:
     """The most recent audits in the store (an audit whose process is gone is shown interrupted)."""

@@ -74,7 +74,8 @@ def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | 
         report = compare_runs(Store(), run_a, run_b, policy=policy.release,
                               alpha=0.05 if alpha is None else alpha, method=method,
                               corrected=corrected,
-                              require_validation=policy.policy.validation.require_of_record)
+                              require_validation=policy.policy.validation.require_of_record,
+                              run_policy=policy.run)
         report["policy"] = policy.as_dict("release")
         doc.set(report)
         print_policy(console, policy, "release")
@@ -88,24 +89,34 @@ def compare_cmd(run_a: str, run_b: str, threshold: float | None, alpha: float | 
 
 def _fail(release: dict[str, Any], run_b: str) -> None:
     """The release gate's failure: every reason, and the fix for each."""
-    endpoints = release["regressed"] + ([] if release["cannot_tell_allowed"]
-                                        else release["cannot_tell"])
-    failing = list(endpoints)
+    unknown = [] if release["cannot_tell_allowed"] else release["cannot_tell"]
+    endpoints = release["regressed"] + unknown
+    # The head names the decision ("regressed"): a "cannot tell" beside a regression is named
+    # as such (language_quality was listed among the regressed endpoints).
+    failing = ["; ".join(part) for part in (release["regressed"], unknown) if part]
+    if release["regressed"] and unknown:
+        failing[1] = "cannot tell: " + failing[1]
     fixes = []
-    if endpoints:
+    if set(endpoints) - {"flip guard"}:
         fixes.append("the release passes only when every endpoint is shown non-inferior; "
                      "inspect the items listed above, or compare on more items")
+    if "flip guard" in release["cannot_tell"] and not release["cannot_tell_allowed"]:
+        fixes.append("the flip guard passes only when every critical item is scored in both "
+                     "runs: score the ones named above in both (a missing one: run a dataset "
+                     "that holds it; an INCONCLUSIVE one: legal-judge run --resume RUN_ID)")
     if release["pending_review"]:
         failing.append(release["review"]["reason"])
         fixes.append("the policy requires every escalated item reviewed: have the lawyers "
                      "fill the escalation's sheet, then legal-judge calibrate import "
                      f"FILLED.csv --run {run_b} (or calibrate import --from-langfuse --queue "
                      "QUEUE_ID)")
-    if release["unmet"]:
-        failing += release["unmet"]
-        fixes.append("the policy requires a validation of record for every judge: validate "
-                     "each judge listed above with `legal-judge calibrate validate "
-                     "--calibration CAL --candidate JUDGE`")
+    for req in release["requirements"]:
+        if req["required"] and not req["met"]:
+            failing.append(f"{req['name']}: {req['reason']}")
+            fixes.append(req.get("fix") or (
+                "the policy requires a validation of record for every judge: validate each "
+                "judge listed above with `legal-judge calibrate validate --calibration CAL "
+                "--candidate JUDGE`"))
     # The decision names what failed ("regressed", "cannot tell", "pending review"); when only
     # a requirement is unmet the endpoints were non-inferior, and the message says so.
     head = (f"release gate: {release['decision']}" if endpoints or release["pending_review"]

@@ -18,8 +18,8 @@ from legal_judge.benchmark.inputs import ItemSelection
 from legal_judge.commands.batches import batch_options, check_no_wait
 from legal_judge.commands.ci_outputs import check_ci_paths, write_ci_outputs
 from legal_judge.commands.json_out import json_option, json_output
-from legal_judge.commands.policy import gate_options, policy_in_force, print_policy
-from legal_judge.commands.run_render import print_summary, run_document
+from legal_judge.commands.policy import gate_options, policy_in_force
+from legal_judge.commands.run_render import print_run_gate, print_summary, run_document
 from legal_judge.commands.tables import wrote
 from legal_judge.dataset import load_dataset, sample_dataset_path, summarize
 from legal_judge.errors import ConfigError, Problem
@@ -221,14 +221,7 @@ def _run(dataset: str | None, ensemble: str, *, resume: str | None, run_id: str 
                        release=release)
     outcome = res["outcome"]
     print_summary(res["run"])
-    gate = None
-    if outcome.status == "completed":
-        from legal_judge.benchmark.run_gate import run_gate
-
-        gate = run_gate(res["run"]["summary"], policy.run)
-        console.print(gate.line, style=None if gate.passed else "red", soft_wrap=True,
-                      highlight=False, markup=False)
-    print_policy(console, policy, "run")
+    gate = print_run_gate(res["run"], policy)
     doc.set(run_document(res["run"], gate=gate, policy=policy, out=out))
     if out is not None and outcome.status == "completed":
         export_and_say(Store(), outcome.run_id, out)

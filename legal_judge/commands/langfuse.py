@@ -12,8 +12,9 @@ from rich.console import Console
 from legal_judge.assets.catalogue import load_assets
 from legal_judge.commands.json_out import JsonDocument, json_option, json_output
 from legal_judge.commands.tables import Col, echo_json, print_table
-from legal_judge.errors import LegalJudgeError, SyncError
+from legal_judge.errors import LegalJudgeError, SyncAuthError, SyncError
 from legal_judge.store import Store
+from legal_judge.sync.langfuse_errors import KEYS_FIX
 
 __all__ = ["COMMANDS", "datasets", "prompts", "sync"]
 
@@ -205,7 +206,8 @@ def _drop(store: Store, ids: Sequence[str], every: bool, doc: JsonDocument) -> N
 @click.command("sync")
 @click.option("--status", "status_only", is_flag=True,
               help="only show what is pending and what is parked")
-@click.option("--timeout", "timeout_s", type=float, default=30.0, show_default=True)
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=30.0,
+              show_default=True, help="Seconds the delivery may take (a rerun resumes).")
 @click.option("--retry-parked", is_flag=True,
               help="retry every parked entity too (after applying its fix)")
 @click.option("--drop", "drop_ids", multiple=True, metavar="ID",
@@ -219,8 +221,8 @@ def sync(status_only: bool, timeout_s: float, retry_parked: bool, drop_ids: tupl
 
     Debias experiments are delivered too, as traces and scores like audits. An entity that cannot
     be delivered as stored is parked with its reason and fix; it never holds up the others. Exit
-    0 when everything else was delivered, 2 when this sync parked an entity, 3 when Langfuse
-    failed (a rerun resumes).
+    0 when everything else was delivered, 2 when this sync parked an entity or Langfuse refused
+    the keys, 3 when Langfuse failed (a rerun resumes).
     """
     store = Store()
     try:
@@ -256,6 +258,10 @@ def _sync(store: Store, *, timeout_s: float, retry_parked: bool, doc: JsonDocume
         _echo(f"parked, not delivered ({new}):")
         _print_parked(report.parked, details=False)
         _print_fixes(report.parked)
+    if report.keys_refused:
+        raise SyncAuthError("some entities were not delivered: " + "; ".join(report.errors[:3]),
+                            fix=f"{KEYS_FIX}; then run `legal-judge sync` again (the outbox "
+                                "keeps everything)")
     if report.failed:
         raise SyncError("some entities were not delivered: " + "; ".join(report.errors[:3]),
                         fix="check Langfuse is reachable, then run `legal-judge sync` again")

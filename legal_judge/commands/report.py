@@ -108,6 +108,7 @@ def _write_site(folder: Path) -> None:
 @click.option("--ensemble", default="default", show_default=True,
               help="Ensemble TOML file to check, or a bundled one: default, demo.")
 @click.option("--timeout", "timeout_s", default=5.0, show_default=True,
+              type=click.FloatRange(min=0, min_open=True),
               help="Seconds to wait for Langfuse, and for each judge with --ping.")
 @click.option("--ping", is_flag=True,
               help="Send one 1-token request per judge (through its SDK, one retry at most) "

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from legal_judge.benchmark.run_gate import RunGate
     from legal_judge.policy import PolicyInForce
 
-__all__ = ["print_summary", "run_document"]
+__all__ = ["print_run_gate", "print_summary", "run_document"]
 
 console = Console()
 
@@ -60,6 +60,26 @@ def run_document(run: dict[str, Any], *, gate: RunGate | None = None,
             "policy": policy.as_dict("run") if policy is not None else None,
             "results_file": str(out) if out is not None and finished else None,
             "store": store_address()}
+
+
+def print_run_gate(run: dict[str, Any], policy: PolicyInForce) -> RunGate | None:
+    """The ``[run]`` gate of a completed run, printed with the policy it applied; None (the policy
+    line alone) for a run that did not complete.
+
+    One decision for every command that completes a run: ``run`` (and its last ``--shard``),
+    ``runs finish`` and ``runs merge``; the caller exits 1 when it did not pass.
+    """
+    from legal_judge.commands.policy import print_policy
+
+    gate = None
+    if run["status"] == "completed":
+        from legal_judge.benchmark.run_gate import run_gate
+
+        gate = run_gate(run["summary"], policy.run)
+        console.print(gate.line, style=None if gate.passed else "red", soft_wrap=True,
+                      highlight=False, markup=False)
+    print_policy(console, policy, "run")
+    return gate
 
 
 def print_summary(run: dict[str, Any]) -> None:

@@ -11,11 +11,13 @@ from legal_judge.calibration.escalation import escalation_figures
 from legal_judge.commands.ci_outputs import ci_options, write_ci_outputs
 from legal_judge.commands.core import console, err_console, export_and_say
 from legal_judge.commands.escalate import print_escalation_figures
-from legal_judge.commands.json_out import json_option, json_output
-from legal_judge.commands.run_render import print_summary
+from legal_judge.commands.json_out import JsonDocument, json_option, json_output
+from legal_judge.commands.policy import policy_in_force, policy_options
+from legal_judge.commands.run_render import print_run_gate, print_summary, run_document
 from legal_judge.commands.shards import print_shards
 from legal_judge.commands.tables import Col, echo_json, print_table
 from legal_judge.errors import ConfigError
+from legal_judge.policy import PolicyInForce
 from legal_judge.reports.ci import run_suite
 from legal_judge.run_owner import displayed_status, resume_command, run_owner
 from legal_judge.store import Store
@@ -29,7 +31,7 @@ def runs() -> None:
 
 
 @runs.command("list")
-@click.option("--limit", default=20, show_default=True)
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
 @click.option("--all", "every_kind", is_flag=True,
               help="Also list calibration samples and stored pytest assertions.")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
@@ -176,11 +178,17 @@ def runs_export(run_id: str, fmt: str | None, out: Path | None) -> None:
 
 @runs.command("finish")
 @click.argument("run_id")
+@policy_options
 @json_option
-def runs_finish(run_id: str, as_json: bool) -> None:
-    """Merge the completed shards of RUN_ID into one run, summarise and sync it (once)."""
+def runs_finish(run_id: str, policy_file: Path | None, overrides: tuple[str, ...],
+                as_json: bool) -> None:
+    """Merge the completed shards of RUN_ID into one run, summarise and sync it (once).
+
+    Exits 1 when the run fails the policy's [run] gate, as `run` does.
+    """
     from legal_judge.benchmark.shards import finish_sharded, shard_status
 
+    policy = policy_in_force(policy_file, overrides)
     store = Store()
     with json_output(as_json) as doc:
         merged = finish_sharded(store, run_id)
@@ -190,23 +198,26 @@ def runs_finish(run_id: str, as_json: bool) -> None:
                               code="shards-pending",
                               fix=f"run each pending shard (legal-judge run DATASET --run-id "
                                   f"{run_id} --shard K/N), then `legal-judge runs finish` again")
-        doc.set(merged)
-        print_summary(merged)
+        _gate_merged(merged, policy, doc)
 
 
 @runs.command("merge")
 @click.argument("run_id")
 @click.argument("stores", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@policy_options
 @json_option
-def runs_merge(run_id: str, stores: tuple[Path, ...], as_json: bool) -> None:
+def runs_merge(run_id: str, stores: tuple[Path, ...], policy_file: Path | None,
+               overrides: tuple[str, ...], as_json: bool) -> None:
     """Bring the shards of RUN_ID from other SQLite store files into this store and finish it.
 
     Each CI runner with a store of its own ran one or more shards; overlapping or mismatched
-    shards (another N, dataset or ensemble) are refused before anything is copied.
+    shards (another N, dataset or ensemble) are refused before anything is copied. Exits 1 when
+    the run fails the policy's [run] gate, as `run` does.
     """
     from legal_judge.benchmark.shards import finish_sharded, import_shards
 
+    policy = policy_in_force(policy_file, overrides)
     store = Store()
     with json_output(as_json) as doc:
         found = import_shards(store, run_id, list(stores))
@@ -217,8 +228,17 @@ def runs_merge(run_id: str, stores: tuple[Path, ...], as_json: bool) -> None:
             print_shards(console, store, run_id)
             raise ConfigError(f"run {run_id} still has pending shards", code="shards-pending",
                               fix="merge the stores of the pending shards too")
-        doc.set({**merged, "merged_shard_runs": found})
-        print_summary(merged)
+        _gate_merged(merged, policy, doc, merged_shard_runs=found)
+
+
+def _gate_merged(run: dict[str, Any], policy: PolicyInForce, doc: JsonDocument,
+                 **extra: Any) -> None:
+    """The merged run's summary and its [run] gate, decided as `run` decides it (exit 1)."""
+    print_summary(run)
+    gate = print_run_gate(run, policy)
+    doc.set({**run_document(run, gate=gate, policy=policy), **extra})
+    if gate is not None and not gate.passed:
+        raise click.exceptions.Exit(1)  # merged and completed: the [run] gate failed
 
 
 COMMANDS: list[click.Command] = [runs]

@@ -9,7 +9,7 @@ import click
 from legal_judge.commands.core import console
 from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.tables import Col, print_table
-from legal_judge.config import is_postgres_url, mask_url
+from legal_judge.config import check_store_address, is_postgres_url, mask_url
 from legal_judge.errors import ConfigError, GateFailure
 from legal_judge.store import Store
 from legal_judge.store.transfer import copy_store, row_counts
@@ -39,6 +39,8 @@ def store_copy(source: str, target: str, as_json: bool) -> None:
     """
     from legal_judge.audit.log import AuditLog
 
+    check_store_address(source, named="SOURCE")
+    check_store_address(target, named="TARGET")
     if not is_postgres_url(source) and not Path(source).is_file():
         # Opening a missing file would create an empty store and "copy" nothing.
         raise ConfigError(f"no store at {source}", code="store-missing",

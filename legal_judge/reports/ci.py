@@ -200,8 +200,11 @@ def compare_suite(report: dict[str, Any], *, policy: PolicyInForce | None = None
              for e in release["endpoints"]]
     guard = release["flip_guard"]
     flipped = guard["flipped"]
-    cases.append(CiCase(f"flip guard (max_flips {guard['max_flips']})",
-                        "failed" if guard["decision"] == "regressed" else "passed",
+    # A guard that could not check a critical item is "cannot tell", like an endpoint.
+    guard_outcome: Outcome = ("passed" if guard["decision"] == "passed" else
+                              "skipped" if guard["decision"] == "cannot tell" and allowed else
+                              "failed")
+    cases.append(CiCase(f"flip guard (max_flips {guard['max_flips']})", guard_outcome,
                         guard["reason"] + (": " + ", ".join(guard["critical_flips"])
                                            if guard["critical_flips"] else ""),
                         f"passed in A, failed in B: {', '.join(flipped)}" if flipped else ""))

@@ -53,6 +53,16 @@ def detect_kind(store: Store, entity_id: str) -> Kind:
     for kind in _STORED_KINDS:
         if _has(store, kind, entity_id):
             return kind
+    from legal_judge.benchmark.shards import shard_status
+
+    shards = shard_status(store, entity_id)
+    if shards is not None:  # listed by `runs list`, but not whole yet: say so, not "no run"
+        raise NotFoundError(
+            f"run '{entity_id}' is judged in shards and has no report until its last shard "
+            f"completes: {shards.line()}",
+            fix=f"run each pending shard ({shards.command('K')}; a shard rerun resumes), then "
+                f"report it; a shard's own run has a report now: "
+                f"{', '.join(shards.runs[k] for k in sorted(shards.runs))}")
     raise NotFoundError(
         f"no run, audit, calibration or debias experiment '{entity_id}' in {store.path}",
         fix="`legal-judge runs list` shows runs; check LEGAL_JUDGE_HOME points at the right store",
@@ -117,7 +127,8 @@ def load_comparison_data(store: Store, run_a: str, run_b: str, *,
     result = compare_runs(store, run_a, run_b, policy=policy.release if policy else None,
                           threshold=threshold, alpha=alpha,
                           require_validation=bool(policy and
-                                                  policy.policy.validation.require_of_record))
+                                                  policy.policy.validation.require_of_record),
+                          run_policy=policy.run if policy else None)
     if policy is not None:
         result["policy"] = policy.as_dict("release")
     pairs = paired_outcomes(store, run_a, run_b)

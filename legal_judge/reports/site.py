@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from legal_judge.benchmark.shards import sharded_run_of
+from legal_judge.benchmark.shards import sharded_run_of, unmerged_run
 from legal_judge.errors import ConfigError, LegalJudgeError
 from legal_judge.reports.build import build_report, write_report
 from legal_judge.reports.html import render_page
@@ -75,12 +75,23 @@ RUN_KIND = "run"
 
 def _runs(store: Store) -> list[SiteEntry]:
     out = []
+    sharded: set[str] = set()
     for r in store.list_runs(limit=MAX_PER_KIND):
         if r["kind"] != RUN_KIND:
             continue
         run = store.get_run(r["id"])
-        if sharded_run_of(run["config"]) is not None:
-            continue  # a shard of a sharded run: the merged run is the one with a report
+        base = sharded_run_of(run["config"])
+        if base is not None:
+            # A shard is listed as its run, once (as `runs list` does): the merged run has the
+            # report; before the merge the run is listed with its shards' state, no report.
+            unmerged = None if base in sharded else unmerged_run(store, base)
+            sharded.add(base)
+            if unmerged is not None:
+                out.append(SiteEntry("run", base, unmerged["created_at"],
+                                     unmerged["shards"]["state"],
+                                     f"{unmerged['results']}/{unmerged['items']} items judged "
+                                     "so far"))
+            continue
         s = run["summary"] or {}
         config = run["config"]
         bits = [f"{r['results']}/{r['items']} items"]

@@ -253,7 +253,8 @@ def _pass_fail(v: ComparisonView, t: dict[str, int]) -> rm.Section:
                   ["A fail", f"{t['fail_pass']} (improved)", str(t["fail_fail"])]],
                  numeric=["B pass", "B fail"]),
         rm.KeyValues([("exact McNemar p (discordant pairs only)", rm.fmt(v.mcnemar_p, ".4f")),
-                      ("items not compared (inconclusive in A or B)", str(t["not_comparable"]))]),
+                      ("items not compared (not scored in A or B, or asked differently)",
+                       str(t["not_comparable"]))]),
     ], "passfail")
 
 
@@ -319,9 +320,11 @@ def _largest(changes: dict[str, float]) -> str:
 
 
 def _not_compared(pairs: list[ItemPair]) -> rm.Section:
-    rows = [[p.item_id, verdict_label(p.a), verdict_label(p.b), p.a.reason or p.b.reason or "-"]
+    rows = [[p.item_id, verdict_label(p.a), verdict_label(p.b),
+             p.note or p.a.reason or p.b.reason or "-"]
             for p in pairs if p.change == "not comparable"]
     return rm.Section("Items not compared", [
-        rm.Note("Items without a scored verdict in one of the runs are left out of every statistic "
-                "above (they are neither passes nor fails)."),
+        rm.Note("Items without a scored verdict in one of the runs, or asked differently in the "
+                "two runs, are left out of every statistic above (they are neither passes nor "
+                "fails)."),
         rm.Table("Not compared", ["item", "A", "B", "why"], rows)], "notcompared")

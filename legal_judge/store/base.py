@@ -22,7 +22,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import pydantic_core
 
-from legal_judge.config import is_postgres_url, store_target
+from legal_judge.config import check_store_address, is_postgres_url, store_target
 from legal_judge.errors import StoreError
 from legal_judge.store.connection import BUSY_TIMEOUT_S, connect, enable_wal, quick_check
 from legal_judge.store.migrations import MIGRATIONS
@@ -123,6 +123,8 @@ class StoreBase:
             StoreUnavailable: a PostgreSQL store's server cannot be reached (exit 3).
         """
         target = path if path is not None else store_target()
+        if isinstance(target, str):  # a URL of another scheme is no file name
+            target = check_store_address(target, named="the store")
         self._lock = threading.RLock()
         if is_postgres_url(target):
             server = PgConnection(str(target), timeout_s)

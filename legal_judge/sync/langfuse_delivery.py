@@ -16,7 +16,7 @@ from legal_judge.assets.catalogue import load_assets
 from legal_judge.store import Store
 from legal_judge.sync.langfuse_client import Deadline, Undeliverable, client_for, refusal
 from legal_judge.sync.langfuse_datasets import link_dataset_run
-from legal_judge.sync.langfuse_errors import failure_line
+from legal_judge.sync.langfuse_errors import failure_line, keys_refused
 from legal_judge.sync.langfuse_scores import ensure_score_configs, post_scores
 from legal_judge.sync.langfuse_traces import emit_trace, flush_spans
 from legal_judge.sync.mask import Masker, load_masker
@@ -38,7 +38,8 @@ class DeliveryResult:
     """What one delivery attempt did.
 
     ``parked``: row id -> (reason, fix) of rows newly parked (a row retried by itself and parked
-    again is not new); ``retried``: parked rows tried again.
+    again is not new); ``retried``: parked rows tried again; ``keys_refused``: Langfuse refused
+    the keys (HTTP 401/403), which no rerun resolves until they are fixed.
     """
 
     delivered: list[int] = field(default_factory=list)
@@ -48,6 +49,7 @@ class DeliveryResult:
     parked: dict[int, tuple[str, str]] = field(default_factory=dict)
     retried: list[int] = field(default_factory=list)
     quiet: set[int] = field(default_factory=set)
+    keys_refused: bool = False
 
 
 def _plans_for(row: dict[str, Any], store: Store, masker: Masker,
@@ -173,6 +175,7 @@ def _fail(store: Store, result: DeliveryResult, ids: list[int], exc: BaseExcepti
     raw = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, TimeoutError) or "timed out" in str(exc).lower() or "Timeout" in raw:
         result.timed_out = True
+    result.keys_refused = result.keys_refused or keys_refused(exc)
     # One line (status, what was asked); the raw payload goes to the log (--verbose).
     message, _ = failure_line(exc, "the delivery")
     store.outbox_mark(ids, error=message)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 
-from legal_judge.errors import SyncError
+from legal_judge.errors import SyncAuthError, SyncError
 
-__all__ = ["failure_line", "langfuse_failure"]
+__all__ = ["KEYS_FIX", "failure_line", "keys_refused", "langfuse_failure"]
 
 logger = logging.getLogger(__name__)
 
@@ -23,11 +23,21 @@ def _status(exc: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
+#: The fix of refused keys: the same words from every command (``doctor`` says it too).
+KEYS_FIX = ("check LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY (and the project they name): copy "
+            "them from the project's settings page (API keys) of this Langfuse host")
+
+
+def keys_refused(exc: BaseException) -> bool:
+    """Whether Langfuse refused the keys (HTTP 401/403): the user's to fix, not a rerun's."""
+    return _status(exc) in (401, 403)
+
+
 def _fix(status: int | None, connect: bool) -> str:
     if connect:
         return "check LANGFUSE_BASE_URL and that Langfuse is up, then run the command again"
     if status in (401, 403):
-        return "check LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY (and the project they name)"
+        return KEYS_FIX
     if status == 404:
         return "check LANGFUSE_BASE_URL and the name asked for"
     if status is not None and (status == 429 or status >= 500):
@@ -72,6 +82,7 @@ def failure_line(exc: BaseException, asked: str) -> tuple[str, str]:
 
 
 def langfuse_failure(exc: BaseException, asked: str) -> SyncError:
-    """:func:`failure_line` as the SyncError (exit 3) a command raises."""
+    """:func:`failure_line` as the error a command raises: a SyncError (exit 3, a rerun
+    resumes), or a SyncAuthError (exit 2) when Langfuse refused the keys."""
     message, fix = failure_line(exc, asked)
-    return SyncError(message, fix=fix)
+    return (SyncAuthError if keys_refused(exc) else SyncError)(message, fix=fix)

@@ -88,6 +88,11 @@ def require_settings() -> LangfuseSettings:
     """The settings, or a ConfigError that names the missing variables (or the bad timeout)."""
     s = settings_from_env()
     if s is None:
+        if set_variables():  # partly set: name what is missing, as `doctor` does
+            missing = ", ".join(missing_variables())
+            raise ConfigError(f"Langfuse is partly configured: {missing} missing",
+                              code="langfuse-unconfigured",
+                              fix=f"set {missing} (or unset the other LANGFUSE_* variables)")
         raise ConfigError("Langfuse is not configured", code="langfuse-unconfigured",
                           fix="set LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_BASE_URL")
     return s

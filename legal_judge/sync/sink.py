@@ -51,6 +51,8 @@ class SyncReport:
     parked: list[dict[str, Any]] = field(default_factory=list)
     newly_parked: int = 0
     retried: int = 0
+    #: Langfuse refused the keys (HTTP 401/403): a later sync delivers only once they are fixed.
+    keys_refused: bool = False
 
     @property
     def incomplete(self) -> bool:
@@ -64,7 +66,11 @@ class SyncReport:
         if self.newly_parked:
             parts.append(f"{self.newly_parked} not deliverable as stored, parked "
                          "(`legal-judge sync --status` gives the reason and the fix)")
-        if self.failed or self.timed_out:
+        if self.keys_refused:
+            parts.append(f"{self.pending} pending: Langfuse refused the keys; the store keeps "
+                         "everything: fix LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY, then run "
+                         "`legal-judge sync`")
+        elif self.failed or self.timed_out:
             parts.append(f"{self.pending} pending; the store keeps everything: run "
                          "`legal-judge sync` later")
         return "Langfuse sync incomplete: " + "; ".join(parts) if parts else ""
@@ -136,7 +142,8 @@ def sync_now(store: Store, *, timeout_s: float = 30.0, masker: Masker | None = N
         pending=store.outbox_status()["pending"], timed_out=res.timed_out,
         elapsed_s=time.monotonic() - t0,
         errors=sorted(set(res.failed.values()))[:10], notes=res.notes,
-        parked=store.outbox_parked(), newly_parked=len(res.parked), retried=len(res.retried))
+        parked=store.outbox_parked(), newly_parked=len(res.parked), retried=len(res.retried),
+        keys_refused=res.keys_refused)
 
 
 def get_sink(*, masker: Masker | None = None) -> OutboxSink:

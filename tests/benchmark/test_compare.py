@@ -73,18 +73,24 @@ def test_different_judges_are_warned_about() -> None:
 
 
 def _scored_run(store: Store, run_id: str, scores: dict[str, dict[str, float]], *,
-                config: dict | None = None, overall: str | dict[str, str] = "pass") -> None:
-    """A finished run whose ensemble gave these scores (item -> rubric -> score)."""
+                config: dict | None = None, overall: str | dict[str, str] = "pass",
+                prompts: dict[str, str] | None = None, critical: tuple[str, ...] = (),
+                unscored: tuple[str, ...] = ()) -> None:
+    """A finished run whose ensemble gave these scores (item -> rubric -> score); the items in
+    ``unscored`` are stored INCONCLUSIVE."""
     from legal_judge.models import EnsembleResult
 
     store.create_run(run_id, kind="run", config={"judge_ids": {"j": "jid"}, **(config or {})})
-    store.save_items(run_id, [{"id": i, "prompt": "q", "response": "a", "jurisdiction": "US"}
+    store.save_items(run_id, [{"id": i, "prompt": (prompts or {}).get(i, "q"), "response": "a",
+                               "jurisdiction": "US", **({"critical": True} if i in critical
+                                                        else {})}
                               for i in scores])
     for item_id, s in scores.items():
-        store.save_result(run_id, item_id, EnsembleResult(
+        result = (EnsembleResult(item_id=item_id, status="inconclusive", reason="1 of 3 judges")
+                  if item_id in unscored else EnsembleResult(
             item_id=item_id, status="ok", scores=s, raw_scores=dict(s),
-            overall=overall if isinstance(overall, str) else overall[item_id],
-        ).model_dump())  # type: ignore[arg-type]
+            overall=overall if isinstance(overall, str) else overall[item_id]))  # type: ignore[arg-type]
+        store.save_result(run_id, item_id, result.model_dump())
     store.finish_run(run_id, status="completed", summary=None)
 
 
@@ -167,6 +173,111 @@ def test_critical_items_trip_the_flip_guard() -> None:
     assert allowed["release"]["flip_guard"]["decision"] == "passed"
 
 
+def test_a_critical_item_without_a_verdict_in_both_runs_leaves_the_guard_cannot_tell(
+        tmp_path) -> None:
+    """A critical item that passed in A and is missing from B, or INCONCLUSIVE in it, was never
+    checked: the guard said "passed: 0 of 2 critical item(s) went pass -> fail" and the release
+    passed (exit 0). It is `cannot tell` now, named, and a critical id in neither run is named."""
+    from legal_judge.benchmark.compare import release_policy
+
+    store = Store()
+    scores = {f"i{k:02d}": {"legal_soundness": 4.0} for k in range(60)}
+    _scored_run(store, "a", scores, critical=("i01", "i02", "i03"))
+    _scored_run(store, "b", {i: s for i, s in scores.items() if i != "i01"},
+                critical=("i02", "i03"), unscored=("i02",))
+    report = compare_runs(store, "a", "b")
+    guard = report["release"]["flip_guard"]
+    assert guard["decision"] == "cannot tell" and guard["unchecked"] == ["i01", "i02"]
+    assert "2 critical item(s) not scored in both runs, so not checked: i01, i02" in guard["reason"]
+    assert report["cannot_tell"] == ["flip guard"] and not report["release"]["passed"]
+    gate = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression", "--junit",
+                                    str(tmp_path / "g.xml")])
+    said = " ".join(gate.output.split())
+    assert gate.exit_code == 1 and "release gate: cannot tell: flip guard" in said, gate.output
+    assert "every critical item is scored in both runs" in said
+    assert 'name="flip guard (max_flips 0)"' in (tmp_path / "g.xml").read_text()
+    assert "<failure" in (tmp_path / "g.xml").read_text()
+    # The policy may let "cannot tell" pass: then the guard is skipped, never a green pass.
+    lax = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression", "--override",
+                                   "on_cannot_tell=pass", "--junit", str(tmp_path / "l.xml")])
+    assert lax.exit_code == 0 and "cannot tell passes" in " ".join(lax.output.split())
+    assert "<skipped" in (tmp_path / "l.xml").read_text()
+    # A critical item failed in A cannot go pass -> fail: nothing to check when B lacks it.
+    _scored_run(store, "c", scores, critical=("i01",), overall={
+        i: "fail" if i == "i01" else "pass" for i in scores})
+    _scored_run(store, "d", {i: s for i, s in scores.items() if i != "i01"})
+    assert compare_runs(store, "c", "d")["release"]["flip_guard"]["decision"] == "passed"
+    # A policy critical id that is in neither run (another dataset's, or a typo) is named.
+    typo = compare_runs(store, "c", "d", policy=release_policy().model_copy(
+        update={"critical_ids": ("i1",)}))["release"]["flip_guard"]
+    assert typo["decision"] == "passed" and typo["absent"] == ["i1"]
+    assert typo["reason"].endswith("1 critical id(s) in neither run: i1")
+
+
+def test_a_run_that_left_too_many_items_unscored_fails_the_release() -> None:
+    """A candidate with 204 of 684 items INCONCLUSIVE (its own `run` gate FAILED) passed the
+    release on the 480 others, saying nothing of the rest. Each run must have scored its items
+    as the [run] gate asks (max_inconclusive_share): a requirement, always shown."""
+    from legal_judge.policy import RunPolicy
+
+    store = Store()
+    scores = {f"i{k:02d}": {"legal_soundness": 4.0} for k in range(70)}
+    _scored_run(store, "a", scores)
+    _scored_run(store, "b", scores, unscored=tuple(list(scores)[:10]))
+    report = compare_runs(store, "a", "b")
+    assert report["n_items"] == 60 and report["regressions"] == report["cannot_tell"] == []
+    scored = report["release"]["requirements"][0]
+    assert scored["name"] == "items scored" and scored["required"] and not scored["met"]
+    assert scored["reason"] == ("run b: 10 of 70 items not scored (14.3%) > policy limit 10.0% "
+                                "(run.max_inconclusive_share)")
+    assert not report["release"]["passed"] and report["release"]["unmet"] == ["items scored"]
+    gate = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression"])
+    said = " ".join(gate.output.split())
+    assert gate.exit_code == 1 and "requirement items scored: NOT MET: run b: 10 of 70" in said
+    assert "legal-judge run --resume RUN_ID" in said
+    # The same limit as `run`: raised on purpose, the release passes and says so.
+    assert compare_runs(store, "a", "b", run_policy=RunPolicy(max_inconclusive_share=0.15))[
+        "release"]["passed"]
+    lax = CliRunner().invoke(cli, ["compare", "a", "b", "--fail-on-regression", "--override",
+                                   "max_inconclusive_share=0.15"])
+    said = " ".join(lax.output.split())
+    assert lax.exit_code == 0, lax.output
+    assert "policy override: run.max_inconclusive_share=0.15" in said
+    assert "requirement items scored: met: every run scored its items" in said
+
+
+def test_items_asked_differently_in_the_two_runs_are_not_paired(tmp_path) -> None:
+    """Two datasets that number their items alike were paired by id alone: the release gate
+    compared different questions and passed. Only the same question (prompt, jurisdiction) is
+    paired; the others are named, and runs that share only ids are refused (exit 2)."""
+    from legal_judge.benchmark.item_outcomes import paired_outcomes
+
+    store = Store()
+    scores = {f"i{k:02d}": {"legal_soundness": 4.0} for k in range(30)}
+    asked = {i: f"question {k}" for k, i in enumerate(scores)}
+    _scored_run(store, "a", scores, prompts=asked)
+    reworded = {**asked, "i03": "another question", "i07": "  question   7 "}  # spacing aside
+    _scored_run(store, "b", scores, prompts=reworded, overall={
+        i: "fail" if i == "i03" else "pass" for i in scores})
+    report = compare_runs(store, "a", "b")
+    assert report["n_items"] == 29 and report["different_question"] == ["i03"]
+    assert report["regressed_items"] == [] and report["rubrics"]["legal_soundness"]["n"] == 29
+    assert any("1 item(s) have the same id but a different question" in w
+               for w in report["warnings"])
+    pairs = {p.item_id: p for p in paired_outcomes(store, "a", "b")}
+    assert pairs["i03"].change == "not comparable" and pairs["i03"].note
+    assert pairs["i07"].change == "unchanged"
+    _scored_run(store, "other", scores, prompts={i: f"other {q}" for i, q in asked.items()})
+    refused = CliRunner().invoke(cli, ["compare", "a", "other", "--fail-on-regression"])
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 2, refused.output
+    assert "the 30 id(s) they share hold different questions" in said
+    report_md = tmp_path / "r.md"
+    made = CliRunner().invoke(cli, ["report", "a", "b", "--md", str(report_md)])
+    assert made.exit_code == 0, made.output
+    assert "| i03 | pass | fail | a different question in the two runs" in report_md.read_text()
+
+
 def test_a_gate_with_nothing_testable_cannot_pass() -> None:
     store = Store()
     few = {f"i{k}": {"legal_soundness": 4.0} for k in range(5)}
@@ -212,7 +323,8 @@ def test_a_calibrated_run_is_compared_on_its_raw_scores_and_says_so(tmp_path) ->
     _scored_run(store, "raw", plain, config={"judge_id": "ens-demo"})
     store.create_run("cal", kind="run", config={"judge_ids": {"j": "jid"}, "judge_id": "ens-demo",
                                                 "calibration": correction.id})
-    store.save_items("cal", [{"id": i, "prompt": "q", "response": "a"} for i in plain])
+    store.save_items("cal", [{"id": i, "prompt": "q", "response": "a", "jurisdiction": "US"}
+                             for i in plain])
     for item_id, s in plain.items():
         result = EnsembleResult(item_id=item_id, status="ok", scores=s, raw_scores=dict(s),
                                 overall="pass").model_dump()

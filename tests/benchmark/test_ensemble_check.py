@@ -152,3 +152,22 @@ def test_an_ensemble_that_is_neither_bundled_nor_a_file(tmp_path: Path,
         load_ensemble_config("defualt")
     assert exc.value.code == "ensemble-not-found" and "no bundled ensemble" in exc.value.message
     assert exc.value.fix is not None and "default, demo" in exc.value.fix
+
+
+def test_an_ensemble_file_s_defects_name_their_lines(tmp_path: Path) -> None:
+    """The contract of exit 2 is file, line, field and fix: an ensemble's defects named the
+    field only ("bad.toml: field 'judges.1.wieght': unknown key"), under "correct the lines
+    listed above"; and a check of the whole file kept pydantic's "Value error, " prefix."""
+    def problems(name: str, text: str) -> list[tuple[int | None, str | None, str]]:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        with pytest.raises(InputError) as exc:
+            load_ensemble_config(tmp_path / name)
+        return sorted((p.line, p.field, p.message) for p in exc.value.problems)
+
+    assert problems("bad.toml", 'name = "x"\nquorum = 2\nweights = 3\n[[judges]]\n'
+                    'spec = "simulated:demo-openai"\nweight = -1\n[[judges]]\n'
+                    'spec = "simulated:demo-google"\nwieght = 2\n') == [
+        (3, "weights", "unknown key"), (6, "judges.0.weight", "Input should be greater than 0"),
+        (9, "judges.1.wieght", "unknown key")]
+    assert problems("one.toml", 'quorum = 2\n[[judges]]\nspec = "simulated:demo-openai"\n') == [
+        (None, None, "quorum 2 exceeds the number of judges (1)")]

@@ -143,6 +143,48 @@ def test_runs_merge_brings_sqlite_shard_stores_into_one_run(tmp_path: Path) -> N
     assert lead.call_counts("R")["calls"] == 3 * 24
 
 
+#: Judge a never answers valid JSON and b mostly fails too: 4 of the first 12 sample items are
+#: INCONCLUSIVE (fewer valid verdicts than the quorum), over the [run] gate's default 10%.
+FLAKY = ('name = "flaky"\nquorum = 2\n'
+         '[[judges]]\nname = "a"\nspec = "simulated:demo-openai?invalid_json=1"\n'
+         '[[judges]]\nname = "b"\nspec = "simulated:demo-google?invalid_json=0.8"\n'
+         '[[judges]]\nname = "c"\nspec = "simulated:demo-mistral"\n')
+GATE_FAILED = ("run gate: FAILED: inconclusive share 33.3% (4 of 12 items) > policy limit 10.0% "
+               "(run.max_inconclusive_share)")
+
+
+@pytest.mark.sqlite_only("one SQLite store per runner, by design")
+def test_runs_finish_and_merge_apply_the_run_gate_as_run_does(tmp_path: Path) -> None:
+    # Defect: `runs merge` and `runs finish` completed a run whose INCONCLUSIVE share failed the
+    # [run] gate with exit 0 and no gate line, while `run` (and the last `run --shard`) exit 1.
+    data = _subset(tmp_path / "d12.jsonl", 12)
+    flaky = tmp_path / "flaky.toml"
+    flaky.write_text(FLAKY, encoding="utf-8")
+    whole = _cli(_env(tmp_path / "whole"), "run", data, "--ensemble", str(flaky), "--quiet")
+    assert whole.returncode == 1 and GATE_FAILED in " ".join(whole.stdout.split())
+    runner = [_env(tmp_path / f"runner{k}") | {"LEGAL_JUDGE_STORE": ""} for k in (1, 2)]
+    for k, env in enumerate(runner, start=1):
+        done = _cli(env, "run", data, "--ensemble", str(flaky), "--run-id", "R", "--shard",
+                    f"{k}/2", "--quiet")
+        assert done.returncode == 0, done.stdout + done.stderr
+    files = [str(tmp_path / f"runner{k}" / "store.sqlite3") for k in (1, 2)]
+    lead = _env(tmp_path / "lead") | {"LEGAL_JUDGE_STORE": ""}
+    merged = _cli(lead, "runs", "merge", "R", *files)
+    assert merged.returncode == 1, merged.stdout + merged.stderr
+    assert GATE_FAILED in " ".join(merged.stdout.split())
+    assert "policy: bundled default (sha256" in merged.stdout
+    again = _cli(lead, "runs", "merge", "R", *files, "--json")  # decided again, the same way
+    assert again.returncode == 1
+    doc = json.loads(again.stdout)
+    assert doc["gate"]["passed"] is False and doc["merged_shard_runs"] == 2
+    assert doc["policy"]["settings"]["max_inconclusive_share"] == 0.1
+    loosened = _cli(lead, "runs", "merge", "R", *files, "--override", "max_inconclusive_share=0.4")
+    assert loosened.returncode == 0, loosened.stdout + loosened.stderr
+    assert "policy override: run.max_inconclusive_share=0.4 (policy 0.1)" in loosened.stdout
+    finish = _cli(lead, "runs", "finish", "R", "--json")
+    assert finish.returncode == 1 and json.loads(finish.stdout)["gate"]["passed"] is False
+
+
 @pytest.fixture
 def slow_stub() -> Iterator[str]:
     with stub_process(40) as url:

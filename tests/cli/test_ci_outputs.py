@@ -124,12 +124,14 @@ def test_compare_junit_has_a_case_per_endpoint_and_the_flip_guard(tmp_path: Path
     res = _cli("compare", a, b, "--fail-on-regression", "--junit", str(junit),
                "--summary-md", str(md))
     assert res.exit_code == 1, res.output  # the gate still decides the exit code
-    assert f"wrote {junit} (JUnit, 7 testcases)" in res.output
+    assert f"wrote {junit} (JUnit, 8 testcases)" in res.output
     root = validated(junit)
     by_name = cases(root)
     assert set(by_name) == {"rubric citation_quality", "rubric completeness",
                             "rubric jurisdiction_awareness", "rubric language_quality",
-                            "rubric legal_soundness", "pass rate", "flip guard (max_flips 0)"}
+                            "rubric legal_soundness", "pass rate", "flip guard (max_flips 0)",
+                            "requirement: items scored"}
+    assert by_name["requirement: items scored"].find("failure") is None
     # language_quality is scored on few items: cannot tell, a failure under the bundled policy
     lq = by_name["rubric language_quality"].find("failure")
     assert lq is not None and (lq.get("message") or "").startswith("cannot tell")

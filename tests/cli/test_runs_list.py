@@ -48,3 +48,13 @@ def test_samples_and_assertions_have_their_kinds_and_are_hidden_unless_all(
     # --limit counts the runs shown, not the hidden ones in between.
     assert [r["kind"] for r in json.loads(_cli("runs", "list", "--limit", "1",
                                                 "--json").output)] == ["single"]
+
+
+def test_runs_list_and_sync_refuse_a_limit_or_timeout_out_of_range() -> None:
+    # Defect: `runs list --limit 0` said "no runs yet: `legal-judge demo` makes one" of a store
+    # holding runs, and `sync --timeout 0` blamed Langfuse ("check Langfuse is reachable", exit 3).
+    for args in (["runs", "list", "--limit", "0"], ["audit", "list", "--limit", "-1"],
+                 ["sync", "--timeout", "0"]):
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 2 and "Invalid value for" in res.output, (args, res.output)
+        assert "no runs yet" not in res.output and "reachable" not in res.output

@@ -68,7 +68,9 @@ def test_try_five_items_then_the_full_run_in_ci(journey: Journey) -> None:
     assert "release gate: cannot tell: pass_rate" in small.err
     assert "5 paired items, fewer than the policy's min_items 20" in " ".join(small.out.split())
     cases = _junit(journey.cwd / "compare.xml")
-    endpoints = [c for name, c in cases.items() if not name.startswith("flip guard")]
+    endpoints = [c for name, c in cases.items()
+                 if not name.startswith(("flip guard", "requirement: "))]
+    assert cases["requirement: items scored"].find("failure") is None  # both scored every item
     assert endpoints and all(c.find("failure") is not None for c in endpoints)
     assert all((c.find("failure").get("message") or "").startswith("cannot tell")
                for c in endpoints)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from legal_judge.dataset import sample_dataset_path
 
-from .conftest import Journey
+from .conftest import Journey, openai_stub
 
 HEDGE = "You should consult a lawyer. I cannot give legal advice on this question."
 HEDGED = ("us-fed-001", "us-fed-002", "us-fed-009", "us-ca-001", "us-ca-002", "us-ny-001")
@@ -104,6 +104,11 @@ def test_a_hedging_release_fails_and_an_unchanged_one_passes(journey: Journey) -
     assert "items passed in A and failed in B (6): " + ", ".join(FLIPPED) in said
     assert "release gate: FAIL: regressed" in said
     assert "release gate: regressed: pass_rate" in _flat(gate.err)
+    # Defect (walk-score): the endpoints that cannot tell were listed as regressed ("release
+    # gate: regressed: pass_rate; legal_soundness; language_quality").
+    err = _flat(gate.err)
+    assert "release gate: regressed: pass_rate; cannot tell: " in err
+    assert "legal_soundness" in err.split("cannot tell: ", 1)[1]
     summary = (journey.cwd / "s.md").read_text(encoding="utf-8")
     assert summary.startswith("### FAILED: legal-judge compare r4 vs r1")
     assert "**passed in A, failed in B:** " + ", ".join(FLIPPED) in summary
@@ -165,3 +170,79 @@ def test_a_critical_item_that_flips_trips_the_guard(journey: Journey) -> None:
     assert "release gate: FAIL: regressed" in said
     cases, _ = _junit(journey.cwd / "g.xml")
     assert "us-fed-001" in (cases["flip guard (max_flips 0)"].find("failure").get("message") or "")
+
+
+def test_the_gate_pairs_only_the_same_questions_and_checks_every_critical_item(
+        journey: Journey) -> None:
+    """A release manager's two mistakes the gate must catch (walk-score, both exited 0)."""
+    base = _write(journey.cwd / "base.jsonl", hedge=False, critical=("us-fed-001", "us-fed-002"))
+    journey("run", base, "--ensemble", "demo", "--quiet", "--run-id", "k1")
+    rows = [json.loads(line) for line in Path(base).read_text("utf-8").splitlines()]
+
+    # Defect: the candidate's dataset lost a critical item (us-fed-001); the guard said
+    # "passed: 0 of 2 critical item(s) went pass -> fail" and the release passed. Nothing shows
+    # us-fed-001 did not go pass -> fail: the guard cannot tell, and the gate fails.
+    lost = journey.cwd / "lost.jsonl"
+    lost.write_text("".join(json.dumps(r) + "\n" for r in rows if r["id"] != "us-fed-001"),
+                    encoding="utf-8")
+    journey("run", str(lost), "--ensemble", "demo", "--quiet", "--run-id", "k2")
+    gate = journey("compare", "k1", "k2", "--fail-on-regression", "--junit", "k.xml", expect=1)
+    said = _flat(gate.text)
+    assert ("flip guard: cannot tell: 0 of 2 critical item(s) went pass -> fail (max_flips 0); "
+            "1 critical item(s) not scored in both runs, so not checked: us-fed-001") in said
+    assert "release gate: FAIL: cannot tell" in said
+    assert "release gate: cannot tell: flip guard" in said
+    cases, _ = _junit(journey.cwd / "k.xml")
+    assert cases["flip guard (max_flips 0)"].find("failure") is not None
+
+    # Defect: items were paired by id alone. A dataset numbered like the sample but asking other
+    # questions (each id holds the next row's prompt) was compared as if it were the same items
+    # (57 paired items, no warning); now the runs share no item and the gate is refused (exit 2).
+    shifted = journey.cwd / "shifted.jsonl"
+    shifted.write_text("".join(json.dumps({**rows[(k + 1) % len(rows)], "id": r["id"]}) + "\n"
+                               for k, r in enumerate(rows)), encoding="utf-8")
+    journey("run", str(shifted), "--ensemble", "demo", "--quiet", "--run-id", "k3")
+    refused = journey("compare", "k1", "k3", "--fail-on-regression", expect=2)
+    assert "the 57 id(s) they share hold different questions (prompt or jurisdiction)" in \
+        _flat(refused.err)
+    # Reworded questions are left out and named; the rest are compared.
+    reworded = journey.cwd / "reworded.jsonl"
+    reworded.write_text("".join(json.dumps(
+        {**r, "prompt": r["prompt"] + " And in Texas?"} if r["id"] in ("fr-001", "us-ca-003")
+        else r) + "\n" for r in rows), encoding="utf-8")
+    journey("run", str(reworded), "--ensemble", "demo", "--quiet", "--run-id", "k4")
+    some = journey("compare", "k1", "k4", "--json")
+    out = json.loads(some.out)
+    assert out["n_items"] == 55 and out["different_question"] == ["fr-001", "us-ca-003"]
+    assert ("2 item(s) have the same id but a different question in the two runs (prompt or "
+            "jurisdiction): not compared (fr-001, us-ca-003)") in _flat(some.err)
+
+
+def test_a_candidate_that_left_items_inconclusive_does_not_pass(journey: Journey) -> None:
+    """Defect (walk-score): a candidate run whose own `run` gate FAILED (204 of 684 items
+    INCONCLUSIVE) passed `compare --fail-on-regression` on the items it did score, and nothing
+    said the others were left out. The release requires each run to have scored its items as
+    the [run] gate does (run.max_inconclusive_share), and names the run that did not."""
+    sample = str(sample_dataset_path())
+    journey("run", sample, "--ensemble", "demo", "--quiet", "--run-id", "base")
+    with openai_stub("--invalid-json", "0.7", "--seed", "3") as url:
+        (journey.cwd / "flaky.toml").write_text(
+            'name = "flaky"\nquorum = 3\n[[judges]]\nname = "flaky"\n'
+            f'spec = "openai-compatible:m@{url}"\nmultilingual = true\n'
+            '[[judges]]\nspec = "simulated:demo-google"\nmultilingual = true\n'
+            '[[judges]]\nspec = "simulated:demo-mistral"\nmultilingual = true\n',
+            encoding="utf-8")
+        run = journey("run", sample, "--ensemble", "flaky.toml", "--quiet", "--run-id", "cand",
+                      expect=1)
+    assert "run gate: FAILED: inconclusive share" in _flat(run.out)
+    ((unscored,),) = journey.query("SELECT COUNT(*) FROM ensemble_results WHERE run_id = 'cand' "
+                                   "AND status != 'ok'")
+    assert 6 <= unscored < 57
+    gate = journey("compare", "base", "cand", "--fail-on-regression", "--json", expect=1)
+    out = json.loads(gate.out)
+    scored = out["release"]["requirements"][0]
+    assert scored["name"] == "items scored" and not scored["met"]
+    said = _flat(gate.err)
+    assert (f"requirement items scored: NOT MET: run cand: {unscored} of 57 items not scored "
+            in said)
+    assert "> policy limit 10.0% (run.max_inconclusive_share)" in said

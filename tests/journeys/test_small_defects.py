@@ -186,3 +186,25 @@ def test_a_jurisdiction_written_as_a_name_is_read_as_its_code_or_refused(
     assert "known codes: AE," in flat and "US-FED" in flat and "US-CA" in flat
     journey("run", str(bench), "--ensemble", "demo", "--quiet", expect=2)
     assert journey.query("SELECT COUNT(*) FROM runs") == [(1,)]
+
+
+def test_an_ensemble_file_s_mistakes_are_named_with_their_lines(journey: Journey) -> None:
+    """Defect (walk-score): `run --ensemble my.toml` named a defect's field but not its line
+    ("my.toml: field 'judges.1.wieght': unknown key") under "correct the lines listed above",
+    and a check of the whole file read "my.toml: Value error, quorum 2 exceeds ...". The
+    project and policy files named their lines; the ensemble now reads through the same reader."""
+    bench = _bench(journey, 3)
+    (journey.cwd / "my.toml").write_text(
+        'name = "mine"\nquorum = 2\nweights = 3\n[[judges]]\nspec = "simulated:demo-openai"\n'
+        'weight = -1\n[[judges]]\nspec = "simulated:demo-google"\nwieght = 2\n',
+        encoding="utf-8")
+    bad = journey("run", str(bench), "--ensemble", "my.toml", expect=2)
+    said = " ".join(bad.err.split())
+    assert "my.toml:3: field 'weights': unknown key" in said
+    assert "my.toml:6: field 'judges.0.weight': Input should be greater than 0" in said
+    assert "my.toml:9: field 'judges.1.wieght': unknown key" in said
+    (journey.cwd / "one.toml").write_text('quorum = 2\n[[judges]]\nspec = "simulated:demo-openai"\n',
+                                          encoding="utf-8")
+    one = journey("run", str(bench), "--ensemble", "one.toml", expect=2)
+    assert "one.toml: quorum 2 exceeds the number of judges (1)" in " ".join(one.err.split())
+    assert _count(journey, "runs") == 0

@@ -50,6 +50,14 @@ def test_a_run_in_two_shards_completes_once_when_the_last_shard_does(journey: Jo
     assert shown_json["status"] == "pending" and shown_json["summary"] is None
     early = journey("runs", "finish", "R", expect=2)
     assert "fix:" in early.err and "--shard K/N" in " ".join(early.err.split())
+    # Defect: `report R` said "no run ... 'R'" of the run `runs list` lists, and the site left
+    # it out until its last shard completed; now both say it is pending and what completes it.
+    early_report = journey("report", "R", "--md", "r.md", expect=2)
+    assert "run 'R' is judged in shards" in " ".join(early_report.err.split())
+    assert "no run, audit" not in early_report.err
+    journey("report", "--site", str(journey.cwd / "early-site"))
+    early_index = (journey.cwd / "early-site" / "index.html").read_text("utf-8")
+    assert 'data-id="R"' in early_index and "shards 1/2 done, 1 pending" in early_index
     wrong = journey("run", SAMPLE, "--ensemble", "demo", "--run-id", "R", "--shard", "2/3",
                     "--quiet", expect=2)
     assert "N (the number of shards): stored 2, given 3" in " ".join(wrong.err.split())

@@ -72,3 +72,25 @@ def test_same_family_only_ensemble_is_refused(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert "problem  same-family policy" in res.output
     assert "fix: use a judge from a different provider than the system under test" in res.output
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1"])
+def test_ping_with_no_time_to_answer_is_refused_not_passed(tmp_path: Path, timeout: str) -> None:
+    # Defect: `doctor --ping --timeout 0` built no judge (their timeouts became invalid), pinged
+    # none, printed no reach line at all and "all checks passed." (exit 0) for a dead endpoint.
+    dead = tmp_path / "dead.toml"
+    dead.write_text('name = "dead"\nquorum = 1\n[[judges]]\nspec = "openai-compatible:m@'
+                    f'http://127.0.0.1:{_closed_port()}/v1"\n', encoding="utf-8")
+    res = _doctor("--ping", "--ensemble", str(dead), "--timeout", timeout)
+    assert res.exit_code == 2 and "Invalid value for '--timeout'" in res.output, res.output
+    assert "all checks passed" not in res.output
+
+
+def test_ping_names_every_judge_even_one_it_could_not_create(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    res = _doctor("--ping", "--ensemble", "default")
+    assert res.exit_code == 2
+    assert "reach openai:gpt-4o: not pinged: no API key" in res.output
+

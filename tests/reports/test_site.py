@@ -132,3 +132,28 @@ def test_a_sharded_run_is_one_entry_not_one_per_shard(tmp_path: Path) -> None:
     store.create_run("R", kind="run", config={"shards": {"n": 2}})
     store.create_run("plain", kind="run", config={})
     assert sorted(e.id for e in site_entries(store) if e.kind == "run") == ["R", "plain"]
+
+
+def test_a_sharded_run_before_its_last_shard_is_listed_with_its_shards_state(
+        tmp_path: Path) -> None:
+    # Defect: until the last shard completed, the site left the run out (`runs list` showed it,
+    # "shards 1/2 done, 1 pending"), and `report R` said "no run ... 'R'" of a run it listed.
+    from legal_judge.errors import NotFoundError
+    from legal_judge.reports.build import build_report
+    from legal_judge.reports.site import site_entries, write_site
+    from legal_judge.store import Store
+
+    store = Store(tmp_path / "s.sqlite3")
+    store.create_run("R~shard-1-of-2", kind="run", config={
+        "dataset": "bench.jsonl", "shard": {"of": "R", "k": 1, "n": 2, "dataset_items": 4}})
+    store.finish_run("R~shard-1-of-2", status="completed", summary={})
+    entries = [e for e in site_entries(store) if e.kind == "run"]
+    assert [(e.id, e.status) for e in entries] == [("R", "shards 1/2 done, 1 pending")]
+    with pytest.raises(NotFoundError) as caught:
+        build_report(store, "R")
+    said = str(caught.value)
+    assert "run 'R' is judged in shards" in said and "pending: 2 (not started)" in said
+    assert "--run-id R --shard K/2" in said and "R~shard-1-of-2" in said
+    site = write_site(store, tmp_path / "site")
+    assert [(e.id, e.href) for e in site.entries] == [("R", None)]
+    assert "judged in shards" in str(site.entries[0].problem)

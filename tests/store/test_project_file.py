@@ -118,6 +118,33 @@ def test_a_url_that_is_not_a_string_is_refused(tmp_path: Path, text: str) -> Non
     assert f"{path}:2: field '[store] url'" in str(caught.value)
 
 
+#: URLs of other schemes, each once a new empty SQLite store in a folder named after the scheme.
+OTHER_SCHEMES = ["mysql://judge:s3cret@db.internal/lj", "postgresql+psycopg://judge@db/lj",
+                 "sqlite:///var/lj/store.sqlite3"]
+
+
+@pytest.mark.parametrize("url", OTHER_SCHEMES)
+def test_a_url_of_another_scheme_is_refused_not_made_a_new_sqlite_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    # Defect: read as a file path, `mysql://...` opened a new empty store in ./mysql:/ (exit 0,
+    # "no runs yet"): a typo left a runner on its own store, and printed the password.
+    path = _project(tmp_path, f'[store]\nurl = "{url}"\n')
+    with pytest.raises(InputError) as caught:
+        store_setting(tmp_path)
+    text = str(caught.value)
+    assert f"{path}:2: field '[store] url':" in text and "a store is a postgresql:// URL" in text
+    assert "s3cret" not in text
+    monkeypatch.setenv("LEGAL_JUDGE_STORE", url)
+    with pytest.raises(ConfigError) as env:
+        store_setting(tmp_path)
+    assert env.value.code == "store-url-scheme" and "LEGAL_JUDGE_STORE" in str(env.value)
+    assert "s3cret" not in str(env.value)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match="store-url-scheme|a store is a postgresql"):
+        Store(url)
+    assert not list(tmp_path.rglob("*:*"))  # no folder named after the scheme, no store
+
+
 def test_malformed_toml_names_the_file_and_the_line(tmp_path: Path) -> None:
     path = _project(tmp_path, '[store]\n\nurl = team.sqlite3\n')
     with pytest.raises(InputError, match="invalid TOML") as caught:

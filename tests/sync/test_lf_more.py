@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from lf_fixtures import CLIENT, RUBRICS, make_run
 from standin import LangfuseStandin, validate
 
+from legal_judge.cli import cli
 from legal_judge.commands.langfuse import datasets, sync
 from legal_judge.errors import ConfigError
 from legal_judge.models import EnsembleResult
@@ -158,13 +159,29 @@ def test_standin_checks_auth_and_bodies(standin: LangfuseStandin) -> None:
 
 
 def test_wrong_keys_leave_the_outbox(standin: LangfuseStandin, store: Store,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+                                     monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("LANGFUSE_SECRET_KEY", "sk-wrong")
     make_run(store, n_items=1)
     sink = get_sink()
     sink.enqueue_run(store, "run-1")
     report = sink.flush(store, timeout_s=5)
     assert report.delivered == 0 and report.pending == 1 and report.errors
+    assert report.keys_refused and "Langfuse refused the keys" in report.advice
+    # Defect: refused keys exited 3 ("check Langfuse is reachable", a rerun resumes), although
+    # no rerun delivers until the user fixes the keys: exit 2 with the keys' fix, as `doctor`.
+    runner = CliRunner()
+    refused = runner.invoke(cli, ["sync"])
+    assert refused.exit_code == 2, refused.output
+    assert "HTTP 401" in refused.output and "LANGFUSE_SECRET_KEY" in refused.output
+    assert "reachable" not in refused.output
+    assert store.outbox_status()["pending"] == 1  # nothing lost
+    pushed = runner.invoke(cli, ["datasets", "push", str(_bench(tmp_path)), "--name", "x"])
+    assert pushed.exit_code == 2 and "LANGFUSE_PUBLIC_KEY" in pushed.output, pushed.output
+    # Partly configured: the missing variable is named (it said "not configured").
+    monkeypatch.delenv("LANGFUSE_SECRET_KEY")
+    partial = runner.invoke(cli, ["sync"])
+    assert partial.exit_code == 2 and "partly configured: LANGFUSE_SECRET_KEY missing" in \
+        partial.output, partial.output
 
 
 def test_mask_unit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
