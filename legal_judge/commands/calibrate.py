@@ -37,7 +37,7 @@ from legal_judge.commands.calibrate_view import (
 )
 from legal_judge.commands.escalate import escalate_cmd, plan_cmd, queue_or_warning
 from legal_judge.commands.json_out import json_option, json_output
-from legal_judge.commands.policy import policy_in_force, policy_options
+from legal_judge.commands.policy import policy_flag, policy_in_force, policy_options
 from legal_judge.commands.tables import Col, echo_json, print_table, styled, wrote
 from legal_judge.errors import ConfigError
 from legal_judge.store import Store
@@ -167,22 +167,17 @@ def import_cmd(labels: Path | None, run_id: str | None, replace: bool, from_lang
 @calibrate.command("compare")
 @click.argument("run_id", required=False)
 @click.option("--quarter", default=None, help="YYYY-Qn (default: the current quarter).")
-@click.option("--threshold", "--divergence", "threshold", type=float, default=None,
-              help="Recalibrate when |mean divergence| exceeds this many points (tightens the "
-                   "policy's calibration.divergence, 0.5 by default).")
-@click.option("--min-labels", type=int, default=None,
-              help="An 'ok' needs at least this many labelled items (tightens "
-                   "calibration.min_labels, 50 by default); a 'recalibrate' counts from "
-                   "calibration.min_labels_recalibrate (20).")
-@click.option("--min-kappa", type=float, default=None,
-              help="Recalibrate when quadratic-weighted kappa is below this (tightens "
-                   "calibration.min_kappa, 0.6).")
-@click.option("--max-loa", type=float, default=None,
-              help="Recalibrate when the limits of agreement leave ±this many points (tightens "
-                   "calibration.max_loa, 1.5).")
-@click.option("--max-false-pass", type=float, default=None,
-              help="Recalibrate when the judges pass more than this share of the lawyers' fails "
-                   "(tightens calibration.max_false_pass, 0.10).")
+@policy_flag("--threshold", "--divergence", "threshold", key="calibration.divergence", kind=float,
+             help="Recalibrate when |mean divergence| exceeds this many points.")
+@policy_flag("--min-labels", key="calibration.min_labels", kind=int,
+             help="An 'ok' needs at least this many labelled items (a 'recalibrate' counts from "
+                  "calibration.min_labels_recalibrate).")
+@policy_flag("--min-kappa", key="calibration.min_kappa", kind=float,
+             help="Recalibrate when quadratic-weighted kappa is below this.")
+@policy_flag("--max-loa", key="calibration.max_loa", kind=float,
+             help="Recalibrate when the limits of agreement leave ±this many points.")
+@policy_flag("--max-false-pass", key="calibration.max_false_pass", kind=float,
+             help="Recalibrate when the judges pass more than this share of the lawyers' fails.")
 @click.option("--scores", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Files-only mode: judge scores CSV (item_id, rubric, judge, score).")
 @click.option("--labels", type=click.Path(dir_okay=False, path_type=Path), default=None,

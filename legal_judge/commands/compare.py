@@ -10,7 +10,13 @@ from rich.console import Console
 
 from legal_judge.commands.ci_outputs import write_ci_outputs
 from legal_judge.commands.json_out import json_output
-from legal_judge.commands.policy import gate_options, policy_in_force, print_policy
+from legal_judge.commands.policy import (
+    gate_options,
+    policy_flag,
+    policy_in_force,
+    print_policy,
+    release_flags,
+)
 from legal_judge.commands.tables import Col, ci_cell, print_table, styled
 from legal_judge.errors import ConfigError, GateFailure
 from legal_judge.store import Store
@@ -26,16 +32,9 @@ console = Console()
 @click.command("compare")
 @click.argument("run_a")
 @click.argument("run_b")
-@click.option("--threshold", type=float, default=None,
-              help="Deprecated: the policy's rubric_margin (points); as a flag it may only "
-                   "tighten the policy.")
-@click.option("--alpha", type=float, default=None,
-              help="Sets the one-sided confidence of the bounds to 1 - ALPHA (may only tighten "
-                   "the policy's confidence) and the level of the descriptive Holm-adjusted "
-                   "p-values (default 0.05).")
-@click.option("--min-items", type=int, default=None,
-              help="Fewer paired items than this: the endpoint is 'cannot tell' (may only "
-                   "raise the policy's min_items).")
+@release_flags
+@policy_flag("--min-items", key="release.min_items", kind=int,
+             help="Fewer paired items than this: the endpoint is 'cannot tell'.")
 @click.option("--method", type=click.Choice(["auto", "t-test", "wilcoxon"]), default="auto",
               show_default=True,
               help="Rubric test and bounds: paired t, or Wilcoxon with Hodges-Lehmann bounds; "

@@ -18,8 +18,8 @@ from legal_judge.commands.tables import echo_json
 if TYPE_CHECKING:
     from legal_judge.policy import PolicyInForce
 
-__all__ = ["COMMANDS", "gate_options", "policy_group", "policy_in_force", "policy_options",
-           "print_policy"]
+__all__ = ["COMMANDS", "gate_options", "policy_flag", "policy_group", "policy_in_force",
+           "policy_options", "print_policy", "release_flags"]
 
 console = Console()
 
@@ -33,6 +33,28 @@ def policy_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                         default=None,
                         help="The gate policy file (default: ./legal-judge.policy.toml, else "
                              "the bundled default; see `legal-judge policy show`).")(fn)
+
+
+def policy_flag(*names: str, key: str, kind: type[int] | type[float],
+                help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A flag that may only tighten the policy setting ``key`` (None unless given).
+
+    Its help names the setting instead of repeating its value: the value is the policy's, one
+    source (`legal-judge policy show`); :func:`policy_in_force` refuses a flag that loosens it.
+    """
+    return click.option(*names, type=kind, default=None,
+                        help=f"{help} May only tighten the policy's {key}.")
+
+
+def release_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--threshold`` and ``--alpha``: the release decision's flags, as ``compare`` and
+    ``report RUN_A RUN_B`` (which makes the same decision) take them."""
+    fn = policy_flag("--alpha", key="release.confidence", kind=float,
+                     help="The one-sided confidence of the release bounds is 1 - ALPHA, and "
+                          "ALPHA the level of the descriptive Holm-adjusted p-values (default "
+                          "0.05).")(fn)
+    return policy_flag("--threshold", key="release.rubric_margin", kind=float,
+                       help="Deprecated alias of the rubric margin (points).")(fn)
 
 
 def gate_options(fn: Callable[..., Any]) -> Callable[..., Any]:

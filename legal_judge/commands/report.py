@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 
 from legal_judge.commands.json_out import json_option
-from legal_judge.commands.policy import policy_options
+from legal_judge.commands.policy import policy_options, release_flags
 from legal_judge.commands.tables import echo_json
 from legal_judge.errors import ConfigError
 
@@ -28,12 +28,7 @@ console = Console()
               help="Write the same content as Markdown (for pull requests).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the same content as JSON.")
-@click.option("--threshold", type=float, default=None,
-              help="With two runs: deprecated alias of the policy's rubric_margin, as in "
-                   "`compare` (may only tighten it).")
-@click.option("--alpha", type=float, default=None,
-              help="With two runs: one-sided confidence 1 - ALPHA of the release bounds (may "
-                   "only tighten the policy) and level of the descriptive tests (default 0.05).")
+@release_flags
 @policy_options
 def report(ids: tuple[str, ...], site_dir: Path | None, html_path: Path | None, md_path: Path | None,
            json_path: Path | None, threshold: float | None, alpha: float | None,

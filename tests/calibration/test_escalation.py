@@ -13,8 +13,8 @@ from legal_judge.calibration.confidence import item_confidence
 from legal_judge.calibration.escalation import escalate, escalation_figures
 from legal_judge.calibration.labels import import_labels
 from legal_judge.calibration.verdict import kappa_reason
-from legal_judge.policy import CalibrationPolicy
 from legal_judge.errors import ConfigError
+from legal_judge.policy import CalibrationPolicy
 from legal_judge.store import Store
 
 RSET, SPECS = rubric_specs()

@@ -405,10 +405,8 @@ SHAPE_COINCIDENCES: dict[tuple[str, str], str] = {
     ("benchmark/shards.py", "reports/data.py"): "two unrelated dataclasses (a sharded run's "
         "state, a report's stored data) with defaulted dict fields",
     ("calibration/validation_schema.py", "stats/proportions.py"): "two unrelated models",
-    ("calibration/verdict.py", "devtools/openai_stub.py"): "two frozen dataclasses of defaults",
     ("assets/catalogue.py", "batch/base.py"): "a regex constant then a two-field dataclass",
     ("audit/generic.py", "calibration/validation_schema.py"): "two unrelated models",
-    ("benchmark/pipeline.py", "calibration/verdict.py"): "two dataclasses of defaulted fields",
     ("benchmark/pipeline.py", "devtools/openai_stub.py"): "two dataclasses of defaulted fields",
     ("calibration/validation_schema.py", "reports/site.py"): "two unrelated models",
     ("reports/site.py", "stats/proportions.py"): "two unrelated dataclasses",

@@ -83,8 +83,10 @@ def test_calibrate_then_run_calibrated_then_gate(journey: Journey) -> None:
     # and stored a calibration decided by nothing (exit 0); refused, nothing stored.
     bad = journey("calibrate", "compare", run_id, "--threshold", "nan", "--max-false-pass", "2",
                   expect=2)
-    assert "--threshold nan: must be a number at least 0" in _flat(bad.err)
-    assert "--max-false-pass 2: must be a number from 0 to 1" in _flat(bad.err)
+    assert "--divergence: field 'calibration.divergence': Input should be a finite number" in _flat(
+        bad.err)
+    assert ("--max-false-pass: field 'calibration.max_false_pass': Input should be less than or "
+            "equal to 1") in _flat(bad.err)
     assert journey.query("SELECT COUNT(*) FROM calibrations")[0][0] == 1
     stored = json.loads(journey.query("SELECT report_json FROM calibrations WHERE id = ?",
                                       cal_id)[0][0])
@@ -125,3 +127,44 @@ def test_calibrate_then_run_calibrated_then_gate(journey: Journey) -> None:
     assert "run other has no correction for judge error" in _flat(refused.text)
     both = journey("compare", run_id, "calrun", "--corrected", "--json")
     assert json.loads(both.out)["compared"] == "corrected"
+
+
+#: Thresholds loose enough that no reason to recalibrate fires on the simulated judges.
+_LOOSE = ("--override", "divergence=9", "--override", "calibration.min_kappa=-1",
+          "--override", "max_loa=9", "--override", "max_false_pass=1")
+
+
+def test_an_ok_needs_the_labels_the_policy_asks(journey: Journey) -> None:
+    """Defect: `calibrate compare` said OK on 25 lawyer labels (its own floor was 20) while the
+    policy's calibration.min_labels (the seed's 50) says no gate may rely on a calibration with
+    fewer, and the thresholds it decided with came from flags only, printed with no policy.
+    Now the thresholds are the policy's [calibration] section: an ok needs min_labels, a flag may
+    only tighten, and an override is printed and stored with the calibration."""
+    journey("demo", "--quiet")
+    run_id = journey.query("SELECT id FROM runs WHERE kind = 'run'")[0][0]
+    sheet = journey.cwd / "sheet.csv"
+    journey("calibrate", "sample", run_id, "--n", "25", "--seed", "7", "--out", str(sheet))
+    _fill(sheet, journey.cwd / "filled.csv")
+    journey("calibrate", "import", "filled.csv", "--run", run_id)
+
+    few = journey("calibrate", "compare", run_id, "--quarter", "2026-Q4", *_LOOSE)
+    said = _flat(few.out)
+    assert "INSUFFICIENT: no reason to recalibrate, and fewer than the 50 labelled items an ok" \
+        in said, few.describe()
+    assert "OK:" not in said and "fewer than calibration.min_labels = 50" in said
+    assert "policy: bundled default (sha256 " in said and "[calibration]" in said
+    assert "policy override: calibration.max_loa=9.0 (policy 1.5)" in said
+    assert "an ok needs 50 labelled items, a recalibrate 20" in said
+
+    # a flag may only tighten: asking for fewer labels is refused and names the override
+    refused = journey("calibrate", "compare", run_id, "--min-labels", "25", *_LOOSE, expect=2)
+    assert "--min-labels 25 loosens the policy" in _flat(refused.err)
+    assert "--override min_labels=25" in _flat(refused.err)
+
+    # on purpose, with the override printed and stored beside the verdict
+    ok = journey("calibrate", "compare", run_id, "--quarter", "2026-Q4", *_LOOSE,
+                 "--override", "calibration.min_labels=25", "--json")
+    stored = json.loads(ok.out)
+    assert stored["verdict"] == "ok" and stored["min_labels"] == 25
+    assert "policy override: calibration.min_labels=25 (policy 50)" in stored["override_lines"]
+    assert stored["policy"]["settings"]["min_labels"] == 25
