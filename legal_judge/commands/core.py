@@ -221,7 +221,7 @@ def _run(dataset: str | None, ensemble: str, *, resume: str | None, run_id: str 
                        release=release)
     outcome = res["outcome"]
     print_summary(res["run"])
-    gate = print_run_gate(res["run"], policy)
+    gate = print_run_gate(res["run"], policy, Store())
     doc.set(run_document(res["run"], gate=gate, policy=policy, out=out))
     if out is not None and outcome.status == "completed":
         export_and_say(Store(), outcome.run_id, out)
@@ -231,7 +231,9 @@ def _run(dataset: str | None, ensemble: str, *, resume: str | None, run_id: str 
                                                 gate=gate), junit=junit, summary_md=summary_md)
     _end_unfinished(outcome, batch=batch)
     if gate is not None and not gate.passed:
-        raise click.exceptions.Exit(1)  # stored and completed: the [run] gate failed
+        # Stored and completed: the [run] gate failed (3: a judge's calls failed, a resume
+        # judges them again).
+        raise click.exceptions.Exit(gate.exit_code)
 
 
 #: Longest ``--release`` name (a Langfuse tag ``release:<name>`` stays readable in the UI).

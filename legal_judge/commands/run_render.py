@@ -17,6 +17,7 @@ from legal_judge.sync.plan_tags import RELEASE_KEY
 if TYPE_CHECKING:
     from legal_judge.benchmark.run_gate import RunGate
     from legal_judge.policy import PolicyInForce
+    from legal_judge.store import Store
 
 __all__ = ["print_run_gate", "print_summary", "run_document"]
 
@@ -55,31 +56,50 @@ def run_document(run: dict[str, Any], *, gate: RunGate | None = None,
     from legal_judge.run_owner import resume_command
 
     finished = run["status"] == "completed"
-    return {**run, "resume_command": None if finished else resume_command(run),
+    # A completed run whose gate failed on a judge's failed calls is finished by a resume too.
+    again = not finished or (gate is not None and gate.exit_code == 3)
+    return {**run, "resume_command": resume_command(run) if again else None,
             "gate": gate.as_dict() if gate is not None else None,
             "policy": policy.as_dict("run") if policy is not None else None,
             "results_file": str(out) if out is not None and finished else None,
             "store": store_address()}
 
 
-def print_run_gate(run: dict[str, Any], policy: PolicyInForce) -> RunGate | None:
+def print_run_gate(run: dict[str, Any], policy: PolicyInForce,
+                   store: Store | None = None) -> RunGate | None:
     """The ``[run]`` gate of a completed run, printed with the policy it applied; None (the policy
     line alone) for a run that did not complete.
 
     One decision for every command that completes a run: ``run`` (and its last ``--shard``),
-    ``runs finish`` and ``runs merge``; the caller exits 1 when it did not pass.
+    ``runs finish`` and ``runs merge``; the caller exits with the gate's ``exit_code`` when it
+    did not pass. A judge short of its coverage is named; given the ``store`` of a run that a
+    resume finishes (``run``), with why its calls failed and the command that judges them again.
     """
     from legal_judge.commands.policy import print_policy
 
     gate = None
     if run["status"] == "completed":
-        from legal_judge.benchmark.run_gate import run_gate
+        from legal_judge.benchmark.run_gate import judge_causes, run_gate
 
         gate = run_gate(run["summary"], policy.run)
         console.print(gate.line, style=None if gate.passed else "red", soft_wrap=True,
                       highlight=False, markup=False)
+        causes = judge_causes(store, run["id"], gate) if store is not None and gate.short else {}
+        for note in gate.judge_notes(causes):
+            console.print(f"  {note}", soft_wrap=True, highlight=False, markup=False)
+        if store is not None and gate.exit_code == 3:
+            console.print(f"fix the cause (`legal-judge doctor --ping` checks every judge), then "
+                          f"`{_resume(run)}` judges the failed verdicts again (nothing else is "
+                          "repeated)", soft_wrap=True, highlight=False, markup=False)
     print_policy(console, policy, "run")
     return gate
+
+
+def _resume(run: dict[str, Any]) -> str:
+    from legal_judge.run_owner import resume_command
+
+    return resume_command({**run, "kind": run.get("kind") or "run"}) or (
+        f"legal-judge run --resume {run['id']}")
 
 
 def print_summary(run: dict[str, Any]) -> None:
@@ -126,7 +146,8 @@ def print_summary(run: dict[str, Any]) -> None:
     calls = s["calls"]
     console.print(f"provider calls: {calls['calls']} (cached {calls['cached']}, failed "
                   f"{calls['failed']}, retries {calls['retries']})"
-                  + (" -- rate limits and server errors, retried; --verbose shows each"
+                  + (" -- rate limits, server errors, timeouts and refused connections are "
+                     "retried; --verbose shows each"
                      if calls["retries"] else ""))
     console.print(_cache_line(s), soft_wrap=True)
     console.print(f"tokens: {s['input_tokens']:,} in / "

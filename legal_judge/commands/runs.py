@@ -238,7 +238,9 @@ def _gate_merged(run: dict[str, Any], policy: PolicyInForce, doc: JsonDocument,
     gate = print_run_gate(run, policy)
     doc.set({**run_document(run, gate=gate, policy=policy), **extra})
     if gate is not None and not gate.passed:
-        raise click.exceptions.Exit(1)  # merged and completed: the [run] gate failed
+        # Merged and completed: the gate failed. Exit 1 even when a judge's calls failed: the
+        # merged run is not resumed as one, its shards' runs are.
+        raise click.exceptions.Exit(1)
 
 
 COMMANDS: list[click.Command] = [runs]

@@ -72,6 +72,7 @@ class RunPolicy(_Section):
     """``[run]``: when a run may be green."""
 
     max_inconclusive_share: float = Field(default=0.10, ge=0, le=1)
+    min_judge_coverage: float = Field(default=0.90, ge=0, le=1)
 
 
 class CalibrationPolicy(_Section):
@@ -121,7 +122,7 @@ _DIRECTION: dict[str, str] = {
     "certification.pairs": "higher", "certification.equivalence_margin": "lower",
     "certification.max_severity": "severity", "certification.allow_inconclusive": "false",
     "certification.allow_simulated": "false",
-    "run.max_inconclusive_share": "lower",
+    "run.max_inconclusive_share": "lower", "run.min_judge_coverage": "higher",
     "calibration.max_age_days": "lower", "calibration.min_labels": "higher",
     "calibration.min_labels_recalibrate": "lower", "calibration.divergence": "lower",
     "calibration.min_kappa": "higher", "calibration.max_loa": "lower",

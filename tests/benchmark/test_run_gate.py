@@ -84,4 +84,52 @@ def test_the_run_gate_line_names_share_counts_and_limit() -> None:
     assert gate.line == ("run gate: FAILED: inconclusive share 25.0% (1 of 4 items) > policy "
                          "limit 10.0% (run.max_inconclusive_share)")
     assert gate.as_dict() == {"passed": False, "inconclusive": 1, "items": 4, "share": 0.25,
-                              "max_inconclusive_share": 0.1}
+                              "max_inconclusive_share": 0.1, "min_judge_coverage": 0.9,
+                              "judges": []}
+
+
+def _judges(**rows: tuple[int, int, int]) -> dict[str, dict[str, int]]:
+    return {name: {"ok": ok, "error": error, "inconclusive": inc}
+            for name, (ok, error, inc) in rows.items()}
+
+
+def test_a_judge_down_all_run_fails_the_gate_though_the_quorum_held() -> None:
+    """Defect: a three-judge ensemble with one judge refused on every call met its quorum of 2
+    on every item: `completed`, exit 0, "run gate: passed", the judge named nowhere but in an
+    `error` column. Each judge must now return a verdict on run.min_judge_coverage of the items;
+    its calls failed, so a resume judges them again (exit 3)."""
+    summary = {"items": 10, "inconclusive": [],
+               "judges": _judges(claude=(0, 10, 0), gemini=(10, 0, 0), gpt=(10, 0, 0))}
+    gate = run_gate(summary, RunPolicy())
+    assert not gate.passed and gate.exit_code == 3
+    assert [j.judge for j in gate.short] == ["claude"]
+    assert gate.line == (
+        "run gate: FAILED: judge claude returned a verdict on 0 of 10 items (0.0%) < policy "
+        "minimum 90% (run.min_judge_coverage); inconclusive share 0.0% (0 of 10 items) <= policy "
+        "limit 10.0% (run.max_inconclusive_share)")
+    assert gate.judge_notes({"claude": "connection refused at U"}) == [
+        "claude: 10 verdict(s) failed (connection refused at U); 10 item(s) were judged without "
+        "it"]
+    assert gate.as_dict()["judges"][0] == {"judge": "claude", "verdicts": 0, "errors": 10,
+                                           "inconclusive": 0, "coverage": 0.0, "met": False}
+
+
+def test_a_judge_that_never_answers_validly_fails_the_gate_without_a_resume() -> None:
+    summary = {"items": 4, "inconclusive": [],
+               "judges": _judges(a=(0, 0, 4), b=(4, 0, 0), c=(4, 0, 0))}
+    gate = run_gate(summary, RunPolicy())
+    assert not gate.passed and gate.exit_code == 1  # its answers are stored: a resume reuses them
+    assert gate.judge_notes() == ["a: 4 INCONCLUSIVE; 4 item(s) were judged without it"]
+
+
+@pytest.mark.parametrize(("ok", "minimum", "passed"), [
+    (9, 0.9, True), (8, 0.9, False), (0, 0.0, True), (10, 1.0, True), (9, 1.0, False)])
+def test_judge_coverage_is_held_to_the_policy_minimum(ok: int, minimum: float,
+                                                      passed: bool) -> None:
+    summary = {"items": 10, "inconclusive": [],
+               "judges": _judges(x=(ok, 10 - ok, 0), y=(10, 0, 0))}
+    gate = run_gate(summary, RunPolicy(min_judge_coverage=minimum))
+    assert gate.passed is passed and (gate.exit_code == 0) is passed
+    if passed:
+        assert gate.line.endswith(f"every judge returned a verdict on >= {minimum:.0%} of the "
+                                  "items (run.min_judge_coverage)")

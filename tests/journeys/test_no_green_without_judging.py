@@ -145,11 +145,23 @@ def test_an_inconclusive_share_over_the_policy_fails_the_run_gate(journey: Journ
     assert gate_case and gate_case[0].find("failure") is not None
     assert "run gate" in (journey.cwd / "gate.md").read_text(encoding="utf-8")
 
-    # An explicit override loosens it on purpose, and says so (terminal and JUnit).
+    # Judge a never answered validly: the share alone is not the gate. Loosening only the share
+    # still fails on it (exit 1: its answers are stored, a resume would reuse them).
+    step = journey("run", str(bench), "--ensemble", str(flaky), "--quiet",
+                   "--override", "max_inconclusive_share=0.3", expect=1)
+    said = " ".join(step.out.split())
+    assert ("run gate: FAILED: judge a returned a verdict on 0 of 4 items (0.0%) < policy minimum "
+            "90% (run.min_judge_coverage)") in said, step.describe()
+    assert "a: 4 INCONCLUSIVE; 4 item(s) were judged without it" in said
+    assert "--resume" not in said
+
+    # Explicit overrides loosen both on purpose, and say so (terminal and JUnit).
     step = journey("run", str(bench), "--ensemble", str(flaky), "--quiet", "--junit", "ov.xml",
-                   "--override", "max_inconclusive_share=0.3")
+                   "--override", "max_inconclusive_share=0.3", "--override",
+                   "min_judge_coverage=0")
     assert "run gate: passed: inconclusive share 25.0% (1 of 4 items) <= policy limit 30.0%" \
         in step.out
+    assert "policy override: run.min_judge_coverage=0.0 (policy 0.9)" in step.out
     assert "policy override: run.max_inconclusive_share=0.3 (policy 0.1)" in step.out
     props = {p.get("name"): p.get("value")
              for p in ET.parse(journey.cwd / "ov.xml").getroot().iter("property")}
@@ -173,3 +185,39 @@ def test_an_inconclusive_share_over_the_policy_fails_the_run_gate(journey: Journ
     # The demo stays green: the bundled sample has no INCONCLUSIVE item.
     step = journey("demo", "--quiet")
     assert "inconclusive items: 0" in step.out
+
+
+def test_a_judge_down_all_run_fails_the_gate_and_a_resume_adds_its_verdicts(
+        journey: Journey) -> None:
+    """Defect: one judge of three refused on every call. Every item still met the quorum of 2,
+    so the run was `completed`, "run gate: passed", exit 0: a "three-judge cross-provider" run
+    judged by two, the dead judge named only by an `error` column. Each judge must now return a
+    verdict on run.min_judge_coverage of the items; its calls failed, so exit 3 with the resume,
+    which adds its verdicts once it is up."""
+    port = _free_port()
+    ensemble = journey.cwd / "one-dead.toml"
+    ensemble.write_text(
+        'name = "one-dead"\nquorum = 2\n'
+        '[[judges]]\nname = "gpt"\nspec = "simulated:demo-openai"\n'
+        '[[judges]]\nname = "gemini"\nspec = "simulated:demo-google"\n'
+        '[[judges]]\nname = "llama"\n'
+        f'spec = "openai-compatible:llama-3.1-70b@http://127.0.0.1:{port}/v1"\n'
+        'options = {max_retries = 1}\n', encoding="utf-8")
+    bench = _bench(journey, 3)
+    step = journey("run", str(bench), "--ensemble", str(ensemble), "--run-id", "r-one",
+                   "--quiet", "--json", expect=3)
+    said = " ".join(step.err.split())
+    assert ("run gate: FAILED: judge llama returned a verdict on 0 of 3 items (0.0%) < policy "
+            "minimum 90% (run.min_judge_coverage)") in said, step.describe()
+    assert "llama: 3 verdict(s) failed (connection refused at http://127.0.0.1:" in said
+    assert "then `legal-judge run --resume r-one` judges the failed verdicts again" in said
+    doc = json.loads(step.out)
+    assert doc["gate"]["passed"] is False and doc["resume_command"] == "legal-judge run --resume r-one"
+    assert [j["judge"] for j in doc["gate"]["judges"] if not j["met"]] == ["llama"]
+    assert _status(journey, "r-one") == "completed"  # stored, a gate that failed
+
+    with openai_stub("--port", str(port)):
+        step = journey("run", "--resume", "r-one", "--quiet")
+    assert ("run gate: passed: inconclusive share 0.0% (0 of 3 items) <= policy limit 10.0% "
+            "(run.max_inconclusive_share); every judge returned a verdict on >= 90% of the items "
+            "(run.min_judge_coverage)") in " ".join(step.out.split()), step.describe()

@@ -46,8 +46,8 @@ def test_a_flaky_endpoint_counts_retries_once_and_the_same_everywhere(journey: J
         progress = re.findall(r"retries (\d+) failed", " ".join(run.err.split()))
         assert progress and int(progress[-1]) == retries, run.describe()
         flat = " ".join(run.out.split())
-        assert f"retries {retries}) -- rate limits and server errors, retried; --verbose shows " \
-               "each" in flat, run.describe()
+        assert f"retries {retries}) -- rate limits, server errors, timeouts and refused " \
+               "connections are retried; --verbose shows each" in flat, run.describe()
         # --verbose shows each retry, one line per retry made.
         verbose = journey("-v", "run", bench, "--ensemble", str(toml), "--run-id", "again",
                           "--no-cache", "--limit", "5")
