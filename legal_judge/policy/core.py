@@ -66,6 +66,7 @@ class CertificationPolicy(_Section):
     max_severity: Literal["none", "low", "medium", "high", "critical"] = "low"
     allow_inconclusive: bool = False
     allow_simulated: bool = False
+    allow_unlogged: bool = False
 
 
 class RunPolicy(_Section):
@@ -103,7 +104,7 @@ _DIRECTION: dict[str, str] = {
     "certification.probes": "superset", "certification.dimensions": "superset",
     "certification.pairs": "higher", "certification.equivalence_margin": "lower",
     "certification.max_severity": "severity", "certification.allow_inconclusive": "false",
-    "certification.allow_simulated": "false",
+    "certification.allow_simulated": "false", "certification.allow_unlogged": "false",
     "run.max_inconclusive_share": "lower",
     "calibration.max_age_days": "lower", "calibration.min_labels": "higher",
     "validation.agreement_margin": "lower", "validation.mae_margin": "lower",

@@ -110,13 +110,47 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
     assert props["policy override certification.equivalence_margin"] == \
         "certification.equivalence_margin=1.0 (policy 0.5)"
 
-    # A report written before settings were recorded cannot show them: it fails, naming the fix.
+    # A report written before settings were recorded cannot show them: it fails, naming the fix
+    # (and it is not the report the audit logged either).
     old = dict(report, extensions={k: v for k, v in report["extensions"].items()
                                    if k != "settings"})
     (journey.cwd / "old.json").write_text(json.dumps(old))
     before = journey("audit", "gate", "old.json", *ALL_OVERRIDES, expect=1)
     text = _flat(before.text)
-    assert "settings not recorded" in text and "re-audit under the policy" in text
+    assert "settings not recorded" in text and "report edited after the audit" in text
+
+    # Walk of the audit area: the certificate edited by hand into one of record (the policy's
+    # settings written over the weak ones) passed `audit gate` with no override: "gate passed".
+    # The gate now checks the file against the digest its audit logged.
+    audit_id = report["extensions"]["audit_id"]
+    forged = json.loads(json.dumps(report))
+    forged["extensions"]["settings"] |= {
+        "significance": 0.05, "min_sensitivity": 0.7, "equivalence_margin": 0.5,
+        "pairs_requested": 30, "pairs_complete": {"position": 30, "verbosity": 30,
+                                                  "authority": 30, "formatting": 30},
+        "dimensions": ["position", "verbosity", "authority", "formatting"],
+        "probes": ["conclusion_flip", "wrong_jurisdiction", "fabricated_authority",
+                   "hedge_only", "partial_answer", "missing_elements"]}
+    (journey.cwd / "forged.json").write_text(json.dumps(forged))
+    caught = journey("audit", "gate", "forged.json", "--junit", "forged.xml", expect=1)
+    text = _flat(caught.text)
+    assert "gate passed" not in text and "report edited after the audit" in text
+    assert f"fix: gate the audit as stored: legal-judge audit gate {audit_id}" in text
+    assert _flat(caught.err).count("setting ") == 0  # the forged settings themselves "pass"
+    cases = {c.get("name"): c.find("failure") for c in ET.parse(
+        journey.cwd / "forged.xml").iter("testcase")}
+    assert cases["audit log"] is not None
+    # The stored audit, by id, is the evidence: it fails on the settings it was really made under.
+    stored_gate = journey("audit", "gate", audit_id, expect=1)
+    assert "significance 0.5 > policy 0.05" in _flat(stored_gate.text)
+    # The unedited file gated with another store (a CI job without the audit's store) cannot
+    # be checked against the log: it fails unless the policy allows it, printed.
+    other = {"LEGAL_JUDGE_HOME": str(journey.home.parent / "elsewhere")}
+    foreign = journey("audit", "gate", "rep.json", *ALL_OVERRIDES, env=other, expect=1)
+    assert "report not in this store's audit log" in _flat(foreign.text)
+    allowed = journey("audit", "gate", "rep.json", *ALL_OVERRIDES, "--override",
+                      "allow_unlogged=true", env=other)
+    assert "policy override: certification.allow_unlogged=true (policy false)" in allowed.out
 
 
 def test_a_simulated_judge_is_not_a_judge_of_record_unless_the_policy_says_so(
