@@ -110,3 +110,22 @@ def test_only_a_simulated_judge_gets_the_simulated_notice(journey: Journey) -> N
             expect=(0, 1))
     sim = json.loads((journey.cwd / "sim.json").read_text())
     assert sim["extensions"]["notice"].startswith("simulated judge")
+
+
+def test_settings_the_statistics_cannot_use_stop_the_audit_before_it_starts(
+        journey: Journey) -> None:
+    """Walk of the audit area: `audit run --significance 0.6` judged every pair and then ended
+    in "internal error: ValueError: `confidence_level` must be a number between 0 and 1" (exit
+    70); `--disparity-threshold 0` judged every pair and then said "the equivalence margin must
+    be positive" without naming the flag. Each left an `interrupted` audit whose `--resume`
+    failed the same way. And the equivalence interval was called "90% CI" at any significance
+    (at 0.5 it was the mean twice)."""
+    small = ("--judge", "simulated:fair", *SMALL, "--probes", "hedge_only")
+    high = journey("audit", "run", *small, "--significance", "0.6", expect=2)
+    assert "0.6 is above 0.5" in high.err and "internal error" not in high.err
+    zero = journey("audit", "run", *small, "--disparity-threshold", "0", expect=2)
+    assert "--equivalence-margin" in " ".join(zero.err.split())
+    assert "interrupted" not in journey("audit", "list").text
+    assert not journey.store_file.exists() or journey.query("SELECT COUNT(*) FROM audits") == [(0,)]
+    run = journey("audit", "run", *small, "--significance", "0.1")
+    assert "paired TOST, 80% CI inside the margin" in " ".join(run.out.split())
