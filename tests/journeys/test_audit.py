@@ -7,6 +7,8 @@ holds fixed (each was run against the code before the fix and failed there).
 from __future__ import annotations
 
 import json
+import signal
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -129,3 +131,31 @@ def test_settings_the_statistics_cannot_use_stop_the_audit_before_it_starts(
     assert not journey.store_file.exists() or journey.query("SELECT COUNT(*) FROM audits") == [(0,)]
     run = journey("audit", "run", *small, "--significance", "0.1")
     assert "paired TOST, 80% CI inside the margin" in " ".join(run.out.split())
+
+
+def test_an_interrupted_audit_resumed_as_printed_writes_its_report_file(
+        journey: Journey) -> None:
+    """Walk of the audit area: `audit run ... --out rep.json`, Ctrl-C, then the resume command
+    it printed (`legal-judge audit run --resume ID`, no --out) finished the audit without
+    writing rep.json, so the CI's next step, `audit gate rep.json`, said "no such file"."""
+    with openai_stub("--latency-ms", "150") as url:
+        proc = journey.spawn("audit", "run", "--judge", f"openai-compatible:slow@{url}", *SMALL,
+                             "--probes", "hedge_only", "--concurrency", "2", "--out", "rep.json")
+        deadline = time.time() + 120
+        while time.time() < deadline and proc.poll() is None:
+            try:
+                if journey.query("SELECT COUNT(*) FROM judge_calls")[0][0] >= 4:
+                    break
+            except Exception:  # noqa: BLE001 - the store is being created
+                pass
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        resume = " ".join(err.split()).split("(if it stops: ")[1].split(")")[0]
+        assert not (journey.cwd / "rep.json").exists()
+        elsewhere = journey.cwd / "later"
+        elsewhere.mkdir()
+        done = journey(*resume.removeprefix("legal-judge ").split(), cwd=elsewhere)
+    assert f"wrote {journey.cwd / 'rep.json'}" in " ".join(done.out.split())
+    journey("audit", "gate", "rep.json", expect=1)  # the report is there to be gated
