@@ -159,3 +159,20 @@ def test_an_interrupted_audit_resumed_as_printed_writes_its_report_file(
         done = journey(*resume.removeprefix("legal-judge ").split(), cwd=elsewhere)
     assert f"wrote {journey.cwd / 'rep.json'}" in " ".join(done.out.split())
     journey("audit", "gate", "rep.json", expect=1)  # the report is there to be gated
+
+
+def test_a_traffic_audit_by_an_attribute_no_output_has_names_the_ones_they_have(
+        journey: Journey) -> None:
+    """Walk of the audit area: `audit traffic --attribute metadata.region` on an export whose
+    rows carry metadata.client_region exited 1 ("fewer than two groups ... have 50 or more
+    scores", fix "widen --since"): a misspelt attribute read as a failed audit."""
+    rows = [{"item_id": f"i{i}", "score": 3.0 + (i % 3) * 0.5,
+             "metadata": {"client_region": ("eu", "us")[i % 2]}} for i in range(120)]
+    (journey.cwd / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    wrong = journey("audit", "traffic", "--input", "scores.jsonl", "--attribute",
+                    "metadata.region", expect=2)
+    text = " ".join(wrong.err.split())
+    assert "--attribute metadata.region: none of the 120 scored outputs has it" in text
+    assert "fix: use an attribute the outputs carry: metadata.client_region" in text
+    journey("audit", "traffic", "--input", "scores.jsonl", "--attribute",
+            "metadata.client_region")
