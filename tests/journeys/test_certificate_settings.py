@@ -14,17 +14,21 @@ import xml.etree.ElementTree as ET
 
 from .conftest import Journey, openai_stub
 
+# Walk of the audit area: --min-complete-pairs 2 and --correction none (probes certified on a
+# few pairs, without Holm) were recorded but never checked: "settings meet the policy".
 WEAK = ("--significance", "0.5", "--min-sensitivity", "0", "--probes", "wrong_jurisdiction",
         "--dimensions", "authority,confidence", "--pairs", "10", "--noise-pairs", "0",
-        "--equivalence-margin", "1.0")
+        "--equivalence-margin", "1.0", "--min-complete-pairs", "2", "--correction", "none")
 ALL_OVERRIDES = ("--override", "significance=0.5", "--override", "min_sensitivity=0",
                  "--override", 'probes=["wrong_jurisdiction"]',
                  "--override", 'dimensions=["authority", "confidence"]',
-                 "--override", "pairs=10", "--override", "equivalence_margin=1.0")
+                 "--override", "pairs=10", "--override", "equivalence_margin=1.0",
+                 "--override", "min_complete_pairs=2", "--override", "correction=none")
 NAMED = ("significance 0.5 > policy 0.05", "min sensitivity 0 < policy 0.7",
          "probes missing: conclusion_flip, fabricated_authority, hedge_only, partial_answer, "
          "missing_elements", "dimensions missing: position, verbosity, formatting",
-         "pairs 10 < policy 30", "equivalence margin 1 > policy 0.5")
+         "pairs 10 < policy 30", "equivalence margin 1 > policy 0.5",
+         "min complete pairs 2 < policy 10", "correction none is weaker than policy holm")
 
 
 def _flat(text: str) -> str:
@@ -49,6 +53,7 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
         "significance": 0.5, "min_sensitivity": 0.0, "probes": ["wrong_jurisdiction"],
         "dimensions": ["authority", "confidence"], "pairs_requested": 10,
         "equivalence_margin": 1.0, "method": "auto", "seed": 0, "judge_spec": spec,
+        "min_complete_pairs": 2, "correction": "none",
         "simulated": False, "pairs_complete": None}
     assert settings["pairs_complete"] == {"authority": 10, "confidence": 10}
     (stored,) = journey.query("SELECT report_json FROM audits")
@@ -93,7 +98,9 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
                  "certification.dimensions=[authority, confidence] (policy [position, "
                  "verbosity, authority, formatting])",
                  "certification.pairs=10 (policy 30)",
-                 "certification.equivalence_margin=1.0 (policy 0.5)"):
+                 "certification.equivalence_margin=1.0 (policy 0.5)",
+                 "certification.min_complete_pairs=2 (policy 10)",
+                 "certification.correction=none (policy holm)"):
         assert f"policy override: {line}" in text, line
     as_json = journey("audit", "gate", "rep.json", *ALL_OVERRIDES, "--json")
     decision = json.loads(as_json.out)
@@ -102,7 +109,7 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
     assert overrides["certification.significance"] | {"value": 0.5, "policy_value": 0.05,
                                                       "source": "override", "loosens": True} \
         == overrides["certification.significance"]
-    assert len(overrides) == 6 and all(o["loosens"] for o in overrides.values())
+    assert len(overrides) == 8 and all(o["loosens"] for o in overrides.values())
     assert "policy override: certification.pairs=10 (policy 30)" in decision["policy_overrides"]
     props = _properties(str(journey.cwd / "ok.xml"))
     assert props["policy override certification.significance"] == \
@@ -126,6 +133,7 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
     forged = json.loads(json.dumps(report))
     forged["extensions"]["settings"] |= {
         "significance": 0.05, "min_sensitivity": 0.7, "equivalence_margin": 0.5,
+        "min_complete_pairs": 10, "correction": "holm",
         "pairs_requested": 30, "pairs_complete": {"position": 30, "verbosity": 30,
                                                   "authority": 30, "formatting": 30},
         "dimensions": ["position", "verbosity", "authority", "formatting"],
