@@ -20,7 +20,7 @@ from legal_judge.policy import CORRECTIONS, CertificationPolicy
 from legal_judge.providers.base import is_simulated_spec
 
 __all__ = ["NOT_RECORDED", "SIMULATED", "SettingCheck", "reaudit_flags", "settings_checks",
-           "settings_record"]
+           "settings_record", "weaker_than_policy"]
 
 #: The reason a report without recorded settings fails the gate.
 NOT_RECORDED = ("settings not recorded: this report was written before audits recorded the "
@@ -111,6 +111,13 @@ def settings_checks(recorded: Mapping[str, Any] | None,
                             f"{policy.equivalence_margin:g}"))
     out.append(_judge_check(r, policy))
     return out
+
+
+def weaker_than_policy(report: Mapping[str, Any], policy: CertificationPolicy) -> list[str]:
+    """Why ``report`` could not certify a judge of record under ``policy``: each recorded
+    setting weaker than the policy's, and a judge that is not one of record (empty: none)."""
+    recorded = (report.get("extensions") or {}).get("settings")
+    return [c.reason for c in settings_checks(recorded, policy) if not c.ok]
 
 
 def _evidence_checks(r: Mapping[str, Any], policy: CertificationPolicy) -> list[SettingCheck]:

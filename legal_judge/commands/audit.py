@@ -30,7 +30,7 @@ from legal_judge.commands.batches import batch_options, check_no_wait
 from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_options
 from legal_judge.commands.tables import Col, echo_json, print_table
-from legal_judge.errors import ConfigError, GateFailure
+from legal_judge.errors import ConfigError, GateFailure, LegalJudgeError
 from legal_judge.files import check_writable
 from legal_judge.store import Store
 
@@ -215,6 +215,8 @@ def _conclude(outcomes: list[Any], out: Path | None, policy: PolicyInForce | Non
             continue
         entry["report"] = outcome.report
         print_report(outcome.report)
+        if policy is None:
+            entry["weaker_than_policy"] = _certified_under_weaker(outcome.report)
         out_file = _out_file(out, outcome.judge_id, len(outcomes))
         write_report_json(outcome.report, out_file)
         entry["report_file"] = None if out_file is None else str(out_file)
@@ -228,6 +230,31 @@ def _conclude(outcomes: list[Any], out: Path | None, policy: PolicyInForce | Non
         for o, entry in zip(outcomes, audits, strict=True):
             if o.status == "complete":
                 apply_gate(o.report, policy=policy, store=store, on_decision=_setter(entry))
+
+
+def _certified_under_weaker(report: dict[str, Any]) -> list[str] | None:
+    """Say so when the verdict reads "certified" but the audit gate of record would refuse the
+    report for its settings (the audit's flags are its own; the policy decides what certifies).
+
+    Returns:
+        Each reason (empty: none), or None when the verdict is not certified or the policy
+        cannot be read.
+    """
+    from legal_judge.audit.certificate import weaker_than_policy
+    from legal_judge.policy import load_policy
+
+    if (report.get("extensions") or {}).get("verdict") != "certified":
+        return None
+    try:
+        policy = load_policy()
+    except LegalJudgeError:
+        return None  # a broken policy file is `audit gate`'s to report, with its lines
+    weaker = weaker_than_policy(report, policy.certification)
+    if weaker:
+        console.print(f"not a certificate of record under the {policy.line('certification')}: "
+                      f"{'; '.join(weaker)}; `legal-judge audit gate` refuses it",
+                      style="yellow", markup=False, highlight=False)
+    return weaker
 
 
 def _setter(entry: dict[str, Any]) -> Callable[[dict[str, Any]], None]:

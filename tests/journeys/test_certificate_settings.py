@@ -46,6 +46,11 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
         run = journey("audit", "run", "--judge", spec, *WEAK, "--out", "rep.json")
     # The audit itself certifies the random judge at these settings (the case) ...
     assert "verdict: certified" in run.out
+    # ... and (walk of the audit area) says right there that it is no certificate of record:
+    # "Certified: ..." was the last word of `audit run`, the gate's refusal came only later.
+    said = _flat(run.out)
+    assert "not a certificate of record under the policy: bundled default (sha256 " in said
+    assert "significance 0.5 > policy 0.05" in said and "`legal-judge audit gate` refuses it" in said
     report = json.loads((journey.cwd / "rep.json").read_text())
     settings = report["extensions"]["settings"]
     # ... and now records what it was made under, in the file and in the store.
