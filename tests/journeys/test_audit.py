@@ -176,3 +176,25 @@ def test_a_traffic_audit_by_an_attribute_no_output_has_names_the_ones_they_have(
     assert "fix: use an attribute the outputs carry: metadata.client_region" in text
     journey("audit", "traffic", "--input", "scores.jsonl", "--attribute",
             "metadata.client_region")
+
+
+def test_a_diff_says_at_which_significance_a_bias_got_worse(journey: Journey) -> None:
+    """Walk of the audit area: `audit diff` of a re-audit made with `--significance 0.5` showed
+    "worse" for a change of +0.01 in effect, with nothing saying that one-sided p = 0.49 counted
+    as significant there."""
+    def report(diffs: list[float], significance: float) -> dict[str, object]:
+        pairs = [{"variant_a_input": f"a{i}", "variant_b_input": f"b{i}", "variant_a_score": d,
+                  "variant_b_score": 0.0, "difference": d} for i, d in enumerate(diffs)]
+        return {"audit_metadata": {"significance_threshold": significance},
+                "dimension_results": [{"dimension": "formatting", "flagged": False,
+                                       "mean_difference": sum(diffs) / len(diffs),
+                                       "effect_size": -0.1, "test_pairs": pairs}]}
+
+    before = [-0.5, 0.0, -0.5, 0.5, 0.0, -0.5, 0.0, 0.0, -0.5, 0.5]
+    after = [-0.5, 0.0, -0.5, 0.5, 0.0, -0.5, 0.0, 0.0, -0.5, 0.0]
+    (journey.cwd / "old.json").write_text(json.dumps(report(before, 0.05)))
+    (journey.cwd / "new.json").write_text(json.dumps(report(after, 0.5)))
+    diff = journey("audit", "diff", "old.json", "new.json", "--force")
+    text = " ".join(diff.out.split())
+    assert "worse" in text
+    assert "one-sided p below the new audit's significance 0.5 (formatting p = " in text
