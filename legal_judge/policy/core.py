@@ -324,6 +324,8 @@ def _parse_override(text: str) -> tuple[str, Any]:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()  # a bare word: "pass", "medium"
+        if _DIRECTION[key] == "superset" and value != "all":  # a list as the flags write one
+            value = [v.strip() for v in value.split(",") if v.strip()]
     return key, value
 
 

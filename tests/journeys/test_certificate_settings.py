@@ -107,6 +107,13 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
                  "certification.min_complete_pairs=2 (policy 10)",
                  "certification.correction=none (policy holm)"):
         assert f"policy override: {line}" in text, line
+    # Walk of the audit area: a list override written as `--probes` takes one was refused
+    # ("Input should be 'all'", "Input should be a valid tuple") with no way to write it named.
+    flag_style = [a.replace('["wrong_jurisdiction"]', "wrong_jurisdiction").replace(
+        '["authority", "confidence"]', "authority,confidence") for a in ALL_OVERRIDES]
+    assert flag_style != list(ALL_OVERRIDES)
+    same = journey("audit", "gate", "rep.json", *flag_style)
+    assert "policy override: certification.dimensions=[authority, confidence]" in _flat(same.out)
     as_json = journey("audit", "gate", "rep.json", *ALL_OVERRIDES, "--json")
     decision = json.loads(as_json.out)
     assert decision["passed"] is True and decision["settings"] == settings
