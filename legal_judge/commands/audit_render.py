@@ -59,8 +59,10 @@ def print_report(report: dict[str, Any]) -> None:
     """The report's tables, verdict line, summary and remediation steps."""
     ext = report.get("extensions", {})
     dims = ext.get("dimensions", {})
-    print_table(console, f"bias audit {ext.get('audit_id', '')} — judge {ext.get('judge', '')} "
-                         f"({ext.get('judge_id', '')})", _REPORT_COLS,
+    title = (f"bias audit {ext['audit_id']} — judge {ext.get('judge')} ({ext.get('judge_id')})"
+             if ext.get("audit_id") else "bias statistics of pairs scored elsewhere (no judge "
+                                         "recorded, no audit log)")
+    print_table(console, title, _REPORT_COLS,
                 [_dimension_row(d, dims.get(d["dimension"], {}))
                  for d in report["dimension_results"]])
     print_probes(ext)

@@ -111,6 +111,8 @@ def test_stats_from_pairs_scored_elsewhere(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     res = invoke(tmp_path / "home", "audit", "stats", str(pairs), "--out", str(out))
     assert res.exit_code == 0, res.output
+    # The title said "bias audit  — judge  (None)".
+    assert "bias statistics of pairs scored elsewhere" in res.output and "(None)" not in res.output
     report = json.loads(out.read_text())
     verb, sent = report["dimension_results"]
     assert verb["flagged"] is True and len(verb["test_pairs"]) == 12
