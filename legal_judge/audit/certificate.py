@@ -162,7 +162,7 @@ def reaudit_flags(policy: CertificationPolicy) -> str:
     if policy.min_sensitivity > d.min_sensitivity:
         flags.append(f"--min-sensitivity {policy.min_sensitivity:g}")
     if policy.probes != "all":
-        flags.append("--probes " + ",".join(policy.probes))
+        flags.append("--probes " + (",".join(policy.probes) or "none"))
     if policy.pairs > d.pairs:
         flags.append(f"--pairs {policy.pairs}")
     if policy.min_complete_pairs > d.min_complete_pairs:

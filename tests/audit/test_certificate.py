@@ -165,3 +165,7 @@ def test_the_reaudit_flags_meet_a_stricter_policy() -> None:
                                  equivalence_margin=0.3, probes=("hedge_only",))
     assert reaudit_flags(strict) == ("--significance 0.01 --min-sensitivity 0.8 --probes "
                                      "hedge_only --pairs 100 --equivalence-margin 0.3")
+    # A policy that wants no probe names it as `audit run` takes it (it printed "--probes "), and a
+    # higher floor of complete pairs is a flag too.
+    assert reaudit_flags(CertificationPolicy(probes=(), min_complete_pairs=20)) == \
+        "--probes none --min-complete-pairs 20"
