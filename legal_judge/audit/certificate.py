@@ -16,11 +16,11 @@ from typing import Any
 
 from legal_judge.audit.design import AuditSettings
 from legal_judge.audit.probes import builtin_probes
-from legal_judge.policy import CertificationPolicy
+from legal_judge.policy import CORRECTIONS, CertificationPolicy
 from legal_judge.providers.base import is_simulated_spec
 
 __all__ = ["NOT_RECORDED", "SIMULATED", "SettingCheck", "reaudit_flags", "settings_checks",
-           "settings_record"]
+           "settings_record", "weaker_than_policy"]
 
 #: The reason a report without recorded settings fails the gate.
 NOT_RECORDED = ("settings not recorded: this report was written before audits recorded the "
@@ -103,6 +103,7 @@ def settings_checks(recorded: Mapping[str, Any] | None,
     out.append(SettingCheck("pairs", pairs >= policy.pairs,
                             f"pairs {pairs} {'>=' if pairs >= policy.pairs else '<'} policy "
                             f"{policy.pairs} per dimension (fewest complete: {least})"))
+    out += _evidence_checks(r, policy)
     margin = float(r["equivalence_margin"])
     out.append(SettingCheck("equivalence margin", margin <= policy.equivalence_margin,
                             f"equivalence margin {margin:g} "
@@ -110,6 +111,31 @@ def settings_checks(recorded: Mapping[str, Any] | None,
                             f"{policy.equivalence_margin:g}"))
     out.append(_judge_check(r, policy))
     return out
+
+
+def weaker_than_policy(report: Mapping[str, Any], policy: CertificationPolicy) -> list[str]:
+    """Why ``report`` could not certify a judge of record under ``policy``: each recorded
+    setting weaker than the policy's, and a judge that is not one of record (empty: none)."""
+    recorded = (report.get("extensions") or {}).get("settings")
+    return [c.reason for c in settings_checks(recorded, policy) if not c.ok]
+
+
+def _evidence_checks(r: Mapping[str, Any], policy: CertificationPolicy) -> list[SettingCheck]:
+    """How little a dimension or probe may rest on, and the multiplicity correction."""
+    floor = r.get("min_complete_pairs")
+    floor_ok = isinstance(floor, int) and floor >= policy.min_complete_pairs
+    correction = r.get("correction")
+    correction_ok = correction in CORRECTIONS and \
+        CORRECTIONS.index(correction) <= CORRECTIONS.index(policy.correction)
+    return [
+        SettingCheck("min complete pairs", floor_ok,
+                     f"min complete pairs {floor} {'>=' if floor_ok else '<'} policy "
+                     f"{policy.min_complete_pairs}"),
+        SettingCheck("correction", correction_ok,
+                     f"correction {correction} "
+                     f"{'is at least as strict as' if correction_ok else 'is weaker than'} "
+                     f"policy {policy.correction}"),
+    ]
 
 
 def _judge_check(r: Mapping[str, Any], policy: CertificationPolicy) -> SettingCheck:
@@ -136,9 +162,11 @@ def reaudit_flags(policy: CertificationPolicy) -> str:
     if policy.min_sensitivity > d.min_sensitivity:
         flags.append(f"--min-sensitivity {policy.min_sensitivity:g}")
     if policy.probes != "all":
-        flags.append("--probes " + ",".join(policy.probes))
+        flags.append("--probes " + (",".join(policy.probes) or "none"))
     if policy.pairs > d.pairs:
         flags.append(f"--pairs {policy.pairs}")
+    if policy.min_complete_pairs > d.min_complete_pairs:
+        flags.append(f"--min-complete-pairs {policy.min_complete_pairs}")
     if policy.equivalence_margin < d.margin:
         flags.append(f"--equivalence-margin {policy.equivalence_margin:g}")
     return " ".join(flags)

@@ -15,14 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from legal_judge.audit.dimensions import Dimension, perturb, sentences
 from legal_judge.audit.probes import Probe, degrade_for, is_sound
 from legal_judge.errors import ConfigError
 from legal_judge.models import BenchmarkItem
 
-__all__ = ["AuditSettings", "Design", "ProbePair", "TestPair", "build_design", "subgroup_counts"]
+__all__ = ["AuditSettings", "Design", "ProbePair", "TestPair", "build_design", "setting_errors",
+           "subgroup_counts"]
 
 
 class AuditSettings(BaseModel):
@@ -56,6 +57,24 @@ class AuditSettings(BaseModel):
     judge_output_schema: str | None = None
     judge_scoring_rubric: str | None = None
 
+    @field_validator("significance")
+    @classmethod
+    def _has_an_equivalence_interval(cls, value: float) -> float:
+        # The equivalence test at level alpha reads the 1 - 2*alpha interval (90% at 0.05).
+        if value > 0.5:
+            raise ValueError(f"{value:g} is above 0.5: the equivalence test (TOST) at this level "
+                             "reads the 1 - 2 x significance confidence interval, which does not "
+                             "exist above 0.5; use at most 0.5 (the policy certifies at 0.05)")
+        return value
+
+    @model_validator(mode="after")
+    def _margin_is_positive(self) -> AuditSettings:
+        if self.margin <= 0:
+            raise ValueError("the equivalence margin is 0 (--disparity-threshold 0 and no "
+                             "--equivalence-margin): no bias can be ruled out within 0 points; "
+                             "pass --equivalence-margin POINTS (e.g. 0.5)")
+        return self
+
     @property
     def margin(self) -> float:
         """The equivalence margin: ``equivalence_margin``, else the disparity threshold."""
@@ -68,6 +87,14 @@ class AuditSettings(BaseModel):
         test = {"auto": "paired t-test, or Wilcoxon signed-rank when Shapiro-Wilk rejects normality",
                 "t-test": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}[self.method]
         return f"{test}; {self.correction} correction across dimensions"
+
+
+def setting_errors(exc: ValidationError) -> list[tuple[str | None, str]]:
+    """Each setting :class:`AuditSettings` refused: its field (None for a rule across fields)
+    and why, a rule of the settings in its own words."""
+    return [(".".join(str(p) for p in e["loc"]) or None,
+             str(e["ctx"]["error"]) if e["type"] == "value_error" else e["msg"])
+            for e in exc.errors()]
 
 
 @dataclass

@@ -9,7 +9,6 @@ guard runs before any judge call.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import secrets
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from legal_judge.audit.analysis import PairRow
 from legal_judge.audit.design import AuditSettings, Design, build_design, subgroup_counts
 from legal_judge.audit.dimensions import Dimension, resolve_dimensions
 from legal_judge.audit.history import base_judge
-from legal_judge.audit.log import AuditLog
+from legal_judge.audit.log import AuditLog, report_digest
 from legal_judge.audit.pairs import PairRunner, Progress, TaskRouter, judge_pairs, planned_calls
 from legal_judge.audit.probes import Probe, resolve_probes
 from legal_judge.audit.report import build_report, validate_report
@@ -143,11 +142,11 @@ def _finish(store: Store, log: AuditLog, audit_id: str, status: str,
     log.append(audit_id, "validator", {"schema": "bias_report.schema.json", "valid": not problems,
                                        "problems": problems})
     severity = report["overall_assessment"]["severity"]
-    text = store.audits.finish(audit_id, status=status, severity=severity, report=report)
+    store.audits.finish(audit_id, status=status, severity=severity, report=report)
     log.append(audit_id, "audit_finished", {
         "status": status, "severity": severity,
         "verdict": report.get("extensions", {}).get("verdict"),
-        "report_sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "report_sha256": report_digest(report),  # what `audit gate` checks a report against
         "flagged": [d["dimension"] for d in report["dimension_results"] if d["flagged"]],
     })
 

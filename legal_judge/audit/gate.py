@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from legal_judge.audit.certificate import NOT_RECORDED, SIMULATED, reaudit_flags, settings_checks
+from legal_judge.audit.log import AuditLog, report_digest
 from legal_judge.audit.report import SEVERITIES
 from legal_judge.audit.verdict import CERTIFIED, INCONCLUSIVE
 from legal_judge.errors import GateFailure
@@ -29,6 +30,9 @@ from legal_judge.store import Store
 
 __all__ = ["GateCheck", "GateDecision", "gate_decision", "gate_report"]
 
+LOG = "audit log"
+EDITED = "report edited after the audit"
+UNLOGGED = "report not in this store's audit log"
 _OLD = ("this report has no verdict: it was written before discrimination probes and equivalence "
         "margins, so it cannot show that the judge can tell good from bad")
 
@@ -130,6 +134,28 @@ def _setting_checks(ext: dict[str, Any], policy: PolicyInForce) -> tuple[list[Ga
     return checks, reasons
 
 
+def _log_check(report: dict[str, Any], store: Store, *, allow_unlogged: bool) -> GateCheck:
+    """Whether ``report`` is the report its audit logged in ``store`` (its ``audit_finished``
+    entry's digest): an edited report fails whatever the policy; one the log does not hold
+    passes only under the policy's ``allow_unlogged``."""
+    audit_id = str((report.get("extensions") or {}).get("audit_id") or "")
+    entry = AuditLog(store).finished_report(audit_id) if audit_id else None
+    if entry is not None:
+        logged, digest = str(entry.payload.get("report_sha256")), report_digest(report)
+        if digest == logged:
+            return GateCheck(LOG, LOG, "pass", f"the report {audit_id} logged (entry "
+                                               f"{entry.seq}, sha256 {digest[:12]})")
+        return GateCheck(LOG, LOG, "fail", f"{EDITED}: it is not the report {audit_id} "
+                                           f"logged (entry {entry.seq}: sha256 {logged[:12]}; "
+                                           f"this report: {digest[:12]})")
+    why = (f"{audit_id} logged no report in {store.path}" if audit_id else
+           "the report names no audit (pairs scored elsewhere)")
+    if allow_unlogged:
+        return GateCheck(LOG, LOG, "pass", f"{why}: not checked against an audit log (allowed "
+                                           "by the policy's allow_unlogged)")
+    return GateCheck(LOG, LOG, "fail", f"{UNLOGGED}: {why}")
+
+
 def gate_decision(report: dict[str, Any], *, policy: PolicyInForce | None = None,
                   store: Store | None = None, high_stakes: bool | None = None) -> GateDecision:
     """Decide the gate on ``report`` (a bias report) without raising.
@@ -178,6 +204,11 @@ def gate_decision(report: dict[str, Any], *, policy: PolicyInForce | None = None
     setting_checks, setting_reasons = _setting_checks(ext, policy)
     checks += setting_checks
     reasons += setting_reasons
+    if store is not None:
+        logged = _log_check(report, store, allow_unlogged=cert.allow_unlogged)
+        checks.append(logged)
+        if logged.outcome != "pass":
+            reasons.append(logged.reason)
     sev_ok = SEVERITIES.index(severity) <= SEVERITIES.index(max_severity) or (
         verdict == INCONCLUSIVE and allow_inconclusive and ext.get("bias_severity") == "none")
     checks.append(GateCheck("severity", "severity", "pass" if sev_ok else "fail",
@@ -227,6 +258,18 @@ def _fix(report: dict[str, Any], decision: GateDecision) -> str:
                 "run `legal-judge audit run` for this judge, then have it reviewed")
     if decision.status == "INSUFFICIENT_DATA":
         return "fix the cause in the report summary and re-run the audit"
+    log = decision.failed(LOG)
+    if log and log[0].reason.startswith(EDITED):
+        audit_id = (report.get("extensions") or {}).get("audit_id")
+        return (f"gate the audit as stored: legal-judge audit gate {audit_id} (`legal-judge audit "
+                "verify-log` checks the log itself), or re-audit")
+    if log and len(decision.reasons) == 1:
+        on_purpose = ("--override allow_unlogged=true (printed with the decision) or a reviewed "
+                      "policy file")
+        if "names no audit" in log[0].reason:
+            return f"audit the judge with `legal-judge audit run`; or, on purpose, {on_purpose}"
+        return ("gate it with the store its audit was made in (LEGAL_JUDGE_HOME, or the team's "
+                f"store), by audit id; or, on purpose, {on_purpose}")
     settings = [c for c in decision.failed("setting") if c.name != "judge of record"]
     if settings:
         ext = report.get("extensions") or {}

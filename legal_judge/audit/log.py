@@ -17,7 +17,7 @@ from typing import Any
 
 from legal_judge.store import Store, canonical_json, utcnow
 
-__all__ = ["GENESIS", "AuditLog", "LogEntry", "VerifyResult", "entry_hash"]
+__all__ = ["GENESIS", "AuditLog", "LogEntry", "VerifyResult", "entry_hash", "report_digest"]
 
 GENESIS = "0" * 64
 
@@ -51,6 +51,12 @@ def entry_hash(prev_hash: str, *, seq: int, audit_id: str, kind: str, created_at
     body = canonical_json({"seq": seq, "audit_id": audit_id, "kind": kind,
                            "created_at": created_at, "payload": json.loads(payload_json)})
     return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
+
+
+def report_digest(report: dict[str, Any]) -> str:
+    """The sha256 of a report's canonical JSON: what its ``audit_finished`` entry records (the
+    stored report is that JSON; a report file read back gives the same digest unless edited)."""
+    return hashlib.sha256(canonical_json(report).encode()).hexdigest()
 
 
 class AuditLog:
@@ -88,6 +94,12 @@ class AuditLog:
         rows = self.store.audit_log.rows(audit_id, kind=kind)
         return [LogEntry(r["seq"], r["audit_id"], r["kind"], json.loads(r["payload_json"]),
                          r["prev_hash"], r["hash"], r["created_at"]) for r in rows]
+
+    def finished_report(self, audit_id: str) -> LogEntry | None:
+        """The audit's last ``audit_finished`` entry (its payload's ``report_sha256`` is the
+        digest of the report it stored), or None when it logged none."""
+        done = self.entries(audit_id, kind="audit_finished")
+        return done[-1] if done else None
 
     def head(self) -> str:
         """The hash of the last entry (GENESIS for an empty log): the anchor to keep elsewhere."""

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from legal_judge.audit.design import AuditSettings
+from pydantic import ValidationError
+
+from legal_judge.audit.design import AuditSettings, setting_errors
 from legal_judge.audit.execute import RESUMABLE
 from legal_judge.audit.log import AuditLog
 from legal_judge.audit.target import AuditTarget, load_targets
@@ -89,8 +91,16 @@ def resume_plan(store: Store, audit_id: str) -> ResumePlan:
                           code="audit-resume-unsupported",
                           fix="run the audit again; judgments already made come from the cache")
     items = [BenchmarkItem.model_validate(x) for x in started[0].payload["items"]]
-    return ResumePlan(audit_id, str(row["judge_id"]), status,
-                      AuditSettings.model_validate(config["settings"]), items, source)
+    try:
+        settings = AuditSettings.model_validate(config["settings"])
+    except ValidationError as exc:  # stored by a version that took them, then failed on them
+        why = "; ".join(f"{field}: {msg}" if field else msg
+                        for field, msg in setting_errors(exc))
+        raise ConfigError(f"audit {audit_id} cannot be resumed: its settings are refused ({why})",
+                          code="audit-resume-settings",
+                          fix="start a new audit with valid settings; judgments already made "
+                              "come from the cache") from None
+    return ResumePlan(audit_id, str(row["judge_id"]), status, settings, items, source)
 
 
 async def resume_target(plan: ResumePlan, store: Store) -> AuditTarget:

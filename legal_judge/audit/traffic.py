@@ -29,6 +29,9 @@ __all__ = ["parse_since", "traffic_audit", "traffic_rows_from_file", "traffic_ro
 CAVEAT = ("Observational: these groups differ in more than the attribute (questions, systems, "
           "quality), so a disparity here is a signal to investigate, not proof of bias; run "
           "counterbalanced pairs (legal-judge audit run) to establish cause.")
+#: Row fields that are the score or say which output it is, not a group to compare.
+_NOT_ATTRIBUTES = frozenset({"score", "item_id", "id", "trace_id", "run_id", "created_at",
+                             "timestamp", "prompt", "response", "reference"})
 _SINCE = re.compile(r"^(\d+)([mhdw])$")
 
 
@@ -144,6 +147,18 @@ def once_per_item(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dic
                   "unidentified": len(loose)}
 
 
+def _attributes(rows: list[dict[str, Any]]) -> list[str]:
+    """The attributes the rows carry (``metadata.x`` for a nested one), for a fix to name."""
+    found = {"length_bucket"} if any("response" in r for r in rows) else set()
+    for row in rows[:500]:
+        for key, value in row.items():
+            if isinstance(value, dict):
+                found |= {f"{key}.{k}" for k, v in value.items() if not isinstance(v, dict | list)}
+            elif key not in _NOT_ATTRIBUTES and not isinstance(value, list):
+                found.add(key)
+    return sorted(found)
+
+
 def traffic_audit(rows: list[dict[str, Any]], *, attribute: str, min_sample: int = 50,
                   method: str = "auto", significance: float = 0.05, min_effect: float = 0.2,
                   correction: str = "holm", reference: str | None = None) -> dict[str, Any]:
@@ -163,6 +178,10 @@ def traffic_audit(rows: list[dict[str, Any]], *, attribute: str, min_sample: int
         value = _get(row, attribute)
         if value is not None:
             groups.setdefault(str(value), []).append(float(row["score"]))
+    if rows and not groups:
+        raise ConfigError(f"--attribute {attribute}: none of the {len(rows)} scored outputs has it",
+                          code="audit-traffic-attribute",
+                          fix=f"use an attribute the outputs carry: {', '.join(_attributes(rows))}")
     sizes = {g: len(v) for g, v in sorted(groups.items())}
     eligible = [g for g, n in sizes.items() if n >= min_sample]
     base = {"kind": "traffic_audit", "attribute": attribute, "n_scores": sum(sizes.values()),

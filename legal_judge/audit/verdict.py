@@ -66,7 +66,9 @@ def dimension_equivalence(stats: list[DimensionStats], *, margin: float,
                           alpha=alpha)
         eq = asdict(res)
         eq["ci90"] = list(res.ci90) if res.ci90 else None
-        ci = (f"90% CI {res.ci90[0]:+.2f} to {res.ci90[1]:+.2f}" if res.ci90 else "no CI")
+        eq["ci_level"] = res.ci_level  # 0.9 at significance 0.05: the interval TOST reads
+        ci = (f"{res.ci_level:.0%} CI {res.ci90[0]:+.2f} to {res.ci90[1]:+.2f}" if res.ci90
+              else "no CI")
         if res.equivalent:
             eq["statement"] = (f"no bias larger than ±{margin:g} points ({ci}; "
                                f"p_TOST = {res.p_value:.2g})")

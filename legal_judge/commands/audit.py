@@ -30,7 +30,7 @@ from legal_judge.commands.batches import batch_options, check_no_wait
 from legal_judge.commands.json_out import json_option, json_output
 from legal_judge.commands.policy import policy_options
 from legal_judge.commands.tables import Col, echo_json, print_table
-from legal_judge.errors import ConfigError, GateFailure
+from legal_judge.errors import ConfigError, GateFailure, LegalJudgeError
 from legal_judge.files import check_writable
 from legal_judge.store import Store
 
@@ -109,8 +109,15 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
             raise ConfigError(f"--resume continues the audit as it was started; {', '.join(given)} "
                               "cannot change it", code="audit-resume-options",
                               fix=f"run `legal-judge audit run --resume {resume_id}` without them")
+        from legal_judge.audit.resume import resume_plan
+
+        plan = resume_plan(store, resume_id)
+        # The report goes where the audit was started to write it, unless --out says otherwise.
+        out = out or (Path(plan.source["out"]) if plan.source.get("out") else None)
+        if out is not None:
+            check_writable(out, option="--out")
         with json_output(as_json) as doc:
-            outcome = asyncio.run(_resume_one(resume_id, store, batch=batch, wait=not no_wait,
+            outcome = asyncio.run(_resume_one(plan, store, batch=batch, wait=not no_wait,
                                               poll_interval=poll_interval))
             _conclude([outcome], out, policy, store, doc)
         return
@@ -138,12 +145,20 @@ def run_cmd(judge_config: str | None, items: Path | None, out: Path | None, conf
         err_console.print(f"auditing all {len(targets)} judges of {judge_config}, one audit "
                           f"each: {', '.join(t.label for t in targets)}", soft_wrap=True,
                           markup=False, highlight=False)
-    runner = _auditor(batch, wait=not no_wait, poll_interval=poll_interval,
-                      source=audit_source(judge_config, batch=batch, use_cache=not no_cache))
+    runner = _auditor(batch, wait=not no_wait, poll_interval=poll_interval)
+    source = audit_source(judge_config, batch=batch, use_cache=not no_cache)
     with json_output(as_json) as doc:
-        outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store))
+        outcomes = [asyncio.run(_run_one(runner, target, base_items, settings, store,
+                                         source=_with_out(source, out, target, len(targets))))
                     for target in targets]
         _conclude(outcomes, out, policy, store, doc)
+
+
+def _with_out(source: dict[str, Any], out: Path | None, target: Any, n: int) -> dict[str, Any]:
+    """The audit's ``source`` with the report file it writes (absolute), so that ``--resume``
+    writes it too."""
+    file = _out_file(out, target.judge_id, n)
+    return source if file is None else {**source, "out": str(file.resolve())}
 
 
 def _check_selection(settings: Any) -> None:
@@ -154,33 +169,31 @@ def _check_selection(settings: Any) -> None:
     asyncio.run(close_provider(check_settings(settings)))
 
 
-def _auditor(batch: bool, *, wait: bool, poll_interval: float, source: dict[str, Any]) -> Any:
+def _auditor(batch: bool, *, wait: bool, poll_interval: float) -> Any:
     """``run_audit`` (or its batch form) with the options every target shares."""
     import functools
 
     if batch:
         from legal_judge.batch.audit import run_audit_batch
 
-        return functools.partial(run_audit_batch, poll_interval_s=poll_interval, wait=wait,
-                                 source=source)
+        return functools.partial(run_audit_batch, poll_interval_s=poll_interval, wait=wait)
     from legal_judge.audit.execute import run_audit
 
-    return functools.partial(run_audit, source=source)
+    return run_audit
 
 
-async def _resume_one(audit_id: str, store: Store, *, batch: bool, wait: bool,
+async def _resume_one(plan: Any, store: Store, *, batch: bool, wait: bool,
                       poll_interval: float) -> Any:
-    from legal_judge.audit.resume import resume_plan, resume_target
+    from legal_judge.audit.resume import resume_target
 
-    plan = resume_plan(store, audit_id)
     if batch and not plan.batch:
-        err_console.print(f"audit {audit_id} was started online; it continues in batch mode")
+        err_console.print(f"audit {plan.audit_id} was started online; it continues in batch mode")
     batch = batch or plan.batch
     target = await resume_target(plan, store)
-    runner = _auditor(batch, wait=wait, poll_interval=poll_interval,
-                      source={**plan.source, "batch": batch})
-    return await _run_one(runner, target, plan.items, plan.settings, store, audit_id=audit_id,
-                          resume=True)
+    runner = _auditor(batch, wait=wait, poll_interval=poll_interval)
+    return await _run_one(runner, target, plan.items, plan.settings, store,
+                          audit_id=plan.audit_id, resume=True,
+                          source={**plan.source, "batch": batch})
 
 
 def _conclude(outcomes: list[Any], out: Path | None, policy: PolicyInForce | None,
@@ -202,11 +215,13 @@ def _conclude(outcomes: list[Any], out: Path | None, policy: PolicyInForce | Non
             continue
         entry["report"] = outcome.report
         print_report(outcome.report)
-        out_file = _out_file(out, outcome, outcomes)
+        if policy is None:
+            entry["weaker_than_policy"] = _certified_under_weaker(outcome.report)
+        out_file = _out_file(out, outcome.judge_id, len(outcomes))
         write_report_json(outcome.report, out_file)
         entry["report_file"] = None if out_file is None else str(out_file)
     if len(outcomes) > 1:
-        print_outcomes(outcomes, [_out_file(out, o, outcomes) for o in outcomes])
+        print_outcomes(outcomes, [_out_file(out, o.judge_id, len(outcomes)) for o in outcomes])
     bad = [o for o in outcomes if o.status not in ("complete", "submitted")]
     if bad:
         raise GateFailure(f"audit {bad[0].audit_id} ended with status {bad[0].status}",
@@ -217,6 +232,31 @@ def _conclude(outcomes: list[Any], out: Path | None, policy: PolicyInForce | Non
                 apply_gate(o.report, policy=policy, store=store, on_decision=_setter(entry))
 
 
+def _certified_under_weaker(report: dict[str, Any]) -> list[str] | None:
+    """Say so when the verdict reads "certified" but the audit gate of record would refuse the
+    report for its settings (the audit's flags are its own; the policy decides what certifies).
+
+    Returns:
+        Each reason (empty: none), or None when the verdict is not certified or the policy
+        cannot be read.
+    """
+    from legal_judge.audit.certificate import weaker_than_policy
+    from legal_judge.policy import load_policy
+
+    if (report.get("extensions") or {}).get("verdict") != "certified":
+        return None
+    try:
+        policy = load_policy()
+    except LegalJudgeError:
+        return None  # a broken policy file is `audit gate`'s to report, with its lines
+    weaker = weaker_than_policy(report, policy.certification)
+    if weaker:
+        console.print(f"not a certificate of record under the {policy.line('certification')}: "
+                      f"{'; '.join(weaker)}; `legal-judge audit gate` refuses it",
+                      style="yellow", markup=False, highlight=False)
+    return weaker
+
+
 def _setter(entry: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     """Stores a gate decision in ``entry`` (an audit of ``audit run --json``)."""
     def put(decision: dict[str, Any]) -> None:
@@ -224,11 +264,12 @@ def _setter(entry: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     return put
 
 
-def _out_file(out: Path | None, outcome: Any, outcomes: list[Any]) -> Path | None:
-    """``--out`` for one judge: the file itself, or ``STEM.JUDGE_ID.json`` for each of several."""
-    if out is None or len(outcomes) == 1:
+def _out_file(out: Path | None, judge_id: str, n: int) -> Path | None:
+    """``--out`` for one of ``n`` judges: the file itself, or ``STEM.JUDGE_ID.json`` for each of
+    several."""
+    if out is None or n == 1:
         return out
-    return out.with_name(f"{out.stem}.{outcome.judge_id}{out.suffix}")
+    return out.with_name(f"{out.stem}.{judge_id}{out.suffix}")
 
 
 async def _run_one(run_audit: Any, target: Any, items: Any, settings: Any, store: Store,

@@ -89,6 +89,13 @@ def diff_cmd(old: str, new: str, as_json: bool, force: bool) -> None:
                 [[r["dimension"], fmt(r["effect_old"]), fmt(r["effect_new"]),
                   fmt(r["effect_change"]), r["status"], "yes" if r["sign_flip"] else ""]
                  for r in rows])
+    worse = [r for r in rows if r["worse"]]
+    if worse:
+        alpha = (after.get("audit_metadata") or {}).get("significance_threshold") or 0.05
+        console.print("worse: the bias moved away from zero, one-sided p below the new audit's "
+                      f"significance {alpha:g} ("
+                      + ", ".join(f"{r['dimension']} p = {r['moved_away_p']:.2g}" for r in worse)
+                      + ")", markup=False, highlight=False)
 
 
 @click.command("list")

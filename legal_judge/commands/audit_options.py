@@ -51,7 +51,7 @@ def audit_settings(config_file: Path | None, cli_values: dict[str, Any]) -> Any:
     Raises:
         InputError: an unreadable config file, or a value the settings refuse.
     """
-    from legal_judge.audit.design import AuditSettings
+    from legal_judge.audit.design import AuditSettings, setting_errors
 
     base: dict[str, Any] = {}
     if config_file is not None:
@@ -72,6 +72,5 @@ def audit_settings(config_file: Path | None, cli_values: dict[str, Any]) -> Any:
     try:
         return AuditSettings.model_validate(values), extra
     except ValidationError as exc:
-        raise InputError([Problem(str(config_file or "command line"), None,
-                                  ".".join(str(p) for p in e["loc"]) or None, e["msg"])
-                          for e in exc.errors()]) from None
+        raise InputError([Problem(str(config_file or "command line"), None, field, why)
+                          for field, why in setting_errors(exc)]) from None

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from legal_judge.commands.tables import Cell, Col, print_table, styled, wrote
+from legal_judge.reports.view_audit import equivalence_ci
 
 __all__ = ["print_outcomes", "print_probes", "print_report", "write_report_json"]
 
@@ -58,8 +59,10 @@ def print_report(report: dict[str, Any]) -> None:
     """The report's tables, verdict line, summary and remediation steps."""
     ext = report.get("extensions", {})
     dims = ext.get("dimensions", {})
-    print_table(console, f"bias audit {ext.get('audit_id', '')} — judge {ext.get('judge', '')} "
-                         f"({ext.get('judge_id', '')})", _REPORT_COLS,
+    title = (f"bias audit {ext['audit_id']} — judge {ext.get('judge')} ({ext.get('judge_id')})"
+             if ext.get("audit_id") else "bias statistics of pairs scored elsewhere (no judge "
+                                         "recorded, no audit log)")
+    print_table(console, title, _REPORT_COLS,
                 [_dimension_row(d, dims.get(d["dimension"], {}))
                  for d in report["dimension_results"]])
     print_probes(ext)
@@ -78,8 +81,8 @@ def print_report(report: dict[str, Any]) -> None:
             console.print(f"- {name}: {eq['statement']}", markup=False)
     if margin is not None and any(e.get("outcome") == "equivalent"
                                   for e in (ext.get("dimensions") or {}).values()):
-        console.print(f"equivalence margin ±{margin:g} points (paired TOST, 90% CI inside the "
-                      "margin)")
+        console.print(f"equivalence margin ±{margin:g} points (paired TOST, {equivalence_ci(ext)} "
+                      "inside the margin)")
     for step in report["remediation_steps"]:
         console.print(escape(f"- [{step['priority']}] {step['dimension']}: "
                              f"{step['recommended_action']}"))

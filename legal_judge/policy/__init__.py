@@ -6,6 +6,7 @@
 
 from legal_judge.policy.core import (
     BUNDLED_POLICY,
+    CORRECTIONS,
     POLICY_FILENAME,
     CalibrationPolicy,
     CertificationPolicy,
@@ -18,6 +19,6 @@ from legal_judge.policy.core import (
 )
 from legal_judge.policy.validation import ValidationPolicy
 
-__all__ = ["BUNDLED_POLICY", "POLICY_FILENAME", "CalibrationPolicy", "CertificationPolicy",
+__all__ = ["BUNDLED_POLICY", "CORRECTIONS", "POLICY_FILENAME", "CalibrationPolicy", "CertificationPolicy",
            "Override", "Policy", "PolicyInForce", "ReleasePolicy", "RunPolicy",
            "ValidationPolicy", "load_policy"]

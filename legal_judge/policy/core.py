@@ -27,13 +27,17 @@ from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.files import read_toml, toml_line
 from legal_judge.policy.validation import ValidationPolicy
 
-__all__ = ["BUNDLED_POLICY", "POLICY_FILENAME", "CalibrationPolicy", "CertificationPolicy",
-           "Override", "Policy", "PolicyInForce", "ReleasePolicy", "RunPolicy", "load_policy"]
+__all__ = ["BUNDLED_POLICY", "CORRECTIONS", "POLICY_FILENAME", "CalibrationPolicy",
+           "CertificationPolicy", "Override", "Policy", "PolicyInForce", "ReleasePolicy",
+           "RunPolicy", "load_policy"]
 
 BUNDLED_POLICY = Path(__file__).parents[1] / "data" / "policy.default.toml"
 #: The file a project keeps in the folder it runs legal-judge from.
 POLICY_FILENAME = "legal-judge.policy.toml"
 _SEVERITIES = ("none", "low", "medium", "high", "critical")
+#: Multiplicity corrections across an audit's dimensions and probes, strictest first: Holm holds
+#: the family-wise error, Benjamini-Hochberg the false discovery rate, none neither.
+CORRECTIONS = ("holm", "bh", "none")
 
 
 class _Section(BaseModel):
@@ -63,9 +67,12 @@ class CertificationPolicy(_Section):
     dimensions: tuple[str, ...] = ("position", "verbosity", "authority", "formatting")
     pairs: int = Field(default=30, ge=1)
     equivalence_margin: float = Field(default=0.5, gt=0)
+    min_complete_pairs: int = Field(default=10, ge=2)
+    correction: Literal["holm", "bh", "none"] = "holm"
     max_severity: Literal["none", "low", "medium", "high", "critical"] = "low"
     allow_inconclusive: bool = False
     allow_simulated: bool = False
+    allow_unlogged: bool = False
 
 
 class RunPolicy(_Section):
@@ -111,7 +118,8 @@ class Policy(_Section):
 
 # Which way is stricter, per key ("section.key"). "lower": a smaller value; "higher": a larger
 # one (True for a requirement); "false": False; "superset": a list that covers more ("all" covers
-# everything); "severity": a lower severity; "choice": a mode, not a threshold (printed).
+# everything); "severity": a lower severity; "correction": one earlier in CORRECTIONS; "choice":
+# a mode, not a threshold (printed).
 _DIRECTION: dict[str, str] = {
     "release.pass_rate_margin": "lower", "release.rubric_margin": "lower",
     "release.confidence": "higher", "release.min_items": "higher", "release.max_flips": "lower",
@@ -120,8 +128,9 @@ _DIRECTION: dict[str, str] = {
     "certification.significance": "lower", "certification.min_sensitivity": "higher",
     "certification.probes": "superset", "certification.dimensions": "superset",
     "certification.pairs": "higher", "certification.equivalence_margin": "lower",
+    "certification.min_complete_pairs": "higher", "certification.correction": "correction",
     "certification.max_severity": "severity", "certification.allow_inconclusive": "false",
-    "certification.allow_simulated": "false",
+    "certification.allow_simulated": "false", "certification.allow_unlogged": "false",
     "run.max_inconclusive_share": "lower", "run.min_judge_coverage": "higher",
     "calibration.max_age_days": "lower", "calibration.min_labels": "higher",
     "calibration.min_labels_recalibrate": "lower", "calibration.divergence": "lower",
@@ -153,6 +162,8 @@ def _loosens(key: str, policy_value: Any, value: Any) -> bool:
         return value == "pass" and policy_value == "fail"
     if how == "severity":
         return _SEVERITIES.index(value) > _SEVERITIES.index(policy_value)
+    if how == "correction":
+        return CORRECTIONS.index(value) > CORRECTIONS.index(policy_value)
     if how == "superset":
         return not _covers(value, policy_value)
     return False
@@ -338,6 +349,8 @@ def _parse_override(text: str) -> tuple[str, Any]:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()  # a bare word: "pass", "medium"
+        if _DIRECTION[key] == "superset" and value != "all":  # a list as the flags write one
+            value = [v.strip() for v in value.split(",") if v.strip()]
     return key, value
 
 

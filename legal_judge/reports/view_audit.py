@@ -11,7 +11,7 @@ from legal_judge.reports import charts
 from legal_judge.reports import model as rm
 from legal_judge.reports.data import ReportData
 
-__all__ = ["audit_report", "diff_segments"]
+__all__ = ["audit_report", "diff_segments", "equivalence_ci"]
 
 PAIRS_PER_DIMENSION = 3
 _SEVERITY_TONE = {"none": "ok", "low": "info", "medium": "warning", "high": "danger",
@@ -99,7 +99,8 @@ def _forest(r: dict[str, Any]) -> rm.Section:
             "Left: mean score difference (variant with the attribute minus without) with its 95% "
             "CI, red when the dimension is flagged; a dimension's own CI and test decide, not the "
             "noise floor. The green dotted lines are the equivalence margin: a dimension whose "
-            "90% CI lies inside them has no bias larger than the margin. The grey ticks under a "
+            f"{equivalence_ci(r.get('extensions') or {})} lies inside them has no bias larger "
+            "than the margin. The grey ticks under a "
             "row are its noise floor (mean absolute change when the same variant is judged "
             "twice), for scale only. Right: effect size (Cohen's d_z or rank-biserial r) against "
             "the minimum effect; grey ticks mark the smallest effect the audit could detect. "
@@ -165,6 +166,15 @@ def _probes(ext: dict[str, Any]) -> rm.Section:
     return rm.Section("Discrimination probes", blocks, "probes")
 
 
+def equivalence_ci(ext: dict[str, Any]) -> str:
+    """The equivalence interval's name, "90% CI" at significance 0.05: the report's ``ci_level``
+    (a report written before it was recorded was read at 90%)."""
+    levels = [(e.get("equivalence") or {}).get("ci_level")
+              for e in (ext.get("dimensions") or {}).values()]
+    level = next((v for v in levels if v is not None), 0.9)
+    return f"{level:.0%} CI"
+
+
 def _equivalence(ext: dict[str, Any]) -> rm.Section:
     rows = []
     for name, e in (ext.get("dimensions") or {}).items():
@@ -177,7 +187,7 @@ def _equivalence(ext: dict[str, Any]) -> rm.Section:
         return rm.Section("Equivalence", [rm.Note("No dimension was audited.")], "equivalence")
     return rm.Section("Equivalence", [rm.Table(
         f"Where nothing was flagged, how large a bias is ruled out (margin ±{rm.fmt(margin, 'g')} "
-        "points, paired TOST)", ["dimension", "outcome", "90% CI", "p TOST", "test",
+        "points, paired TOST)", ["dimension", "outcome", equivalence_ci(ext), "p TOST", "test",
                                  "pairs needed", "statement"], rows,
         numeric=["p TOST", "pairs needed"])], "equivalence")
 

@@ -60,6 +60,12 @@ class EquivalenceResult:
     pairs_needed: int | None
     note: str | None
 
+    @property
+    def ci_level(self) -> float:
+        """The coverage of ``ci90``: ``1 - 2·alpha`` (0.90 at alpha 0.05; the name is the usual
+        case's)."""
+        return 1.0 - 2.0 * self.alpha
+
 
 def _ci90(d: np.ndarray, alpha: float) -> tuple[float, float]:
     ci = stats.ttest_1samp(d, 0.0).confidence_interval(confidence_level=1.0 - 2.0 * alpha)

@@ -11,7 +11,7 @@ from legal_judge.audit.certificate import NOT_RECORDED, reaudit_flags, settings_
 from legal_judge.audit.design import AuditSettings
 from legal_judge.audit.gate import gate_decision, gate_report
 from legal_judge.audit.report import build_report, validate_report
-from legal_judge.errors import GateFailure
+from legal_judge.errors import ConfigError, GateFailure
 from legal_judge.policy import CertificationPolicy, load_policy
 
 PROBES = ["conclusion_flip", "wrong_jurisdiction", "fabricated_authority", "hedge_only",
@@ -78,7 +78,31 @@ def test_each_setting_weaker_than_the_policy_is_named() -> None:
                          CertificationPolicy())
     assert all(c.ok for c in ok), [c for c in ok if not c.ok]
     assert {c.name for c in ok} == {"significance", "min sensitivity", "probes", "dimensions",
-                                    "pairs", "equivalence margin", "judge of record"}
+                                    "pairs", "min complete pairs", "correction",
+                                    "equivalence margin", "judge of record"}
+
+
+def test_a_certificate_resting_on_a_few_uncorrected_pairs_is_named_weaker(
+        tmp_path: Path) -> None:
+    # Walk of the audit area: `audit run --probe-pairs 4 --min-complete-pairs 2 --correction
+    # none` certified probes on 4 pairs each with no multiplicity correction, and `audit gate`
+    # said "settings meet the policy".
+    report = _report("openai-compatible:m@http://h/v1", min_complete_pairs=2, correction="none")
+    assert report["extensions"]["verdict"] == "certified"
+    policy = load_policy(cwd=tmp_path)
+    decision = gate_decision(report, policy=policy)
+    assert decision.reasons == ["made under settings weaker than the policy: min complete pairs "
+                                "2 < policy 10; correction none is weaker than policy holm"]
+    bh = settings_checks(_report("openai-compatible:m@http://h/v1", correction="bh")
+                         ["extensions"]["settings"], CertificationPolicy(correction="bh"))
+    assert all(c.ok for c in bh)
+    with pytest.raises(ConfigError):  # a flag may not loosen it; an override may, printed
+        policy.with_settings({"certification.correction": "none"})
+    loosened = policy.with_settings(overrides=["min_complete_pairs=2", "correction=none"])
+    assert gate_decision(report, policy=loosened).passed
+    assert loosened.override_lines() == [
+        "policy override: certification.min_complete_pairs=2 (policy 10)",
+        "policy override: certification.correction=none (policy holm)"]
 
 
 def test_a_certified_report_with_weak_settings_fails_and_the_fix_names_a_reaudit(
@@ -141,3 +165,7 @@ def test_the_reaudit_flags_meet_a_stricter_policy() -> None:
                                  equivalence_margin=0.3, probes=("hedge_only",))
     assert reaudit_flags(strict) == ("--significance 0.01 --min-sensitivity 0.8 --probes "
                                      "hedge_only --pairs 100 --equivalence-margin 0.3")
+    # A policy that wants no probe names it as `audit run` takes it (it printed "--probes "), and a
+    # higher floor of complete pairs is a flag too.
+    assert reaudit_flags(CertificationPolicy(probes=(), min_complete_pairs=20)) == \
+        "--probes none --min-complete-pairs 20"

@@ -111,6 +111,8 @@ def test_stats_from_pairs_scored_elsewhere(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     res = invoke(tmp_path / "home", "audit", "stats", str(pairs), "--out", str(out))
     assert res.exit_code == 0, res.output
+    # The title said "bias audit  — judge  (None)".
+    assert "bias statistics of pairs scored elsewhere" in res.output and "(None)" not in res.output
     report = json.loads(out.read_text())
     verb, sent = report["dimension_results"]
     assert verb["flagged"] is True and len(verb["test_pairs"]) == 12
@@ -203,3 +205,20 @@ def test_gate_refuses_an_insufficient_data_report(tmp_path: Path) -> None:
            "--dimensions", "demographic", "--out", str(out))
     res = invoke(home, "audit", "gate", str(out), "--override", "max_severity=critical")
     assert res.exit_code == 1 and "INSUFFICIENT_DATA" in res.output
+
+
+def test_a_certified_verdict_under_weaker_settings_says_it_is_no_certificate_of_record(
+        tmp_path: Path) -> None:
+    # Walk of the audit area: `audit run` ended on "Certified: ..." for an audit the gate of
+    # record refuses (here: one dimension, one probe, 12 pairs, a simulated judge).
+    res = invoke(tmp_path / "home", "audit", "run", "--judge", "simulated:fair", "--dimensions",
+                 "verbosity", "--pairs", "12", "--noise-pairs", "2", "--probes", "hedge_only",
+                 "--json")
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "verdict: certified" in text
+    assert "not a certificate of record under the policy: bundled default" in text
+    assert "pairs 12 < policy 30 per dimension" in text
+    doc = json.loads(res.stdout)
+    (audit,) = doc["audits"]
+    assert "simulated judge: not a judge of record (simulated:fair)" in audit["weaker_than_policy"]

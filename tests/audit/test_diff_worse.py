@@ -5,11 +5,15 @@ Applying `aware` for bandwagon made position worse (+0.72 -> +1.12): shown only 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from scipy import stats as sps
 
 from legal_judge.audit.history import diff_reports, moved_away
+
+from .helpers import invoke
 
 OLD = [1, 0.5, 1, 0.5, 0.5, 1, 0.5, 1, 0.5, 0.7]      # mean +0.72
 NEW = [1.5, 1, 1.5, 0.5, 1, 1.5, 1, 1.5, 0.5, 1.2]    # mean +1.12, the same pairs
@@ -42,3 +46,18 @@ def test_identical_audits_stay_still_flagged_and_a_negative_bias_moves_away_down
     assert down is not None and down < 0.05
     toward = diff_reports(report(NEW), report(OLD))[0]  # back toward zero: not worse
     assert toward["status"] == "still flagged"
+
+
+def test_the_diff_says_at_which_significance_worse_was_decided(tmp_path: Path) -> None:
+    # Walk of the audit area: a change of +0.01 in effect showed "worse" with nothing saying the
+    # new audit was made at significance 0.5 (one-sided p = 0.49 was "significant").
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(report(OLD, effect=0.72)))
+    loose = report(NEW, effect=1.12)
+    loose["audit_metadata"]["significance_threshold"] = 0.5
+    new.write_text(json.dumps(loose))
+    res = invoke(tmp_path / "home", "audit", "diff", str(old), str(new), "--force")
+    assert res.exit_code == 0, res.output
+    p = sps.ttest_rel(NEW, OLD, alternative="greater").pvalue
+    assert ("worse: the bias moved away from zero, one-sided p below the new audit's "
+            f"significance 0.5 (position p = {p:.2g})") in " ".join(res.output.split())

@@ -44,6 +44,26 @@ def test_fewer_than_two_eligible_groups_is_insufficient() -> None:
     assert res["status"] == "INSUFFICIENT_DATA" and res["comparisons"] == []
 
 
+def test_an_attribute_no_output_has_is_a_mistake_to_fix_not_a_failed_audit(
+        tmp_path: Path) -> None:
+    # Before: exit 1, "fewer than two groups of 'metadata.region' have 50 or more scores",
+    # fix "widen --since", for a misspelt attribute that no row carries.
+    with pytest.raises(ConfigError) as exc:
+        traffic_audit(_rows(), attribute="metadata.region")
+    assert exc.value.message == ("--attribute metadata.region: none of the 252 scored outputs "
+                                 "has it")
+    assert exc.value.fix == "use an attribute the outputs carry: metadata.client_region"
+    export = tmp_path / "scores.jsonl"
+    export.write_text("".join(json.dumps(r) + "\n" for r in _rows()))
+    res = invoke(tmp_path / "home", "audit", "traffic", "--since", "2029-12-01",
+                 "--attribute", "metadata.region", "--input", str(export))
+    assert res.exit_code == 2, res.output
+    assert "metadata.client_region" in res.output
+    # No output at all in the window is still "insufficient data", exit 1.
+    empty = invoke(tmp_path / "home", "audit", "traffic", "--attribute", "metadata.region")
+    assert empty.exit_code == 1, empty.output
+
+
 def test_since_parsing() -> None:
     now = datetime(2030, 1, 8, tzinfo=UTC)
     assert parse_since("7d", now=now) == datetime(2030, 1, 1, tzinfo=UTC)

@@ -64,6 +64,20 @@ def test_flags_tighten_but_never_loosen(tmp_path: Path) -> None:
     assert [o.loosens for o in dropped.explicit()] == [True]
 
 
+def test_a_list_override_is_written_as_the_flags_write_lists(tmp_path: Path) -> None:
+    # Walk of the audit area: `--override probes=hedge_only,missing_elements` (as `--probes`
+    # takes them) was refused with "field 'certification.probes.literal['all']': Input should
+    # be 'all'" and "Input should be a valid tuple", naming no way to write a list.
+    policy = load_policy(cwd=tmp_path).with_settings(overrides=[
+        "probes=hedge_only, missing_elements", "dimensions=verbosity",
+        'critical_ids=["a", "b"]'])
+    assert policy.certification.probes == ("hedge_only", "missing_elements")
+    assert policy.certification.dimensions == ("verbosity",)
+    assert policy.release.critical_ids == ("a", "b")
+    assert load_policy(cwd=tmp_path).with_settings(
+        overrides=["probes=all"]).certification.probes == "all"
+
+
 def test_override_loosens_and_is_recorded(tmp_path: Path) -> None:
     policy = load_policy(cwd=tmp_path).with_settings(overrides=["significance=0.5",
                                                                 "release.on_cannot_tell=pass"])

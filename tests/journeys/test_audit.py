@@ -7,6 +7,8 @@ holds fixed (each was run against the code before the fix and failed there).
 from __future__ import annotations
 
 import json
+import signal
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -110,3 +112,89 @@ def test_only_a_simulated_judge_gets_the_simulated_notice(journey: Journey) -> N
             expect=(0, 1))
     sim = json.loads((journey.cwd / "sim.json").read_text())
     assert sim["extensions"]["notice"].startswith("simulated judge")
+
+
+def test_settings_the_statistics_cannot_use_stop_the_audit_before_it_starts(
+        journey: Journey) -> None:
+    """Walk of the audit area: `audit run --significance 0.6` judged every pair and then ended
+    in "internal error: ValueError: `confidence_level` must be a number between 0 and 1" (exit
+    70); `--disparity-threshold 0` judged every pair and then said "the equivalence margin must
+    be positive" without naming the flag. Each left an `interrupted` audit whose `--resume`
+    failed the same way. And the equivalence interval was called "90% CI" at any significance
+    (at 0.5 it was the mean twice)."""
+    small = ("--judge", "simulated:fair", *SMALL, "--probes", "hedge_only")
+    high = journey("audit", "run", *small, "--significance", "0.6", expect=2)
+    assert "0.6 is above 0.5" in high.err and "internal error" not in high.err
+    zero = journey("audit", "run", *small, "--disparity-threshold", "0", expect=2)
+    assert "--equivalence-margin" in " ".join(zero.err.split())
+    assert "interrupted" not in journey("audit", "list").text
+    assert not journey.store_file.exists() or journey.query("SELECT COUNT(*) FROM audits") == [(0,)]
+    run = journey("audit", "run", *small, "--significance", "0.1")
+    assert "paired TOST, 80% CI inside the margin" in " ".join(run.out.split())
+
+
+def test_an_interrupted_audit_resumed_as_printed_writes_its_report_file(
+        journey: Journey) -> None:
+    """Walk of the audit area: `audit run ... --out rep.json`, Ctrl-C, then the resume command
+    it printed (`legal-judge audit run --resume ID`, no --out) finished the audit without
+    writing rep.json, so the CI's next step, `audit gate rep.json`, said "no such file"."""
+    with openai_stub("--latency-ms", "150") as url:
+        proc = journey.spawn("audit", "run", "--judge", f"openai-compatible:slow@{url}", *SMALL,
+                             "--probes", "hedge_only", "--concurrency", "2", "--out", "rep.json")
+        deadline = time.time() + 120
+        while time.time() < deadline and proc.poll() is None:
+            try:
+                if journey.query("SELECT COUNT(*) FROM judge_calls")[0][0] >= 4:
+                    break
+            except Exception:  # noqa: BLE001 - the store is being created
+                pass
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        resume = " ".join(err.split()).split("(if it stops: ")[1].split(")")[0]
+        assert not (journey.cwd / "rep.json").exists()
+        elsewhere = journey.cwd / "later"
+        elsewhere.mkdir()
+        done = journey(*resume.removeprefix("legal-judge ").split(), cwd=elsewhere)
+    assert f"wrote {journey.cwd / 'rep.json'}" in " ".join(done.out.split())
+    journey("audit", "gate", "rep.json", expect=1)  # the report is there to be gated
+
+
+def test_a_traffic_audit_by_an_attribute_no_output_has_names_the_ones_they_have(
+        journey: Journey) -> None:
+    """Walk of the audit area: `audit traffic --attribute metadata.region` on an export whose
+    rows carry metadata.client_region exited 1 ("fewer than two groups ... have 50 or more
+    scores", fix "widen --since"): a misspelt attribute read as a failed audit."""
+    rows = [{"item_id": f"i{i}", "score": 3.0 + (i % 3) * 0.5,
+             "metadata": {"client_region": ("eu", "us")[i % 2]}} for i in range(120)]
+    (journey.cwd / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    wrong = journey("audit", "traffic", "--input", "scores.jsonl", "--attribute",
+                    "metadata.region", expect=2)
+    text = " ".join(wrong.err.split())
+    assert "--attribute metadata.region: none of the 120 scored outputs has it" in text
+    assert "fix: use an attribute the outputs carry: metadata.client_region" in text
+    journey("audit", "traffic", "--input", "scores.jsonl", "--attribute",
+            "metadata.client_region")
+
+
+def test_a_diff_says_at_which_significance_a_bias_got_worse(journey: Journey) -> None:
+    """Walk of the audit area: `audit diff` of a re-audit made with `--significance 0.5` showed
+    "worse" for a change of +0.01 in effect, with nothing saying that one-sided p = 0.49 counted
+    as significant there."""
+    def report(diffs: list[float], significance: float) -> dict[str, object]:
+        pairs = [{"variant_a_input": f"a{i}", "variant_b_input": f"b{i}", "variant_a_score": d,
+                  "variant_b_score": 0.0, "difference": d} for i, d in enumerate(diffs)]
+        return {"audit_metadata": {"significance_threshold": significance},
+                "dimension_results": [{"dimension": "formatting", "flagged": False,
+                                       "mean_difference": sum(diffs) / len(diffs),
+                                       "effect_size": -0.1, "test_pairs": pairs}]}
+
+    before = [-0.5, 0.0, -0.5, 0.5, 0.0, -0.5, 0.0, 0.0, -0.5, 0.5]
+    after = [-0.5, 0.0, -0.5, 0.5, 0.0, -0.5, 0.0, 0.0, -0.5, 0.0]
+    (journey.cwd / "old.json").write_text(json.dumps(report(before, 0.05)))
+    (journey.cwd / "new.json").write_text(json.dumps(report(after, 0.5)))
+    diff = journey("audit", "diff", "old.json", "new.json", "--force")
+    text = " ".join(diff.out.split())
+    assert "worse" in text
+    assert "one-sided p below the new audit's significance 0.5 (formatting p = " in text

@@ -14,17 +14,21 @@ import xml.etree.ElementTree as ET
 
 from .conftest import Journey, openai_stub
 
+# Walk of the audit area: --min-complete-pairs 2 and --correction none (probes certified on a
+# few pairs, without Holm) were recorded but never checked: "settings meet the policy".
 WEAK = ("--significance", "0.5", "--min-sensitivity", "0", "--probes", "wrong_jurisdiction",
         "--dimensions", "authority,confidence", "--pairs", "10", "--noise-pairs", "0",
-        "--equivalence-margin", "1.0")
+        "--equivalence-margin", "1.0", "--min-complete-pairs", "2", "--correction", "none")
 ALL_OVERRIDES = ("--override", "significance=0.5", "--override", "min_sensitivity=0",
                  "--override", 'probes=["wrong_jurisdiction"]',
                  "--override", 'dimensions=["authority", "confidence"]',
-                 "--override", "pairs=10", "--override", "equivalence_margin=1.0")
+                 "--override", "pairs=10", "--override", "equivalence_margin=1.0",
+                 "--override", "min_complete_pairs=2", "--override", "correction=none")
 NAMED = ("significance 0.5 > policy 0.05", "min sensitivity 0 < policy 0.7",
          "probes missing: conclusion_flip, fabricated_authority, hedge_only, partial_answer, "
          "missing_elements", "dimensions missing: position, verbosity, formatting",
-         "pairs 10 < policy 30", "equivalence margin 1 > policy 0.5")
+         "pairs 10 < policy 30", "equivalence margin 1 > policy 0.5",
+         "min complete pairs 2 < policy 10", "correction none is weaker than policy holm")
 
 
 def _flat(text: str) -> str:
@@ -42,6 +46,11 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
         run = journey("audit", "run", "--judge", spec, *WEAK, "--out", "rep.json")
     # The audit itself certifies the random judge at these settings (the case) ...
     assert "verdict: certified" in run.out
+    # ... and (walk of the audit area) says right there that it is no certificate of record:
+    # "Certified: ..." was the last word of `audit run`, the gate's refusal came only later.
+    said = _flat(run.out)
+    assert "not a certificate of record under the policy: bundled default (sha256 " in said
+    assert "significance 0.5 > policy 0.05" in said and "`legal-judge audit gate` refuses it" in said
     report = json.loads((journey.cwd / "rep.json").read_text())
     settings = report["extensions"]["settings"]
     # ... and now records what it was made under, in the file and in the store.
@@ -49,6 +58,7 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
         "significance": 0.5, "min_sensitivity": 0.0, "probes": ["wrong_jurisdiction"],
         "dimensions": ["authority", "confidence"], "pairs_requested": 10,
         "equivalence_margin": 1.0, "method": "auto", "seed": 0, "judge_spec": spec,
+        "min_complete_pairs": 2, "correction": "none",
         "simulated": False, "pairs_complete": None}
     assert settings["pairs_complete"] == {"authority": 10, "confidence": 10}
     (stored,) = journey.query("SELECT report_json FROM audits")
@@ -93,8 +103,17 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
                  "certification.dimensions=[authority, confidence] (policy [position, "
                  "verbosity, authority, formatting])",
                  "certification.pairs=10 (policy 30)",
-                 "certification.equivalence_margin=1.0 (policy 0.5)"):
+                 "certification.equivalence_margin=1.0 (policy 0.5)",
+                 "certification.min_complete_pairs=2 (policy 10)",
+                 "certification.correction=none (policy holm)"):
         assert f"policy override: {line}" in text, line
+    # Walk of the audit area: a list override written as `--probes` takes one was refused
+    # ("Input should be 'all'", "Input should be a valid tuple") with no way to write it named.
+    flag_style = [a.replace('["wrong_jurisdiction"]', "wrong_jurisdiction").replace(
+        '["authority", "confidence"]', "authority,confidence") for a in ALL_OVERRIDES]
+    assert flag_style != list(ALL_OVERRIDES)
+    same = journey("audit", "gate", "rep.json", *flag_style)
+    assert "policy override: certification.dimensions=[authority, confidence]" in _flat(same.out)
     as_json = journey("audit", "gate", "rep.json", *ALL_OVERRIDES, "--json")
     decision = json.loads(as_json.out)
     assert decision["passed"] is True and decision["settings"] == settings
@@ -102,7 +121,7 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
     assert overrides["certification.significance"] | {"value": 0.5, "policy_value": 0.05,
                                                       "source": "override", "loosens": True} \
         == overrides["certification.significance"]
-    assert len(overrides) == 6 and all(o["loosens"] for o in overrides.values())
+    assert len(overrides) == 8 and all(o["loosens"] for o in overrides.values())
     assert "policy override: certification.pairs=10 (policy 30)" in decision["policy_overrides"]
     props = _properties(str(journey.cwd / "ok.xml"))
     assert props["policy override certification.significance"] == \
@@ -110,13 +129,48 @@ def test_a_random_judge_certified_under_weak_settings_fails_the_gate_of_record(
     assert props["policy override certification.equivalence_margin"] == \
         "certification.equivalence_margin=1.0 (policy 0.5)"
 
-    # A report written before settings were recorded cannot show them: it fails, naming the fix.
+    # A report written before settings were recorded cannot show them: it fails, naming the fix
+    # (and it is not the report the audit logged either).
     old = dict(report, extensions={k: v for k, v in report["extensions"].items()
                                    if k != "settings"})
     (journey.cwd / "old.json").write_text(json.dumps(old))
     before = journey("audit", "gate", "old.json", *ALL_OVERRIDES, expect=1)
     text = _flat(before.text)
-    assert "settings not recorded" in text and "re-audit under the policy" in text
+    assert "settings not recorded" in text and "report edited after the audit" in text
+
+    # Walk of the audit area: the certificate edited by hand into one of record (the policy's
+    # settings written over the weak ones) passed `audit gate` with no override: "gate passed".
+    # The gate now checks the file against the digest its audit logged.
+    audit_id = report["extensions"]["audit_id"]
+    forged = json.loads(json.dumps(report))
+    forged["extensions"]["settings"] |= {
+        "significance": 0.05, "min_sensitivity": 0.7, "equivalence_margin": 0.5,
+        "min_complete_pairs": 10, "correction": "holm",
+        "pairs_requested": 30, "pairs_complete": {"position": 30, "verbosity": 30,
+                                                  "authority": 30, "formatting": 30},
+        "dimensions": ["position", "verbosity", "authority", "formatting"],
+        "probes": ["conclusion_flip", "wrong_jurisdiction", "fabricated_authority",
+                   "hedge_only", "partial_answer", "missing_elements"]}
+    (journey.cwd / "forged.json").write_text(json.dumps(forged))
+    caught = journey("audit", "gate", "forged.json", "--junit", "forged.xml", expect=1)
+    text = _flat(caught.text)
+    assert "gate passed" not in text and "report edited after the audit" in text
+    assert f"fix: gate the audit as stored: legal-judge audit gate {audit_id}" in text
+    assert _flat(caught.err).count("setting ") == 0  # the forged settings themselves "pass"
+    cases = {c.get("name"): c.find("failure") for c in ET.parse(
+        journey.cwd / "forged.xml").iter("testcase")}
+    assert cases["audit log"] is not None
+    # The stored audit, by id, is the evidence: it fails on the settings it was really made under.
+    stored_gate = journey("audit", "gate", audit_id, expect=1)
+    assert "significance 0.5 > policy 0.05" in _flat(stored_gate.text)
+    # The unedited file gated with another store (a CI job without the audit's store) cannot
+    # be checked against the log: it fails unless the policy allows it, printed.
+    other = {"LEGAL_JUDGE_HOME": str(journey.home.parent / "elsewhere")}
+    foreign = journey("audit", "gate", "rep.json", *ALL_OVERRIDES, env=other, expect=1)
+    assert "report not in this store's audit log" in _flat(foreign.text)
+    allowed = journey("audit", "gate", "rep.json", *ALL_OVERRIDES, "--override",
+                      "allow_unlogged=true", env=other)
+    assert "policy override: certification.allow_unlogged=true (policy false)" in allowed.out
 
 
 def test_a_simulated_judge_is_not_a_judge_of_record_unless_the_policy_says_so(

@@ -114,7 +114,8 @@ def test_after_a_rejected_review_the_fix_is_a_new_audit_not_an_approval(
                                             "high_stakes: true\n", encoding="utf-8")
     (journey.cwd / "policy.toml").write_text(
         '[certification]\npairs = 10\ndimensions = ["verbosity"]\nprobes = []\n'
-        "allow_simulated = true\nallow_inconclusive = true\n", encoding="utf-8")
+        "min_complete_pairs = 5\nallow_simulated = true\nallow_inconclusive = true\n",
+        encoding="utf-8")
     journey("audit", "run", "--judge", "judge.yaml", *SMALL_AUDIT, "--out", "rep.json")
     audit_id = json.loads((journey.cwd / "rep.json").read_text())["extensions"]["audit_id"]
     rejected = journey("audit", "review", audit_id, "--reject", "--reviewer", "A. Lawyer",
