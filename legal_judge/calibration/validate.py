@@ -28,7 +28,7 @@ from legal_judge.calibration.validation_schema import (
     Rate,
     RubricValidation,
 )
-from legal_judge.policy.validation import ValidationPolicy
+from legal_judge.policy import ValidationPolicy
 from legal_judge.stats import adjust_pvalues, cohen_kappa, paired_test, proportion_ci
 from legal_judge.stats.paired_rates import (
     items_for_noninferiority,

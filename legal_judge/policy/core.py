@@ -19,129 +19,28 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from legal_judge.errors import ConfigError, InputError, Problem
 from legal_judge.files import read_toml, toml_line
-from legal_judge.policy.validation import ValidationPolicy
+from legal_judge.policy.sections import (
+    CORRECTIONS,
+    DIRECTION,
+    SEVERITIES,
+    CalibrationPolicy,
+    CertificationPolicy,
+    Policy,
+    ReleasePolicy,
+    RunPolicy,
+)
 
-__all__ = ["BUNDLED_POLICY", "CORRECTIONS", "POLICY_FILENAME", "CalibrationPolicy",
-           "CertificationPolicy", "Override", "Policy", "PolicyInForce", "ReleasePolicy",
-           "RunPolicy", "load_policy"]
+__all__ = ["BUNDLED_POLICY", "POLICY_FILENAME", "Override", "PolicyInForce", "load_policy"]
 
 BUNDLED_POLICY = Path(__file__).parents[1] / "data" / "policy.default.toml"
 #: The file a project keeps in the folder it runs legal-judge from.
 POLICY_FILENAME = "legal-judge.policy.toml"
-_SEVERITIES = ("none", "low", "medium", "high", "critical")
-#: Multiplicity corrections across an audit's dimensions and probes, strictest first: Holm holds
-#: the family-wise error, Benjamini-Hochberg the false discovery rate, none neither.
-CORRECTIONS = ("holm", "bh", "none")
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ReleasePolicy(_Section):
-    """``[release]``: the non-inferiority gate of ``compare``."""
-
-    pass_rate_margin: float = Field(default=0.05, gt=0, lt=1)
-    rubric_margin: float = Field(default=0.25, gt=0, le=5)
-    confidence: float = Field(default=0.95, gt=0.5, lt=1)
-    min_items: int = Field(default=20, ge=2)
-    max_flips: int = Field(default=0, ge=0)
-    critical_ids: tuple[str, ...] = ()
-    on_cannot_tell: Literal["fail", "pass"] = "fail"
-    use_corrected: bool = False
-    require_escalations_reviewed: bool = False
-
-
-class CertificationPolicy(_Section):
-    """``[certification]``: the settings an audit report must have been made under."""
-
-    significance: float = Field(default=0.05, gt=0, lt=1)
-    min_sensitivity: float = Field(default=0.7, ge=0, le=1)
-    probes: Literal["all"] | tuple[str, ...] = "all"
-    dimensions: tuple[str, ...] = ("position", "verbosity", "authority", "formatting")
-    pairs: int = Field(default=30, ge=1)
-    equivalence_margin: float = Field(default=0.5, gt=0)
-    min_complete_pairs: int = Field(default=10, ge=2)
-    correction: Literal["holm", "bh", "none"] = "holm"
-    max_severity: Literal["none", "low", "medium", "high", "critical"] = "low"
-    allow_inconclusive: bool = False
-    allow_simulated: bool = False
-    allow_unlogged: bool = False
-
-
-class RunPolicy(_Section):
-    """``[run]``: when a run may be green."""
-
-    max_inconclusive_share: float = Field(default=0.10, ge=0, le=1)
-    min_judge_coverage: float = Field(default=0.90, ge=0, le=1)
-
-
-class CalibrationPolicy(_Section):
-    """``[calibration]``: when ``calibrate compare`` says ``recalibrate``, ``ok`` or
-    ``insufficient``, and what a gate may rely on when it uses a calibration.
-
-    The burden of proof is asymmetric: a reason to recalibrate counts from
-    ``min_labels_recalibrate`` labelled items, an ``ok`` needs ``min_labels`` (as does a gate
-    relying on the calibration); with fewer, the verdict is ``insufficient``.
-    """
-
-    max_age_days: int = Field(default=120, ge=1)
-    min_labels: int = Field(default=50, ge=1)
-    min_labels_recalibrate: int = Field(default=20, ge=1)
-    divergence: float = Field(default=0.5, ge=0, allow_inf_nan=False)
-    min_kappa: float = Field(default=0.6, ge=-1, le=1)
-    max_loa: float = Field(default=1.5, ge=0, allow_inf_nan=False)
-    max_false_pass: float = Field(default=0.10, ge=0, le=1)
-
-    @property
-    def recalibrate_floor(self) -> int:
-        """The fewest labelled items a ``recalibrate`` needs: never more than an ``ok`` needs
-        (an override lowering ``min_labels`` alone must not let an ``ok`` through unchecked)."""
-        return min(self.min_labels_recalibrate, self.min_labels)
-
-
-class Policy(_Section):
-    """The whole policy: one section per gate."""
-
-    release: ReleasePolicy = ReleasePolicy()
-    certification: CertificationPolicy = CertificationPolicy()
-    run: RunPolicy = RunPolicy()
-    calibration: CalibrationPolicy = CalibrationPolicy()
-    validation: ValidationPolicy = ValidationPolicy()
-
-
-# Which way is stricter, per key ("section.key"). "lower": a smaller value; "higher": a larger
-# one (True for a requirement); "false": False; "superset": a list that covers more ("all" covers
-# everything); "severity": a lower severity; "correction": one earlier in CORRECTIONS; "choice":
-# a mode, not a threshold (printed).
-_DIRECTION: dict[str, str] = {
-    "release.pass_rate_margin": "lower", "release.rubric_margin": "lower",
-    "release.confidence": "higher", "release.min_items": "higher", "release.max_flips": "lower",
-    "release.critical_ids": "superset", "release.on_cannot_tell": "fail-first",
-    "release.use_corrected": "choice", "release.require_escalations_reviewed": "higher",
-    "certification.significance": "lower", "certification.min_sensitivity": "higher",
-    "certification.probes": "superset", "certification.dimensions": "superset",
-    "certification.pairs": "higher", "certification.equivalence_margin": "lower",
-    "certification.min_complete_pairs": "higher", "certification.correction": "correction",
-    "certification.max_severity": "severity", "certification.allow_inconclusive": "false",
-    "certification.allow_simulated": "false", "certification.allow_unlogged": "false",
-    "run.max_inconclusive_share": "lower", "run.min_judge_coverage": "higher",
-    "calibration.max_age_days": "lower", "calibration.min_labels": "higher",
-    "calibration.min_labels_recalibrate": "lower", "calibration.divergence": "lower",
-    "calibration.min_kappa": "higher", "calibration.max_loa": "lower",
-    "calibration.max_false_pass": "lower",
-    "validation.agreement_margin": "lower", "validation.mae_margin": "lower",
-    "validation.alpha": "lower", "validation.min_kappa": "higher",
-    "validation.min_labelled_items": "higher", "validation.require_of_record": "higher",
-}
-
-
 def _covers(a: Any, b: Any) -> bool:
     """Whether list setting ``a`` covers ``b`` ("all" covers every list)."""
     if a == "all":
@@ -151,7 +50,7 @@ def _covers(a: Any, b: Any) -> bool:
 
 def _loosens(key: str, policy_value: Any, value: Any) -> bool:
     """Whether setting ``key`` from ``policy_value`` to ``value`` weakens the gate."""
-    how = _DIRECTION[key]
+    how = DIRECTION[key]
     if how == "lower":
         return bool(value > policy_value)
     if how == "higher":
@@ -161,7 +60,7 @@ def _loosens(key: str, policy_value: Any, value: Any) -> bool:
     if how == "fail-first":
         return value == "pass" and policy_value == "fail"
     if how == "severity":
-        return _SEVERITIES.index(value) > _SEVERITIES.index(policy_value)
+        return SEVERITIES.index(value) > SEVERITIES.index(policy_value)
     if how == "correction":
         return CORRECTIONS.index(value) > CORRECTIONS.index(policy_value)
     if how == "superset":
@@ -328,12 +227,12 @@ def _flag_name(key: str) -> str:
 
 
 def _resolve_key(key: str) -> str:
-    if key in _DIRECTION:
+    if key in DIRECTION:
         return key
-    found = [k for k in _DIRECTION if k.split(".", 1)[1] == key]
+    found = [k for k in DIRECTION if k.split(".", 1)[1] == key]
     if len(found) == 1:
         return found[0]
-    known = ", ".join(sorted(_DIRECTION))
+    known = ", ".join(sorted(DIRECTION))
     raise ConfigError(f"--override {key}: " + ("ambiguous key; name its section" if found else
                                                "no such policy setting"),
                       code="policy-invalid", fix=f"use one of: {known}")
@@ -349,7 +248,7 @@ def _parse_override(text: str) -> tuple[str, Any]:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()  # a bare word: "pass", "medium"
-        if _DIRECTION[key] == "superset" and value != "all":  # a list as the flags write one
+        if DIRECTION[key] == "superset" and value != "all":  # a list as the flags write one
             value = [v.strip() for v in value.split(",") if v.strip()]
     return key, value
 

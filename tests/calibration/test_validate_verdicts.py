@@ -17,7 +17,7 @@ from legal_judge.calibration.validate import overall_verdict, validate_rubrics
 from legal_judge.calibration.validation_data import JudgeScores, LawyerSet
 from legal_judge.calibration.validation_schema import CalibrationRef, JudgeRef
 from legal_judge.models import BenchmarkItem
-from legal_judge.policy.validation import ValidationPolicy
+from legal_judge.policy import ValidationPolicy
 
 POLICY = ValidationPolicy()
 

@@ -52,6 +52,17 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
+def labelled_demo(journey: Journey, n: int) -> str:
+    """The demo run with ``n`` of its answers sampled, scored by two lawyers and imported."""
+    journey("demo", "--quiet")
+    run_id = str(journey.query("SELECT id FROM runs WHERE kind = 'run'")[0][0])
+    sheet = journey.cwd / "sheet.csv"
+    journey("calibrate", "sample", run_id, "--n", str(n), "--seed", "7", "--out", str(sheet))
+    _fill(sheet, journey.cwd / "filled.csv")
+    journey("calibrate", "import", "filled.csv", "--run", run_id)
+    return run_id
+
+
 def test_calibrate_then_run_calibrated_then_gate(journey: Journey) -> None:
     journey("demo", "--quiet")
     run_id = journey.query("SELECT id FROM runs WHERE kind = 'run'")[0][0]
@@ -140,13 +151,7 @@ def test_an_ok_needs_the_labels_the_policy_asks(journey: Journey) -> None:
     fewer, and the thresholds it decided with came from flags only, printed with no policy.
     Now the thresholds are the policy's [calibration] section: an ok needs min_labels, a flag may
     only tighten, and an override is printed and stored with the calibration."""
-    journey("demo", "--quiet")
-    run_id = journey.query("SELECT id FROM runs WHERE kind = 'run'")[0][0]
-    sheet = journey.cwd / "sheet.csv"
-    journey("calibrate", "sample", run_id, "--n", "25", "--seed", "7", "--out", str(sheet))
-    _fill(sheet, journey.cwd / "filled.csv")
-    journey("calibrate", "import", "filled.csv", "--run", run_id)
-
+    run_id = labelled_demo(journey, 25)
     few = journey("calibrate", "compare", run_id, "--quarter", "2026-Q4", *_LOOSE)
     said = _flat(few.out)
     assert "INSUFFICIENT: no reason to recalibrate, and fewer than the 50 labelled items an ok" \

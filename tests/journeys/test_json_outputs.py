@@ -32,8 +32,14 @@ def test_a_ci_script_reads_each_decision_as_json(journey: Journey) -> None:
                    expect=1)
     run = _doc(step.out)
     assert run["id"] == "r-json" and run["status"] == "completed"
-    assert run["gate"] == {"passed": False, "inconclusive": 1, "items": 4, "share": 0.25,
-                           "max_inconclusive_share": 0.1}
+    gate = run["gate"]
+    assert {k: gate[k] for k in ("passed", "inconclusive", "items", "share",
+                                 "max_inconclusive_share", "min_judge_coverage")} == {
+        "passed": False, "inconclusive": 1, "items": 4, "share": 0.25,
+        "max_inconclusive_share": 0.1, "min_judge_coverage": 0.9}
+    # judge a never answered validly: it is named as the judge short of its coverage
+    assert [(j["judge"], j["verdicts"], j["met"]) for j in gate["judges"]] == [
+        ("a", 0, False), ("b", 3, False), ("c", 4, True)]
     assert run["policy"]["section"] == "run" and len(run["policy"]["sha256"]) == 64
     assert run["summary"]["items"] == 4 and len(run["summary"]["inconclusive"]) == 1
     # The text a person reads went to stderr, the progress bar nowhere.

@@ -14,7 +14,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from .conftest import Journey
-from .test_calibration import _fill
+from .test_calibration import labelled_demo
 
 
 def _flat(text: str) -> str:
@@ -22,12 +22,7 @@ def _flat(text: str) -> str:
 
 
 def _calibrated(journey: Journey) -> tuple[str, str]:
-    journey("demo", "--quiet")
-    run_id = journey.query("SELECT id FROM runs WHERE kind = 'run'")[0][0]
-    sheet = journey.cwd / "sheet.csv"
-    journey("calibrate", "sample", run_id, "--n", "50", "--seed", "7", "--out", str(sheet))
-    _fill(sheet, journey.cwd / "filled.csv")
-    journey("calibrate", "import", "filled.csv", "--run", run_id)
+    run_id = labelled_demo(journey, 50)
     cmp = journey("calibrate", "compare", run_id, "--quarter", "2026-Q4")
     return run_id, re.search(r"calibration id: (\S+)", cmp.out)[1]  # type: ignore[index]
 
