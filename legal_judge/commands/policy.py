@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -105,7 +106,8 @@ def show_cmd(policy_file: Path | None, as_json: bool) -> None:
     for section, values in policy.policy.model_dump(mode="json").items():
         console.print(f"[{section}]", markup=False, highlight=False)
         for key, value in values.items():
-            console.print(f"  {key} = {value!r}".replace("'", '"'), markup=False,
+            # TOML literals (false, "fail", [...]): a line can be copied into a policy file.
+            console.print(f"  {key} = {json.dumps(value, ensure_ascii=False)}", markup=False,
                           highlight=False, soft_wrap=True)
 
 

@@ -127,6 +127,9 @@ def test_policy_show_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert out.exit_code == 0, out.output
     assert "policy: bundled default (sha256 " in out.output
     assert "pass_rate_margin = 0.05" in out.output
+    # what it prints is TOML a team can copy into its policy file (it printed `False`)
+    body = "\n".join(line.strip() for line in out.output.splitlines()[1:])
+    assert tomllib.loads(body)["release"]["use_corrected"] is False
     shown = runner.invoke(cli, ["policy", "show", "--json"])
     assert json.loads(shown.output)["settings"]["release"]["rubric_margin"] == 0.25
     missing = runner.invoke(cli, ["policy", "show", "--policy", "nope.toml"])
