@@ -191,7 +191,7 @@ class PolicyInForce:
         # Checked before the direction: a value out of range ("--max-false-pass 2") is named as
         # such, not answered with an override that would be refused in turn.
         policy = _validate(data, source="--override / flags", sources={
-            key: _flag_name(key) if how == "flag" else f"--override {key.split('.', 1)[1]}"
+            key: _flag_name(key) if how == "flag" else f"--override {_override_key(key)}"
             for key, (_, how) in changes.items()})
         for key in flagged:
             current, value = self._get(key), (flags or {})[key]
@@ -201,7 +201,7 @@ class PolicyInForce:
                     f"{_show(current)} in {self.line()})",
                     code="policy-loosened",
                     fix=f"a flag may only tighten the policy; to loosen it on purpose pass "
-                        f"--override {key.split('.', 1)[1]}={_show(value)} (printed with the "
+                        f"--override {_override_key(key)}={_show(value)} (printed with the "
                         f"decision) or set it in a policy file ({POLICY_FILENAME}, reviewed "
                         "like code)")
         recorded = tuple(Override(key, _normalise(getattr(getattr(policy, key.split(".")[0]),
@@ -232,10 +232,18 @@ def _resolve_key(key: str) -> str:
     found = [k for k in DIRECTION if k.split(".", 1)[1] == key]
     if len(found) == 1:
         return found[0]
-    known = ", ".join(sorted(DIRECTION))
-    raise ConfigError(f"--override {key}: " + ("ambiguous key; name its section" if found else
-                                               "no such policy setting"),
-                      code="policy-invalid", fix=f"use one of: {known}")
+    if found:  # min_kappa: [calibration] and [validation] both have one
+        raise ConfigError(f"--override {key}: ambiguous key, set in " + " and ".join(found),
+                          code="policy-invalid", fix=f"name its section: --override {found[0]}=...")
+    raise ConfigError(f"--override {key}: no such policy setting", code="policy-invalid",
+                      fix=f"use one of: {', '.join(sorted(DIRECTION))}")
+
+
+def _override_key(key: str) -> str:
+    """The shortest name ``--override`` resolves to ``key``: the setting's own name, or with its
+    section where another section has a setting of that name."""
+    name = key.split(".", 1)[1]
+    return name if sum(k.split(".", 1)[1] == name for k in DIRECTION) == 1 else key
 
 
 def _parse_override(text: str) -> tuple[str, Any]:

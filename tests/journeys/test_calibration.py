@@ -165,6 +165,15 @@ def test_an_ok_needs_the_labels_the_policy_asks(journey: Journey) -> None:
     refused = journey("calibrate", "compare", run_id, "--min-labels", "25", *_LOOSE, expect=2)
     assert "--min-labels 25 loosens the policy" in _flat(refused.err)
     assert "--override min_labels=25" in _flat(refused.err)
+    # Defect: the fix for a loosening --min-kappa was `--override min_kappa=0.3`, which is then
+    # refused as ambiguous ([validation] has a min_kappa too): it names the section now, and
+    # the ambiguity names the two settings instead of listing all of them.
+    kappa = journey("calibrate", "compare", run_id, "--min-kappa", "0.3", expect=2)
+    assert "--override calibration.min_kappa=0.3" in _flat(kappa.err)
+    ambiguous = journey("calibrate", "compare", run_id, "--override", "min_kappa=0.3", expect=2)
+    assert ("ambiguous key, set in calibration.min_kappa and validation.min_kappa"
+            in _flat(ambiguous.err)) and "release.confidence" not in ambiguous.err
+    journey("calibrate", "compare", run_id, "--override", "calibration.min_kappa=0.3")
 
     # on purpose, with the override printed and stored beside the verdict
     ok = journey("calibrate", "compare", run_id, "--quarter", "2026-Q4", *_LOOSE,
