@@ -165,9 +165,8 @@ def _project_store_url(path: Path) -> str | None:
     if url is not None and (not isinstance(url, str) or not url.strip()):
         problems.append(Problem(str(path), line, "[store] url", "must be a non-empty string: a "
                                 "postgresql:// URL or a SQLite file"))
-    elif isinstance(url, str) and store_url_problem(url.strip()) is not None:
-        problems.append(Problem(str(path), line, "[store] url",
-                                str(store_url_problem(url.strip()))))
+    elif isinstance(url, str) and (scheme := store_url_problem(url.strip())) is not None:
+        problems.append(Problem(str(path), line, "[store] url", scheme))
     if problems:
         raise InputError(problems, fix=f"{PROJECT_FILENAME} holds only [store] url = "
                                        "\"postgresql://user@host/db\" (or a SQLite file path)")

@@ -35,6 +35,7 @@ __all__ = [
     "false_pass_reason",
     "headline",
     "kappa_reason",
+    "labels_rule",
     "loa_reason",
 ]
 
@@ -120,6 +121,14 @@ def decide(n: int, reasons: list[Reason | None], th: CalibrationPolicy) -> tuple
         return "insufficient", [], (f"{items}: no reason to recalibrate, but an ok needs "
                                     f"{th.min_labels} (calibration.min_labels)")
     return "ok", [], None
+
+
+def labels_rule(min_labels: int, min_labels_recalibrate: int | None) -> str:
+    """The labelled items each verdict needs, as the terminal and the report say it (None:
+    a calibration stored before the policy held its thresholds, one floor for both)."""
+    if min_labels_recalibrate is None:
+        return f"at least {min_labels} labelled items for any verdict"
+    return f"an ok needs {min_labels} labelled items, a recalibrate {min_labels_recalibrate}"
 
 
 def _plain(rubric: str, r: Reason, counts: tuple[int, int] | None) -> str:

@@ -22,6 +22,7 @@ from legal_judge.calibration.schema import (
     PassFailRow,
     RunEstimate,
 )
+from legal_judge.calibration.verdict import labels_rule
 from legal_judge.commands.tables import Cell, Col, print_table, styled
 
 __all__ = ["print_calibration", "print_estimate", "print_fit"]
@@ -249,11 +250,9 @@ def print_calibration(report: CalibrationReport, out: Console) -> None:
               + (f"; insufficient labels on {', '.join(report.insufficient_rubrics)}"
                  if report.insufficient_rubrics else "")
               + ("" if decided else "; no rubric has enough labels"))
-    floor = report.min_labels_recalibrate
     out.print(f"thresholds: |mean divergence| > {report.threshold:g}, κ < {report.min_kappa:g}, "
               f"limits beyond ±{report.max_loa:g}, false-pass > {report.max_false_pass:.0%}; "
-              f"an ok needs {report.min_labels} labelled items"
-              + (f", a recalibrate {floor}" if floor is not None else ""))
+              + labels_rule(report.min_labels, report.min_labels_recalibrate))
     if report.policy_line:
         out.print(report.policy_line, markup=False, highlight=False, soft_wrap=True)
     for line in report.override_lines:

@@ -221,7 +221,7 @@ def _run(dataset: str | None, ensemble: str, *, resume: str | None, run_id: str 
                        release=release)
     outcome = res["outcome"]
     print_summary(res["run"])
-    gate = print_run_gate(res["run"], policy, Store())
+    gate = print_run_gate(res["run"], policy, resumable=True)
     doc.set(run_document(res["run"], gate=gate, policy=policy, out=out))
     if out is not None and outcome.status == "completed":
         export_and_say(Store(), outcome.run_id, out)

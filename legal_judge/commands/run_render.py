@@ -3,6 +3,7 @@ per-rubric and per-judge tables, the corrected and calibrated figures, the calls
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,12 +13,12 @@ from rich.text import Text
 
 from legal_judge.commands.tables import Col, ci_cell, print_table
 from legal_judge.config import store_address, store_setting
+from legal_judge.run_owner import resume_command
 from legal_judge.sync.plan_tags import RELEASE_KEY
 
 if TYPE_CHECKING:
     from legal_judge.benchmark.run_gate import RunGate
     from legal_judge.policy import PolicyInForce
-    from legal_judge.store import Store
 
 __all__ = ["print_run_gate", "print_summary", "run_document"]
 
@@ -53,8 +54,6 @@ def run_document(run: dict[str, Any], *, gate: RunGate | None = None,
     gate and the policy it applied (None when not gated: a demo, an unfinished run), the command
     that finishes it, the results file and the store: every figure :func:`print_summary` shows.
     """
-    from legal_judge.run_owner import resume_command
-
     finished = run["status"] == "completed"
     # A completed run whose gate failed on a judge's failed calls is finished by a resume too.
     again = not finished or (gate is not None and gate.exit_code == 3)
@@ -65,15 +64,16 @@ def run_document(run: dict[str, Any], *, gate: RunGate | None = None,
             "store": store_address()}
 
 
-def print_run_gate(run: dict[str, Any], policy: PolicyInForce,
-                   store: Store | None = None) -> RunGate | None:
+def print_run_gate(run: dict[str, Any], policy: PolicyInForce, *,
+                   resumable: bool = False) -> RunGate | None:
     """The ``[run]`` gate of a completed run, printed with the policy it applied; None (the policy
     line alone) for a run that did not complete.
 
     One decision for every command that completes a run: ``run`` (and its last ``--shard``),
     ``runs finish`` and ``runs merge``; the caller exits with the gate's ``exit_code`` when it
-    did not pass. A judge short of its coverage is named; given the ``store`` of a run that a
-    resume finishes (``run``), with why its calls failed and the command that judges them again.
+    did not pass. A judge short of its coverage is named with why its calls failed (read from
+    the store only then); for a run a resume finishes (``resumable``: ``run``), with the command
+    that judges them again.
     """
     from legal_judge.commands.policy import print_policy
 
@@ -84,22 +84,20 @@ def print_run_gate(run: dict[str, Any], policy: PolicyInForce,
         gate = run_gate(run["summary"], policy.run)
         console.print(gate.line, style=None if gate.passed else "red", soft_wrap=True,
                       highlight=False, markup=False)
-        causes = judge_causes(store, run["id"], gate) if store is not None and gate.short else {}
+        causes = {}
+        if gate.short:
+            from legal_judge.store import Store
+
+            with contextlib.closing(Store()) as store:
+                causes = judge_causes(store, run["id"], gate)
         for note in gate.judge_notes(causes):
             console.print(f"  {note}", soft_wrap=True, highlight=False, markup=False)
-        if store is not None and gate.exit_code == 3:
+        if resumable and gate.exit_code == 3:
             console.print(f"fix the cause (`legal-judge doctor --ping` checks every judge), then "
-                          f"`{_resume(run)}` judges the failed verdicts again (nothing else is "
-                          "repeated)", soft_wrap=True, highlight=False, markup=False)
+                          f"`{resume_command(run)}` judges the failed verdicts again (nothing "
+                          "else is repeated)", soft_wrap=True, highlight=False, markup=False)
     print_policy(console, policy, "run")
     return gate
-
-
-def _resume(run: dict[str, Any]) -> str:
-    from legal_judge.run_owner import resume_command
-
-    return resume_command({**run, "kind": run.get("kind") or "run"}) or (
-        f"legal-judge run --resume {run['id']}")
 
 
 def print_summary(run: dict[str, Any]) -> None:

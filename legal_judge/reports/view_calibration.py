@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from legal_judge.calibration.verdict import labels_rule
 from legal_judge.reports import charts
 from legal_judge.reports import model as rm
 from legal_judge.reports.data import ReportData
@@ -29,7 +30,7 @@ def calibration_report(data: ReportData) -> rm.Report:
         banners.append(rm.Note(f"RECALIBRATE: {worst}.", "danger"))
     elif verdict == "insufficient":
         banners.append(rm.Note("INSUFFICIENT: no rubric has the labelled items its verdict "
-                               f"needs ({_needs(r)}): no verdict either way.", "warning"))
+                               f"needs ({labels_rule(r.get('min_labels', 20), r.get('min_labels_recalibrate'))}): no verdict either way.", "warning"))
     if r.get("insufficient_rubrics"):
         banners.append(rm.Note("No verdict (too few labels) on: "
                                + ", ".join(r["insufficient_rubrics"]) + ".", "warning"))
@@ -68,7 +69,7 @@ def _verdicts(r: dict[str, Any]) -> rm.Section:
         rows.append(["pass/fail", judge, str(p["n"]), p.get("verdict", "-"), why])
     limits = (f"|mean divergence| > {r['threshold']:g} points; quadratic-weighted kappa < "
               f"{r.get('min_kappa', 0.6):g}; limits of agreement beyond ±{r.get('max_loa', 1.5):g} "
-              f"points; false-pass rate > {r.get('max_false_pass', 0.1):.0%}; {_needs(r)}"
+              f"points; false-pass rate > {r.get('max_false_pass', 0.1):.0%}; {labels_rule(r.get('min_labels', 20), r.get('min_labels_recalibrate'))}"
               + (f"; {r['policy_line']}" if r.get("policy_line") else "")
               + "".join(f"; {line}" for line in r.get("override_lines") or []))
     return rm.Section("Verdict", [
@@ -235,11 +236,3 @@ def _largest(r: dict[str, Any]) -> rm.Section:
                  ["item", "rubric", "judge", "judge score", "lawyer score", "difference",
                   "lawyers' comments"],
                  rows, numeric=["judge score", "lawyer score", "difference"])], "largest")
-
-
-def _needs(r: dict[str, Any]) -> str:
-    """The labelled items each verdict needs (one floor for both before the policy held them)."""
-    floor = r.get("min_labels_recalibrate")
-    if floor is None:
-        return f"at least {r.get('min_labels', 20)} labelled items for any verdict"
-    return f"an ok needs {r['min_labels']} labelled items, a recalibrate {floor}"
